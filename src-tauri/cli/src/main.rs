@@ -1,0 +1,80 @@
+//! `gatehouse-cli`: Gatehouse without a window.
+//!
+//! Its subcommands, flags and JSON-lines output are a public contract that
+//! users' scripts rely on: change them only additively, and document every
+//! change here, in `--help` and in the README.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use gatehouse_store::Store;
+
+/// Run and inspect Gatehouse headlessly.
+///
+/// Data lives in the platform data directory (~/.local/share/gatehouse on
+/// Linux) unless GATEHOUSE_DATA_DIR names another folder; the desktop app and
+/// this CLI share it. Machine-readable output is JSON, one object per line.
+#[derive(Debug, Parser)]
+#[command(name = "gatehouse-cli", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Projects known to Gatehouse.
+    #[command(subcommand)]
+    Projects(ProjectsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ProjectsCommand {
+    /// Print every project as one JSON object per line, most recently opened
+    /// first: {"id","path","name","added_at_ms","last_opened_ms"}.
+    List,
+    /// Add a folder as a project (or mark an existing one opened) and print it
+    /// as one JSON object.
+    Add {
+        /// The folder to add.
+        path: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("gatehouse-cli: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Projects(command) => {
+            let store = open_store()?;
+            match command {
+                ProjectsCommand::List => {
+                    for project in store.list_projects()? {
+                        println!("{}", serde_json::to_string(&project)?);
+                    }
+                }
+                ProjectsCommand::Add { path } => {
+                    let project = store.add_project(&path)?;
+                    println!("{}", serde_json::to_string(&project)?);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn open_store() -> anyhow::Result<Store> {
+    let dir = gatehouse_store::data_dir()?;
+    Store::open(&dir).with_context(|| format!("opening the data directory {}", dir.display()))
+}

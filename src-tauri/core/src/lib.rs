@@ -1,0 +1,2 @@
+//! Gatehouse's tool runtime: the tool contract, the registry, the dispatch
+//! pipeline and the scheduler. It knows nothing of Tauri or any front end.

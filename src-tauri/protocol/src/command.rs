@@ -1,0 +1,113 @@
+//! Commands: what a front end may ask the backend to do.
+//!
+//! Each command has one argument struct and one result type. The list below
+//! is the single source of truth: the Tauri shell registers a handler per
+//! entry, and the generated TypeScript has a `Commands` map from command name
+//! to `{ args, result }` that the UI's typed client is written against.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::project::{AppInfo, Project};
+
+/// The error every command returns on failure: a message that says what went
+/// wrong and where, ready to show to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CommandError {
+    /// Human-readable explanation, including the path or value at fault.
+    pub message: String,
+}
+
+impl CommandError {
+    /// Wraps any displayable error, keeping its whole context chain.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// Arguments of a command that takes none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NoArgs {}
+
+/// Arguments of `add_project`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddProjectArgs {
+    /// The folder to add; it must exist. Stored canonicalised.
+    pub path: String,
+}
+
+/// Arguments of `open_project`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OpenProjectArgs {
+    /// The project's row id.
+    pub id: i64,
+}
+
+/// Arguments of `smoke_report`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SmokeReportArgs {
+    /// Whether the UI loaded and completed its round trip.
+    pub ok: bool,
+    /// What the UI saw, printed by the backend before it exits.
+    pub detail: String,
+}
+
+/// Declares the command table once; generates the name list and the
+/// TypeScript `Commands` map.
+macro_rules! commands {
+    ($( $(#[doc = $doc:literal])* $name:ident ( $args:ty ) -> $ret:ty ; )*) => {
+        /// The name of every command, in declaration order.
+        pub const COMMAND_NAMES: &[&str] = &[$(stringify!($name)),*];
+
+        /// Visits every argument and result type so the generator declares them.
+        pub(crate) fn visit_command_types(v: &mut impl ts_rs::TypeVisitor) {
+            $( v.visit::<$args>(); v.visit::<$ret>(); )*
+        }
+
+        /// The TypeScript `Commands` interface: name → `{ args, result }`.
+        pub(crate) fn commands_interface(cfg: &ts_rs::Config) -> String {
+            let mut out = String::from(
+                "/** Every backend command: its argument object and its result. */\nexport interface Commands {\n",
+            );
+            $(
+                let doc = [$($doc),*].join("\n").trim().to_owned();
+                if !doc.is_empty() {
+                    out.push_str(&format!("  /** {doc} */\n"));
+                }
+                out.push_str(&format!(
+                    "  {}: {{ args: {}; result: {} }};\n",
+                    stringify!($name),
+                    <$args as ts_rs::TS>::name(cfg),
+                    <$ret as ts_rs::TS>::name(cfg),
+                ));
+            )*
+            out.push_str("}\n");
+            out
+        }
+    };
+}
+
+commands! {
+    /// Version, data directory and launch mode of the backend.
+    app_info(NoArgs) -> AppInfo;
+    /// Every known project, most recently opened first.
+    list_projects(NoArgs) -> Vec<Project>;
+    /// Adds a folder as a project (or returns the existing one) and marks it opened.
+    add_project(AddProjectArgs) -> Project;
+    /// Marks a known project as opened now and returns it.
+    open_project(OpenProjectArgs) -> Project;
+    /// Asks the user for a folder with the native dialog; `null` when cancelled.
+    pick_folder(NoArgs) -> Option<String>;
+    /// The UI's answer to a smoke launch; the backend prints it and exits.
+    smoke_report(SmokeReportArgs) -> ();
+}

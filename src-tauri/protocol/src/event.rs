@@ -1,0 +1,110 @@
+//! Events: what the runtime reports while it works.
+//!
+//! Every event carries the session it belongs to and a millisecond timestamp,
+//! and serialises to one flat JSON object with a snake_case `type` field, so a
+//! stream of them is JSON lines that the UI, the transcript store and
+//! `gatehouse-cli` all consume unchanged.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::permission::{DecisionReason, PermissionBehavior, TraceStep};
+
+/// One event of one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Event {
+    /// The session the event belongs to.
+    pub session_id: String,
+    /// When it happened, in milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub ts_ms: u64,
+    /// What happened.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub body: EventBody,
+}
+
+/// What happened; the variant name is the event's `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventBody {
+    /// A tool_use block finished streaming and was queued.
+    ToolQueued {
+        /// The model's id for the call.
+        tool_use_id: String,
+        /// The tool name as the model wrote it.
+        name: String,
+        /// The input as the model wrote it.
+        input: serde_json::Value,
+    },
+    /// A call began executing.
+    ToolStarted {
+        /// The call.
+        tool_use_id: String,
+        /// Index of the batch (within the assistant message) it runs in.
+        batch: u32,
+        /// Whether it runs beside other calls (a concurrency-safe batch).
+        concurrent: bool,
+    },
+    /// The permission decision for a call.
+    PermissionDecided {
+        /// The call.
+        tool_use_id: String,
+        /// The verdict.
+        decision: PermissionBehavior,
+        /// What settled it.
+        reason: DecisionReason,
+        /// Every layer consulted.
+        trace: Vec<TraceStep>,
+    },
+    /// Progress streamed by a running call (output bytes, MCP progress…).
+    ToolProgress {
+        /// The call.
+        tool_use_id: String,
+        /// Tool-specific progress payload.
+        data: serde_json::Value,
+    },
+    /// A call ended — ran, failed validation, was refused or was cancelled.
+    /// Every `tool_queued` is closed by exactly one of these.
+    ToolCompleted {
+        /// The call.
+        tool_use_id: String,
+        /// Whether the result is an error.
+        is_error: bool,
+        /// The tool_result content sent to the model.
+        content: Vec<ContentBlock>,
+        /// Wall time from start to completion.
+        #[ts(type = "number")]
+        duration_ms: u64,
+        /// Where the full result was written when it exceeded the budget.
+        persisted_path: Option<String>,
+    },
+}
+
+/// A block of tool_result content, in the Anthropic Messages API's shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// The image data and type.
+        source: ImageSource,
+    },
+}
+
+/// Base64 image data as the Messages API expects it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ImageSource {
+    /// Always `base64`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// e.g. `image/png`.
+    pub media_type: String,
+    /// Base64 data.
+    pub data: String,
+}

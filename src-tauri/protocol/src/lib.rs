@@ -1,0 +1,21 @@
+//! The Gatehouse protocol: every type that crosses a boundary between the
+//! runtime and one of its front ends (the desktop UI, `gatehouse-cli`, the
+//! transcript store).
+//!
+//! Types are defined here exactly once, with serde, and the UI's TypeScript
+//! declarations are generated from them by [`typescript::bindings`] (run
+//! `cargo xtask gen-types`; `cargo xtask test` fails when the checked-in file
+//! is stale). Nothing in this crate knows about Tauri.
+//!
+//! * [`event`] — what the runtime reports while it works (`tool_queued`,
+//!   `tool_completed`, …), one JSON object per line with a `type` field.
+//! * [`command`] — what a front end may ask the backend to do, with typed
+//!   arguments and results.
+//! * [`permission`] — permission decisions, their reasons and traces.
+//! * [`project`] — projects and application information.
+
+pub mod command;
+pub mod event;
+pub mod permission;
+pub mod project;
+pub mod typescript;

@@ -1,0 +1,146 @@
+//! Permission decisions as every front end sees them: the verdict, the reason
+//! that settled it, and the trace of every layer consulted.
+//!
+//! The permission engine (`gatehouse-permissions`) produces these; the
+//! pipeline (`gatehouse-core`) reports them in `permission_decided` events;
+//! the UI renders them as "why was this allowed?".
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// The three outcomes of a permission check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionBehavior {
+    /// The call runs.
+    Allow,
+    /// The user is asked (or, in `dontAsk` mode, it becomes a deny).
+    Ask,
+    /// The call is refused; the model gets a refusal result.
+    Deny,
+}
+
+/// Permission modes, spelled as in Claude Code's settings files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Reads run; everything else asks.
+    #[default]
+    Default,
+    /// File edits and simple file commands inside the working directories run.
+    AcceptEdits,
+    /// Read-only tools only, until the plan is approved.
+    Plan,
+    /// Everything runs except deny rules, ask rules and safety checks.
+    BypassPermissions,
+    /// Every ask becomes a deny.
+    DontAsk,
+}
+
+/// Where a permission rule came from, highest precedence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleSource {
+    /// The OS-wide managed policy file or its drop-in folder.
+    Policy,
+    /// Command-line or launch flags.
+    Flag,
+    /// `.claude/settings.local.json` in the project.
+    Local,
+    /// `.claude/settings.json` in the project.
+    Project,
+    /// `~/.claude/settings.json`.
+    User,
+    /// Granted in the app for this session (stored in SQLite).
+    Session,
+}
+
+/// Why a decision came out the way it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecisionReason {
+    /// A permission rule matched.
+    Rule {
+        /// The rule as written, e.g. `Bash(npm test:*)`.
+        rule: String,
+        /// Which source it came from.
+        source: RuleSource,
+        /// The settings file it was read from, when it came from a file.
+        file: Option<String>,
+    },
+    /// A PreToolUse hook decided.
+    Hook {
+        /// The hook's name or command.
+        hook: String,
+        /// The reason the hook gave, if any.
+        message: Option<String>,
+    },
+    /// The permission mode decided.
+    Mode {
+        /// The mode in force.
+        mode: PermissionMode,
+    },
+    /// A built-in safety check (protected path, critical deletion, …) decided.
+    SafetyCheck {
+        /// What the check found.
+        message: String,
+    },
+    /// The call touches a path outside the working directories.
+    WorkingDirectory {
+        /// The path at issue.
+        path: String,
+    },
+    /// The tool's own `check_permissions` decided (e.g. Bash's analysis).
+    ToolCheck {
+        /// What the tool found.
+        message: String,
+    },
+    /// The user answered an ask.
+    UserAnswer {
+        /// The answer, e.g. "allow once" or "deny: <feedback>".
+        answer: String,
+    },
+    /// Nothing else decided; the default applies.
+    Default {
+        /// Explanation of the default.
+        message: String,
+    },
+}
+
+/// What one layer of the evaluation said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceOutcome {
+    /// The layer allowed the call.
+    Allow,
+    /// The layer asked.
+    Ask,
+    /// The layer denied the call.
+    Deny,
+    /// The layer had no opinion and passed the call on.
+    Passthrough,
+    /// The layer was not consulted because an earlier one decided.
+    Skipped,
+}
+
+/// One line of a decision trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TraceStep {
+    /// The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+    pub layer: String,
+    /// What it said.
+    pub outcome: TraceOutcome,
+    /// Details: the rule that matched, the rules tried, the hook's message.
+    pub detail: String,
+}
+
+/// A complete, explained permission decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PermissionDecision {
+    /// The verdict.
+    pub decision: PermissionBehavior,
+    /// What settled it.
+    pub reason: DecisionReason,
+    /// Every layer consulted, in order.
+    pub trace: Vec<TraceStep>,
+}

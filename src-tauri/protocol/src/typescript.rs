@@ -1,0 +1,96 @@
+//! Generates the UI's TypeScript declarations from this crate's types.
+//!
+//! We use ts-rs rather than a JSON Schema → TypeScript step because it reads
+//! the same serde attributes that shape the wire format, needs no Node tool,
+//! and lets us emit one self-contained file (see docs/ARCHITECTURE.md).
+
+use std::collections::HashSet;
+
+use ts_rs::{Config, TS, TypeVisitor};
+
+use crate::command::{commands_interface, visit_command_types};
+use crate::event::Event;
+
+/// The header of the generated file.
+const HEADER: &str = "// Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.\n// `cargo xtask test` fails when this file is stale.\n";
+
+/// Collects declarations of every exportable type reached, dependencies first.
+struct Collector<'a> {
+    cfg: &'a Config,
+    seen: HashSet<String>,
+    decls: Vec<String>,
+}
+
+impl TypeVisitor for Collector<'_> {
+    fn visit<T: TS + 'static + ?Sized>(&mut self) {
+        // Built-ins and wrappers (Vec, Option, …) have no file of their own:
+        // declare what they contain instead.
+        if T::output_path().is_none() {
+            // (Only generics: a wrapper's `visit_dependencies` recurses
+            // without the visitor and never ends on recursive types such as
+            // `serde_json::Value`.)
+            T::visit_generics(self);
+            return;
+        }
+        if !self.seen.insert(T::ident(self.cfg)) {
+            return;
+        }
+        T::visit_dependencies(self);
+        let mut decl = String::new();
+        if let Some(docs) = T::docs() {
+            decl.push_str(&docs);
+            if !docs.ends_with('\n') {
+                decl.push('\n');
+            }
+        }
+        decl.push_str("export ");
+        decl.push_str(&T::decl(self.cfg));
+        decl.push('\n');
+        self.decls.push(decl);
+    }
+}
+
+/// The full text of `ui/src/generated/protocol.ts`.
+pub fn bindings() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut collector = Collector {
+        cfg: &cfg,
+        seen: HashSet::new(),
+        decls: Vec::new(),
+    };
+    collector.visit::<Event>();
+    visit_command_types(&mut collector);
+    let mut out = String::from(HEADER);
+    for decl in &collector.decls {
+        out.push('\n');
+        out.push_str(decl);
+    }
+    out.push('\n');
+    out.push_str(&commands_interface(&cfg));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_declare_events_and_commands() {
+        let ts = bindings();
+        assert!(ts.contains("export type Event = "), "{ts}");
+        assert!(ts.contains("export type Project = "), "{ts}");
+        assert!(
+            ts.contains("add_project: { args: AddProjectArgs; result: Project };"),
+            "{ts}"
+        );
+        assert!(
+            ts.contains("list_projects: { args: NoArgs; result: Array<Project> };"),
+            "{ts}"
+        );
+    }
+
+    #[test]
+    fn bindings_are_deterministic() {
+        assert_eq!(bindings(), bindings());
+    }
+}

@@ -1,0 +1,95 @@
+//! Gatehouse's storage: one SQLite file in the app's data directory (WAL,
+//! versioned migrations), plus large tool results on disk beside it.
+//!
+//! Open it with [`Store::open`] on a directory from [`data_dir`]. A database
+//! that is damaged or was written by a newer Gatehouse is refused with an
+//! error that names the file; it is never overwritten or migrated blindly.
+
+mod error;
+mod migrations;
+mod projects;
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::Connection;
+
+pub use error::StoreError;
+pub use migrations::SCHEMA_VERSION;
+
+/// Environment variable that overrides the platform data directory.
+pub const DATA_DIR_ENV: &str = "GATEHOUSE_DATA_DIR";
+
+/// File name of the database inside the data directory.
+pub const DATABASE_FILE: &str = "gatehouse.sqlite3";
+
+/// The data directory: `$GATEHOUSE_DATA_DIR` when set and non-empty, else the
+/// platform's (`~/.local/share/gatehouse` on Linux).
+pub fn data_dir() -> Result<PathBuf, StoreError> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("dev", "gatehouse", "gatehouse")
+        .map(|dirs| dirs.data_dir().to_path_buf())
+        .ok_or(StoreError::NoDataDir)
+}
+
+/// A connection to Gatehouse's database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating when needed) the database in `dir` and brings its
+    /// schema up to date.
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = dir.join(DATABASE_FILE);
+        let conn = Connection::open(&path).map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        let mut store = Self { conn, path };
+        store.configure()?;
+        migrations::migrate(&mut store.conn, &store.path)?;
+        Ok(store)
+    }
+
+    /// Path of the database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&self) -> Result<(), StoreError> {
+        // WAL lets the UI read while the runtime writes; `synchronous=NORMAL`
+        // in WAL mode loses at most the last transactions on power loss, never
+        // corrupts. The busy timeout covers the app and the CLI sharing a file.
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = NORMAL;
+                 PRAGMA foreign_keys = ON;
+                 PRAGMA busy_timeout = 5000;",
+            )
+            .map_err(|source| self.sqlite_error(source))
+    }
+
+    fn sqlite_error(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,81 @@
+//! Projects: folders the user has opened.
+
+use std::path::Path;
+
+use gatehouse_protocol::project::Project;
+use rusqlite::{OptionalExtension, Row, params};
+
+use crate::{Store, StoreError, now_ms};
+
+const COLUMNS: &str = "id, path, name, added_at_ms, last_opened_ms";
+
+fn project_from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
+    Ok(Project {
+        id: row.get(0)?,
+        path: row.get(1)?,
+        name: row.get(2)?,
+        added_at_ms: row.get(3)?,
+        last_opened_ms: row.get(4)?,
+    })
+}
+
+impl Store {
+    /// Every project, most recently opened first.
+    pub fn list_projects(&self) -> Result<Vec<Project>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM projects ORDER BY last_opened_ms DESC, id DESC");
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map([], project_from_row)
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Adds `path` as a project, or returns the existing project for the same
+    /// folder; either way it is marked as opened now.
+    ///
+    /// The path is canonicalised first, so `~/p`, `~/p/` and a symlink to it
+    /// are one project.
+    pub fn add_project(&self, path: &Path) -> Result<Project, StoreError> {
+        let canonical = path.canonicalize().map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if !canonical.is_dir() {
+            return Err(StoreError::Invalid(format!(
+                "{}: not a folder; a project must be a folder",
+                canonical.display()
+            )));
+        }
+        let path_text = canonical.to_str().ok_or_else(|| {
+            StoreError::Invalid(format!(
+                "{}: the path is not valid UTF-8",
+                canonical.display()
+            ))
+        })?;
+        let name = canonical.file_name().map_or_else(
+            || path_text.to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let now = now_ms();
+        let sql = format!(
+            "INSERT INTO projects (path, name, added_at_ms, last_opened_ms) VALUES (?1, ?2, ?3, ?3)
+             ON CONFLICT (path) DO UPDATE SET last_opened_ms = excluded.last_opened_ms
+             RETURNING {COLUMNS}"
+        );
+        self.conn
+            .query_row(&sql, params![path_text, name, now], project_from_row)
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Marks project `id` as opened now and returns it.
+    pub fn open_project(&self, id: i64) -> Result<Project, StoreError> {
+        let sql =
+            format!("UPDATE projects SET last_opened_ms = ?2 WHERE id = ?1 RETURNING {COLUMNS}");
+        self.conn
+            .query_row(&sql, params![id, now_ms()], project_from_row)
+            .optional()
+            .map_err(|e| self.sqlite_error(e))?
+            .ok_or_else(|| StoreError::Invalid(format!("no project with id {id}")))
+    }
+}

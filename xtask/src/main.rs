@@ -1,0 +1,2 @@
+//! Project commands. See `cargo xtask help`.
+fn main() {}
