@@ -1,2 +1,73 @@
-//! Project commands. See `cargo xtask help`.
-fn main() {}
+//! Gatehouse's project commands, run as `cargo xtask …` (an alias in
+//! `.cargo/config.toml`). A newcomer needs only two:
+//!
+//! * `cargo xtask run` — install what is missing, build the UI and the app,
+//!   launch the window (`--smoke`: exit once the UI has talked to the backend);
+//! * `cargo xtask test` — every check the project has, ending with one line
+//!   `N passed, M failed`. `.ci/run` calls exactly this.
+
+mod deps;
+mod gen_types;
+mod process;
+mod run;
+mod test;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Gatehouse's project commands.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Install what is missing, build the UI and the app, and launch it.
+    Run {
+        /// Exit 0 once the UI has loaded and made a round trip to the
+        /// backend (non-zero with the reason otherwise). Starts a virtual X
+        /// display when there is no display.
+        #[arg(long)]
+        smoke: bool,
+    },
+    /// Run every check: format, lints, Rust tests, UI checks and tests, and
+    /// end-to-end tests in the real app window. Ends with `N passed, M failed`.
+    Test {
+        /// Run only these groups (default: all): lint, rust, ui, e2e.
+        #[arg(value_enum)]
+        groups: Vec<test::Group>,
+    },
+    /// Regenerate ui/src/generated/protocol.ts from the Rust protocol crate.
+    GenTypes {
+        /// Do not write; fail if the checked-in file is stale.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// The repository root (the parent of this crate).
+pub(crate) fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map_or(manifest.clone(), PathBuf::from)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { smoke } => run::run(smoke),
+        Command::Test { groups } => test::test(&groups),
+        Command::GenTypes { check } => gen_types::gen_types(check),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("xtask: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -51,7 +51,7 @@ fn projects_added_are_listed_as_json_lines_in_the_data_dir() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines, [added.clone()]);
+    assert_eq!(lines, [added]);
     assert_eq!(
         lines[0]["path"],
         folder.path().canonicalize().unwrap().to_str().unwrap()

@@ -30,4 +30,8 @@ pub struct AppInfo {
     /// True when the app was launched by `cargo xtask run --smoke`: the UI
     /// reports back with `smoke_report` once it has loaded.
     pub smoke: bool,
+    /// Why the database could not be opened (damaged, from a newer
+    /// Gatehouse, unwritable), if it could not. The UI shows it and touches
+    /// nothing; the file is left as it was.
+    pub database_error: Option<String>,
 }

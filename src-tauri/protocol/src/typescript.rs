@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use ts_rs::{Config, TS, TypeVisitor};
 
-use crate::command::{commands_interface, visit_command_types};
+use crate::command::{CommandError, commands_interface, visit_command_types};
 use crate::event::Event;
 
 /// The header of the generated file.
@@ -59,6 +59,7 @@ pub fn bindings() -> String {
         decls: Vec::new(),
     };
     collector.visit::<Event>();
+    collector.visit::<CommandError>();
     visit_command_types(&mut collector);
     let mut out = String::from(HEADER);
     for decl in &collector.decls {

@@ -1,1 +1,152 @@
-//! End-to-end test support.
+//! Support for end-to-end tests: launch the real Gatehouse binary through
+//! `tauri-driver` (which drives Debian's `WebKitWebDriver`) and talk to its
+//! window over WebDriver.
+//!
+//! `cargo xtask test e2e` builds the app and sets `GATEHOUSE_E2E_APP` and
+//! `GATEHOUSE_E2E_TAURI_DRIVER`; it also provides a virtual display when
+//! there is none. Each [`App`] gets its own driver process, so the
+//! environment (data directory, test hooks) is per launch.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+
+/// Where the app binary and the driver are, or `None` (with the reason
+/// printed) when the suite is not run through `cargo xtask test e2e`.
+pub fn setup() -> Option<(PathBuf, PathBuf)> {
+    let app = std::env::var_os("GATEHOUSE_E2E_APP").map(PathBuf::from);
+    let driver = std::env::var_os("GATEHOUSE_E2E_TAURI_DRIVER").map(PathBuf::from);
+    match (app, driver) {
+        (Some(app), Some(driver)) => Some((app, driver)),
+        _ => {
+            eprintln!(
+                "SKIPPED: GATEHOUSE_E2E_APP / GATEHOUSE_E2E_TAURI_DRIVER are not set; \
+                 run the end-to-end tests with `cargo xtask test e2e`"
+            );
+            None
+        }
+    }
+}
+
+/// How long to wait for the driver, the window and elements.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A running Gatehouse window under WebDriver.
+pub struct App {
+    /// The WebDriver session.
+    pub client: Client,
+    driver: Child,
+}
+
+impl App {
+    /// Launches the app with `GATEHOUSE_DATA_DIR=data_dir` and extra env.
+    pub async fn launch(
+        app: &Path,
+        driver: &Path,
+        data_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let mut cmd = Command::new(driver);
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+        ])
+        .env("GATEHOUSE_DATA_DIR", data_dir)
+        .env_remove("GATEHOUSE_SMOKE")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let mut driver = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", driver.display()))?;
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = driver.try_wait()? {
+                bail!("tauri-driver exited early: {status}");
+            }
+            if started.elapsed() > TIMEOUT {
+                let _ = driver.kill();
+                bail!("tauri-driver did not listen on 127.0.0.1:{port} within {TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({ "application": app }),
+        );
+        let client = match ClientBuilder::native()
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(client) => client,
+            Err(err) => {
+                let _ = driver.kill();
+                return Err(err).context("opening a WebDriver session on the app");
+            }
+        };
+        Ok(Self { client, driver })
+    }
+
+    /// Waits for the element matching `css` to appear.
+    pub async fn wait_for(&self, css: &str) -> anyhow::Result<Element> {
+        self.client
+            .wait()
+            .at_most(TIMEOUT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for `{css}`"))
+    }
+
+    /// Text of every element matching `css`, waiting for at least one.
+    pub async fn texts(&self, css: &str) -> anyhow::Result<Vec<String>> {
+        self.wait_for(css).await?;
+        let mut texts = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await? {
+            texts.push(element.text().await?);
+        }
+        Ok(texts)
+    }
+
+    /// Values of attribute `name` of every element matching `css`.
+    pub async fn attrs(&self, css: &str, name: &str) -> anyhow::Result<Vec<String>> {
+        self.wait_for(css).await?;
+        let mut values = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await? {
+            values.push(element.attr(name).await?.unwrap_or_default());
+        }
+        Ok(values)
+    }
+
+    /// Ends the session (closing the app) and stops the driver.
+    pub async fn quit(mut self) -> anyhow::Result<()> {
+        let closed = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        closed.context("closing the WebDriver session")
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        // A failed test must not leave the driver (and the app) running.
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}

@@ -1,0 +1,60 @@
+//! The Gatehouse desktop app: a thin Tauri shell over the runtime crates.
+//!
+//! It maps the commands declared in `gatehouse_protocol::command` to the
+//! runtime and forwards runtime events to the window. Anything worth testing
+//! without a window belongs in a runtime crate, not here.
+
+mod commands;
+mod smoke;
+
+use std::sync::Mutex;
+
+use anyhow::Context;
+use gatehouse_protocol::project::AppInfo;
+use gatehouse_store::Store;
+
+/// What every command handler can reach.
+pub(crate) struct AppState {
+    /// The database, or why it could not be opened.
+    store: Result<Mutex<Store>, String>,
+    /// Facts reported by `app_info`.
+    info: AppInfo,
+}
+
+/// Environment variable that makes `pick_folder` return this path instead of
+/// opening the native dialog, which WebDriver cannot drive (e2e tests only).
+pub const TEST_PICK_FOLDER_ENV: &str = "GATEHOUSE_TEST_PICK_FOLDER";
+
+/// Opens the store, builds the window and runs until it closes.
+pub fn run() -> anyhow::Result<()> {
+    let data_dir = gatehouse_store::data_dir().context("finding the data directory")?;
+    let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
+    let store = Store::open(&data_dir).map(Mutex::new).map_err(|err| {
+        eprintln!("gatehouse: {err}");
+        err.to_string()
+    });
+    let smoke = smoke::requested();
+    let info = AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        data_dir: data_dir.display().to_string(),
+        database_path: database_path.display().to_string(),
+        smoke,
+        database_error: store.as_ref().err().cloned(),
+    };
+    if smoke {
+        smoke::start_watchdog();
+    }
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(AppState { store, info })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::list_projects,
+            commands::add_project,
+            commands::open_project,
+            commands::pick_folder,
+            commands::smoke_report,
+        ])
+        .run(tauri::generate_context!())
+        .context("running the Tauri application")
+}

@@ -1,0 +1,93 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+
+import { App } from "./App";
+import { setTransport } from "./client";
+import type { AppInfo, Project } from "./generated/protocol";
+
+const info = (over: Partial<AppInfo> = {}): AppInfo => ({
+  version: "0.1.0",
+  data_dir: "/data",
+  database_path: "/data/gatehouse.sqlite3",
+  smoke: false,
+  database_error: null,
+  ...over,
+});
+
+/** An in-memory backend speaking the command protocol. */
+function fakeBackend(appInfo: AppInfo, picked: string | null) {
+  const projects: Project[] = [];
+  const log: string[] = [];
+  const restore = setTransport({
+    invoke: async (command, payload) => {
+      log.push(command);
+      const args = payload["args"] as Record<string, unknown>;
+      switch (command) {
+        case "app_info":
+          return appInfo;
+        case "list_projects":
+          return [...projects].reverse();
+        case "pick_folder":
+          return picked;
+        case "add_project": {
+          const path = String(args["path"]);
+          const project = { id: projects.length + 1, path, name: path.split("/").pop() ?? path, added_at_ms: Date.now(), last_opened_ms: Date.now() };
+          projects.push(project);
+          return project;
+        }
+        case "smoke_report":
+          return null;
+        default:
+          throw { message: `unexpected command ${command}` };
+      }
+    },
+  });
+  return { log, restore };
+}
+
+let restore: (() => void) | null = null;
+afterEach(() => {
+  cleanup();
+  restore?.();
+});
+
+describe("App", () => {
+  it("lists nothing at first, then opens the folder picked and lists it", async () => {
+    const fake = fakeBackend(info(), "/home/ana/src/widget");
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    fireEvent.click(screen.getByTestId("open-folder"));
+    expect(await screen.findByTestId("session-project-name")).toHaveProperty("textContent", "widget");
+    fireEvent.click(screen.getByTestId("back-home"));
+    const item = await screen.findByTestId("project");
+    expect(item.getAttribute("data-path")).toBe("/home/ana/src/widget");
+  });
+
+  it("does nothing when the folder dialog is cancelled", async () => {
+    const fake = fakeBackend(info(), null);
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    fireEvent.click(screen.getByTestId("open-folder"));
+    await waitFor(() => expect(fake.log).toContain("pick_folder"));
+    expect(fake.log).not.toContain("add_project");
+    expect(screen.getByTestId("home")).toBeTruthy();
+  });
+
+  it("shows a database error and does not list projects", async () => {
+    const fake = fakeBackend(info({ database_error: "database /data/gatehouse.sqlite3: file is not a database" }), null);
+    restore = fake.restore;
+    render(<App />);
+    const banner = await screen.findByTestId("error-banner");
+    expect(banner.textContent).toContain("file is not a database");
+    expect(fake.log).not.toContain("list_projects");
+  });
+
+  it("reports back on a smoke launch", async () => {
+    const fake = fakeBackend(info({ smoke: true }), null);
+    restore = fake.restore;
+    render(<App />);
+    await waitFor(() => expect(fake.log).toContain("smoke_report"));
+  });
+});

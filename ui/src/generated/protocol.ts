@@ -1,0 +1,316 @@
+// Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
+// `cargo xtask test` fails when this file is stale.
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Why a decision came out the way it did.
+ */
+export type DecisionReason = { "kind": "rule", 
+/**
+ * The rule as written, e.g. `Bash(npm test:*)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from, when it came from a file.
+ */
+file: string | null, } | { "kind": "hook", 
+/**
+ * The hook's name or command.
+ */
+hook: string, 
+/**
+ * The reason the hook gave, if any.
+ */
+message: string | null, } | { "kind": "mode", 
+/**
+ * The mode in force.
+ */
+mode: PermissionMode, } | { "kind": "safety_check", 
+/**
+ * What the check found.
+ */
+message: string, } | { "kind": "working_directory", 
+/**
+ * The path at issue.
+ */
+path: string, } | { "kind": "tool_check", 
+/**
+ * What the tool found.
+ */
+message: string, } | { "kind": "user_answer", 
+/**
+ * The answer, e.g. "allow once" or "deny: <feedback>".
+ */
+answer: string, } | { "kind": "default", 
+/**
+ * Explanation of the default.
+ */
+message: string, };
+
+/**
+ * One event of one session.
+ */
+export type Event = { 
+/**
+ * The session the event belongs to.
+ */
+session_id: string, 
+/**
+ * When it happened, in milliseconds since the Unix epoch.
+ */
+ts_ms: number, } & ({ "type": "tool_queued", 
+/**
+ * The model's id for the call.
+ */
+tool_use_id: string, 
+/**
+ * The tool name as the model wrote it.
+ */
+name: string, 
+/**
+ * The input as the model wrote it.
+ */
+input: JsonValue, } | { "type": "tool_started", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * Index of the batch (within the assistant message) it runs in.
+ */
+batch: number, 
+/**
+ * Whether it runs beside other calls (a concurrency-safe batch).
+ */
+concurrent: boolean, } | { "type": "permission_decided", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The verdict.
+ */
+decision: PermissionBehavior, 
+/**
+ * What settled it.
+ */
+reason: DecisionReason, 
+/**
+ * Every layer consulted.
+ */
+trace: Array<TraceStep>, } | { "type": "tool_progress", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * Tool-specific progress payload.
+ */
+data: JsonValue, } | { "type": "tool_completed", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * Whether the result is an error.
+ */
+is_error: boolean, 
+/**
+ * The tool_result content sent to the model.
+ */
+content: Array<ContentBlock>, 
+/**
+ * Wall time from start to completion.
+ */
+duration_ms: number, 
+/**
+ * Where the full result was written when it exceeded the budget.
+ */
+persisted_path: string | null, });
+
+/**
+ * The error every command returns on failure: a message that says what went
+ * wrong and where, ready to show to the user.
+ */
+export type CommandError = { 
+/**
+ * Human-readable explanation, including the path or value at fault.
+ */
+message: string, };
+
+/**
+ * Arguments of a command that takes none.
+ */
+export type NoArgs = Record<symbol, never>;
+
+/**
+ * Facts about the running backend, shown in the UI and used by the smoke test.
+ */
+export type AppInfo = { 
+/**
+ * The Gatehouse version (the crate version).
+ */
+version: string, 
+/**
+ * The data directory in use (platform default or `GATEHOUSE_DATA_DIR`).
+ */
+data_dir: string, 
+/**
+ * Path of the SQLite database inside the data directory.
+ */
+database_path: string, 
+/**
+ * True when the app was launched by `cargo xtask run --smoke`: the UI
+ * reports back with `smoke_report` once it has loaded.
+ */
+smoke: boolean, 
+/**
+ * Why the database could not be opened (damaged, from a newer
+ * Gatehouse, unwritable), if it could not. The UI shows it and touches
+ * nothing; the file is left as it was.
+ */
+database_error: string | null, };
+
+/**
+ * A folder the user opened in Gatehouse, as stored in SQLite.
+ */
+export type Project = { 
+/**
+ * Row id, stable for the life of the database.
+ */
+id: number, 
+/**
+ * Canonical absolute path of the folder.
+ */
+path: string, 
+/**
+ * Display name (the folder's last path component).
+ */
+name: string, 
+/**
+ * When the project was first added, in milliseconds since the Unix epoch.
+ */
+added_at_ms: number, 
+/**
+ * When the project was last opened, in milliseconds since the Unix epoch.
+ */
+last_opened_ms: number, };
+
+/**
+ * Arguments of `add_project`.
+ */
+export type AddProjectArgs = { 
+/**
+ * The folder to add; it must exist. Stored canonicalised.
+ */
+path: string, };
+
+/**
+ * Arguments of `open_project`.
+ */
+export type OpenProjectArgs = { 
+/**
+ * The project's row id.
+ */
+id: number, };
+
+/**
+ * Arguments of `smoke_report`.
+ */
+export type SmokeReportArgs = { 
+/**
+ * Whether the UI loaded and completed its round trip.
+ */
+ok: boolean, 
+/**
+ * What the UI saw, printed by the backend before it exits.
+ */
+detail: string, };
+
+/** Every backend command: its argument object and its result. */
+export interface Commands {
+  /** Version, data directory and launch mode of the backend. */
+  app_info: { args: NoArgs; result: AppInfo };
+  /** Every known project, most recently opened first. */
+  list_projects: { args: NoArgs; result: Array<Project> };
+  /** Adds a folder as a project (or returns the existing one) and marks it opened. */
+  add_project: { args: AddProjectArgs; result: Project };
+  /** Marks a known project as opened now and returns it. */
+  open_project: { args: OpenProjectArgs; result: Project };
+  /** Asks the user for a folder with the native dialog; `null` when cancelled. */
+  pick_folder: { args: NoArgs; result: string | null };
+  /** The UI's answer to a smoke launch; the backend prints it and exits. */
+  smoke_report: { args: SmokeReportArgs; result: null };
+}

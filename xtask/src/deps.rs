@@ -1,0 +1,151 @@
+//! Installing what the build and the tests need, only when it is missing.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+use crate::process::{run_checked, succeeds};
+
+/// Debian packages the app needs to build (Tauri 2 on WebKitGTK 4.1).
+pub(crate) const BUILD_PACKAGES: &[&str] = &[
+    "build-essential",
+    "pkg-config",
+    "libssl-dev",
+    "libwebkit2gtk-4.1-dev",
+    "libjavascriptcoregtk-4.1-dev",
+    "libsoup-3.0-dev",
+    "libayatana-appindicator3-dev",
+    "librsvg2-dev",
+];
+
+/// Debian packages for a window without a display and for WebDriver tests.
+pub(crate) const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "webkit2gtk-driver"];
+
+/// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
+const MIN_NODE: (u32, u32) = (20, 19);
+
+fn is_installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+}
+
+/// Installs the missing Debian packages with apt-get when root; otherwise
+/// fails with the one command the user has to run.
+pub(crate) fn ensure_system_packages(packages: &[&str]) -> anyhow::Result<()> {
+    if !Path::new("/usr/bin/dpkg-query").exists() {
+        eprintln!(
+            "xtask: not a Debian/Ubuntu system: make sure the equivalents of these are installed: {}",
+            packages.join(" ")
+        );
+        return Ok(());
+    }
+    let mut missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| !is_installed(p))
+        .collect();
+    if !succeeds(Command::new("node").arg("--version")) {
+        missing.extend(["nodejs", "npm"]);
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let line = format!(
+        "apt-get install -y --no-install-recommends {}",
+        missing.join(" ")
+    );
+    if !is_root() {
+        bail!("missing system packages; run:\n    sudo {line}\nthen run this command again");
+    }
+    eprintln!("xtask: installing {}", missing.join(" "));
+    let apt = |args: &[&str]| {
+        let mut cmd = Command::new("apt-get");
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    run_checked(&mut apt(&["update", "-qq"]))?;
+    let mut install = apt(&["install", "-y", "-qq", "--no-install-recommends"]);
+    install.args(&missing);
+    run_checked(&mut install)
+}
+
+/// Checks Node.js is new enough, then runs `npm ci` in ui/ when
+/// `node_modules` is missing or older than `package-lock.json`.
+pub(crate) fn ensure_ui_packages(root: &Path) -> anyhow::Result<()> {
+    check_node_version()?;
+    let ui = root.join("ui");
+    let lock = ui.join("package-lock.json");
+    let marker = ui.join("node_modules/.package-lock.json");
+    let stale = match (std::fs::metadata(&lock), std::fs::metadata(&marker)) {
+        (Ok(lock), Ok(marker)) => match (lock.modified(), marker.modified()) {
+            (Ok(l), Ok(m)) => l > m,
+            _ => true,
+        },
+        _ => true,
+    };
+    if stale {
+        eprintln!("xtask: installing UI packages (npm ci)");
+        run_checked(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&ui),
+        )?;
+    }
+    Ok(())
+}
+
+fn check_node_version() -> anyhow::Result<()> {
+    let out = Command::new("node")
+        .arg("--version")
+        .output()
+        .context("running `node --version` (is Node.js installed?)")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.trim().trim_start_matches('v');
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if found < MIN_NODE {
+        bail!(
+            "Node.js {version} is too old: the UI needs {}.{} or newer (Ubuntu/Debian: install \
+             a current `nodejs` package, e.g. from your distribution's backports)",
+            MIN_NODE.0,
+            MIN_NODE.1
+        );
+    }
+    Ok(())
+}
+
+/// Path of `tauri-driver`, installing it with cargo when missing.
+pub(crate) fn ensure_tauri_driver() -> anyhow::Result<std::path::PathBuf> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let driver = cargo_home.join("bin/tauri-driver");
+    if !driver.exists() {
+        eprintln!("xtask: installing tauri-driver 2 (cargo install, ~1 min)");
+        run_checked(Command::new("cargo").args([
+            "install",
+            "tauri-driver",
+            "--version",
+            "^2",
+            "--locked",
+        ]))?;
+    }
+    Ok(driver)
+}
+
+/// Whether a display is available to open windows on.
+pub(crate) fn has_display() -> bool {
+    std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
+        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty())
+}
