@@ -219,6 +219,51 @@ mod tests {
     }
 
     #[test]
+    fn new_variants_serialise_with_snake_case_types() {
+        use gatehouse_protocol::event::{HookEventName, RejectionStage};
+        let line = |body| {
+            let v: serde_json::Value = serde_json::from_str(&to_json_line(&Event {
+                session_id: "s".into(),
+                ts_ms: 1,
+                body,
+            }))
+            .unwrap();
+            v
+        };
+        let v = line(EventBody::ToolInputRejected {
+            tool_use_id: "t".into(),
+            stage: RejectionStage::ValidateInput,
+            message: "m".into(),
+        });
+        assert_eq!(v["type"], "tool_input_rejected");
+        assert_eq!(v["stage"], "validate_input");
+        let v = line(EventBody::HookRan {
+            tool_use_id: "t".into(),
+            hook_event: HookEventName::PostToolUseFailure,
+            hook: "h".into(),
+            decision: None,
+            blocked: false,
+            input_updated: false,
+            message: None,
+            error: Some("boom".into()),
+        });
+        assert_eq!(v["type"], "hook_ran");
+        assert_eq!(v["hook_event"], "PostToolUseFailure");
+        let v = line(EventBody::ContextModified {
+            tool_use_id: "t".into(),
+            description: "d".into(),
+            applied: true,
+        });
+        assert_eq!(v["type"], "context_modified");
+        // And back: the store reads these lines.
+        let event: Event = serde_json::from_value(v).unwrap();
+        assert!(matches!(
+            event.body,
+            EventBody::ContextModified { applied: true, .. }
+        ));
+    }
+
+    #[test]
     fn json_lines_sink_writes_one_line_per_event() {
         let sink = JsonLinesSink::new(Vec::new());
         let emitter = Emitter::new("s", Arc::new(NullSink));

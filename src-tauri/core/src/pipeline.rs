@@ -9,7 +9,8 @@
 //!    again;
 //! 6. the permission decision: the engine decides, the hook outcome is
 //!    combined with it ([`resolve_hook_decision`]: a hook's allow lifts only
-//!    a default/mode ask), an `ask` goes to the [`AskHandler`]
+//!    a default/mode ask), an `ask` goes to the
+//!    [`AskHandler`](crate::ask::AskHandler)
 //!    (no handler: deny);
 //! 7. the call, with progress and cancellation;
 //! 8. PostToolUse or PostToolUseFailure hooks;

@@ -286,11 +286,12 @@ impl ToolRuntime {
     ) -> ToolCallResult {
         let prepared = self.prepare(block, &mut HashSet::new(), &mut 0);
         let tokens = CallTokens::new(interrupt.clone(), CancellationToken::new());
-        self.emit_started(&prepared, 0, false);
         let started = std::time::Instant::now();
         let outcome = match prepared.rejection.clone() {
-            Some(rejection) => self.reject(&prepared, rejection),
-            None => {
+            // Malformed blocks never start (as in the executor).
+            Some(rejection) if prepared.is_malformed() => self.reject(&prepared, rejection),
+            _ => {
+                self.emit_started(&prepared, 0, false);
                 self.run_pipeline(&prepared, Arc::new(ctx.clone()), &tokens)
                     .await
             }

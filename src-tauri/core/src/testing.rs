@@ -121,6 +121,14 @@ pub struct TestInput {
     /// Answer the working directory the call saw.
     #[serde(default)]
     pub echo_cwd: bool,
+    /// Wait until this many calls of the probe have been in flight at once (a
+    /// rendezvous: proves overlap without relying on sleeps). Gives up
+    /// after 20 s, which then shows as a lower `max_in_flight`.
+    #[serde(default)]
+    pub wait_for_peers: usize,
+    /// Wait until this many calls of the probe have finished.
+    #[serde(default)]
+    pub wait_for_finished: usize,
 }
 
 /// A configurable typed tool.
@@ -239,6 +247,13 @@ impl TypedTool for TestTool {
         let _guard = self
             .probe
             .enter(cx.tool_use_id, serde_json::to_value(&input).unwrap());
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while (self.probe.max_in_flight() < input.wait_for_peers
+            || self.probe.finished.lock().unwrap().len() < input.wait_for_finished)
+            && std::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         for i in 0..input.progress {
             cx.progress.report(json!({ "step": i }));
             tokio::time::sleep(Duration::from_millis(1)).await;

@@ -797,3 +797,76 @@ async fn an_interrupt_cancels_a_call_waiting_for_an_answer() {
     assert_eq!(out.results[0].status, CallStatus::Cancelled);
     assert_eq!(probe.calls(), 0);
 }
+
+/// An MCP-style tool: a raw JSON Schema, no Rust input type.
+struct RawSchemaTool {
+    schema: serde_json::Value,
+}
+
+#[async_trait]
+impl gatehouse_core::Tool for RawSchemaTool {
+    fn name(&self) -> &str {
+        "mcp__docs__search"
+    }
+    fn description(&self) -> &str {
+        "search the docs"
+    }
+    fn input_schema(&self) -> &serde_json::Value {
+        &self.schema
+    }
+    fn is_mcp(&self) -> bool {
+        true
+    }
+    async fn call(
+        &self,
+        input: serde_json::Value,
+        _cx: CallContext<'_>,
+    ) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::new(
+            Box::new(input) as Box<dyn gatehouse_core::tool::ToolData>
+        ))
+    }
+}
+
+#[tokio::test]
+async fn raw_schema_tools_are_validated_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = Arc::new(RawSchemaTool {
+        schema: json!({
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "max": {"type": "integer", "maximum": 50}},
+            "required": ["query"]
+        }),
+    });
+    let (rt, _) = runtime(
+        vec![tool],
+        Arc::new(TestResolver::allow_all()),
+        Hooks::default(),
+        dir.path(),
+    );
+    let r = run_one(&rt, call("t", "mcp__docs__search", json!({"max": 99}))).await;
+    assert_eq!(r.status, CallStatus::Rejected(RejectionStage::Schema));
+    assert!(
+        r.text().contains("query: required field is missing"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("max:") && r.text().contains("50"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text()
+            .contains("Expected input: {max?: integer, query: string}"),
+        "{}",
+        r.text()
+    );
+    let r = run_one(
+        &rt,
+        call("u", "mcp__docs__search", json!({"query": "hooks"})),
+    )
+    .await;
+    assert_eq!(r.status, CallStatus::Succeeded);
+    assert!(r.text().contains("\"query\": \"hooks\""), "{}", r.text());
+}
