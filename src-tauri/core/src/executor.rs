@@ -95,6 +95,9 @@ impl StreamingToolExecutor {
 
     /// Queues one tool_use block; the call starts as soon as it may.
     /// Never blocks; malformed blocks are answered with an error result.
+    ///
+    /// Must not be called after [`Self::finish`]: the executor no longer
+    /// listens, and such a block would get no result.
     pub fn add_tool(&mut self, block: ToolUseBlock) {
         // The actor only stops after `finish`, so this cannot fail before.
         let _ = self.commands.send(Command::Add(block));

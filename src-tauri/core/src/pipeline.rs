@@ -1,6 +1,6 @@
 //! The dispatch pipeline (SPEC §3): what happens to every call, in order.
 //!
-//! 1. extract — [`ToolRuntime::prepare`]: a malformed block (no id,
+//! 1. extract — `ToolRuntime::prepare`: a malformed block (no id,
 //!    duplicate id, non-object or oversized input) is refused here;
 //! 2. look up the tool, by name then alias;
 //! 3. validate the input against the tool's JSON Schema;
@@ -20,7 +20,7 @@
 //! whether the call is concurrency-safe, and unparseable input is not),
 //! but their failures are reported when the call is scheduled, in order.
 //! Every stage reports a typed event; every call ends with exactly one
-//! `tool_completed`, emitted by [`ToolRuntime::complete`].
+//! `tool_completed`, emitted by `ToolRuntime::complete`.
 
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
@@ -114,8 +114,10 @@ impl CallTokens {
                 .get()
                 .cloned()
                 .unwrap_or_else(|| "Cancelled: a parallel tool call failed.".into())
-        } else {
+        } else if self.interrupt.is_cancelled() {
             "Interrupted by the user: the call was stopped.".into()
+        } else {
+            "Cancelled: the tool reported that it was cancelled.".into()
         }
     }
 }

@@ -250,7 +250,8 @@ impl ToolRuntime {
     /// An executor for one assistant message. Blocks may be added while
     /// the model is still streaming; each call starts as soon as the
     /// scheduling rules allow. `interrupt` is the user's interrupt for the
-    /// turn.
+    /// turn. Must be called within a Tokio runtime (the executor is a
+    /// task).
     pub fn streaming_executor(
         self: &Arc<Self>,
         ctx: ToolUseContext,

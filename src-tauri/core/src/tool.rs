@@ -113,6 +113,14 @@ impl<T> fmt::Debug for ToolResult<T> {
     }
 }
 
+impl ToolResult {
+    /// A type-erased result with just `data` (for tools implementing
+    /// [`Tool`] directly, such as MCP tools).
+    pub fn from_data(data: impl ToolData) -> Self {
+        Self::new(Box::new(data))
+    }
+}
+
 impl<T> ToolResult<T> {
     /// A result with just data.
     pub fn new(data: T) -> Self {

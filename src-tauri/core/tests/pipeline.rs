@@ -822,9 +822,7 @@ impl gatehouse_core::Tool for RawSchemaTool {
         input: serde_json::Value,
         _cx: CallContext<'_>,
     ) -> Result<ToolResult, ToolError> {
-        Ok(ToolResult::new(
-            Box::new(input) as Box<dyn gatehouse_core::tool::ToolData>
-        ))
+        Ok(ToolResult::from_data(input))
     }
 }
 
@@ -869,4 +867,26 @@ async fn raw_schema_tools_are_validated_too() {
     .await;
     assert_eq!(r.status, CallStatus::Succeeded);
     assert!(r.text().contains("\"query\": \"hooks\""), "{}", r.text());
+}
+
+#[tokio::test]
+async fn an_alias_reaches_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = Probe::new();
+    let mut agent = TestTool::new("Agent").with_probe(&probe);
+    agent.aliases = &["Task"];
+    let (rt, _) = runtime(
+        vec![agent.arc()],
+        Arc::new(TestResolver::allow_all()),
+        Hooks::default(),
+        dir.path(),
+    );
+    let r = run_one(&rt, call("t", "Task", json!({"output": "spawned"}))).await;
+    assert_eq!(r.status, CallStatus::Succeeded);
+    assert_eq!(r.text(), "spawned");
+    assert_eq!(
+        r.tool_name, "Task",
+        "the result keeps the name the model used"
+    );
+    assert_eq!(probe.calls(), 1);
 }

@@ -35,9 +35,7 @@ impl Tool for Bare {
         &self.schema
     }
     async fn call(&self, _input: Value, _cx: CallContext<'_>) -> Result<ToolResult, ToolError> {
-        Ok(ToolResult::new(
-            Box::new("done") as Box<dyn gatehouse_core::tool::ToolData>
-        ))
+        Ok(ToolResult::from_data("done"))
     }
 }
 
