@@ -438,11 +438,22 @@ impl ToolRuntime {
         if rejection.is_none() {
             match self.pool.lookup(&name) {
                 None => {
+                    // Naming the real tools helps a model that guessed a
+                    // name; a pool of hundreds of MCP tools is cut short.
+                    let names = self.pool.names();
+                    let mut list = names
+                        .iter()
+                        .take(40)
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    if names.len() > 40 {
+                        list.push_str(&format!(" and {} more", names.len() - 40));
+                    }
                     rejection = Some(Rejection {
                         stage: RejectionStage::Lookup,
                         message: format!(
-                            "No such tool available: {name}. Available tools: {}.",
-                            self.pool.names().join(", ")
+                            "No such tool available: {name}. Available tools: {list}."
                         ),
                     });
                 }
