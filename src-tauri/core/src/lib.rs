@@ -1,4 +1,49 @@
 //! Gatehouse's tool runtime: the tool contract, the registry, the dispatch
 //! pipeline and the scheduler. It knows nothing of Tauri or any front end.
+//!
+//! Where things are:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`tool`] | the [`Tool`] trait and its fail-closed defaults, [`ToolResult`] |
+//! | [`typed`] | [`TypedTool`]: built-ins with a typed input struct (schema by schemars) |
+//! | [`validation`] | JSON Schema validation and the error text the model gets |
+//! | [`registry`] | gated built-ins, blanket-deny filtering, simple mode, the [`ToolPool`] |
+//! | [`names`] | built-in tool names and the sub-agent tool sets |
+//! | [`pipeline`] | the nine stages every call goes through, the hook invariant |
+//! | [`hooks`], [`ask`], [`permission`] | the seams: hooks, the user, the permission engine |
+//! | [`scheduler`] | partitioning calls into batches |
+//! | [`executor`] | the streaming executor (concurrency, order, sibling abort, interrupt) |
+//! | [`budget`] | spilling large results to disk |
+//! | [`events`] | where events go ([`EventSink`]) |
+//! | [`runtime`] | [`ToolRuntime`], the entry points the agent loop calls |
 
+pub mod ask;
+pub mod budget;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod events;
+pub mod executor;
+pub mod hooks;
+pub mod names;
 pub mod permission;
+pub mod pipeline;
+pub mod registry;
+pub mod runtime;
+pub mod scheduler;
+pub mod tool;
+pub mod typed;
+pub mod validation;
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
+
+pub use context::{ContextModifier, ToolUseContext};
+pub use error::ToolError;
+pub use events::EventSink;
+pub use executor::{ExecutionOutcome, StreamingToolExecutor};
+pub use registry::{Registry, ToolPool};
+pub use runtime::{CallStatus, ToolCallResult, ToolRuntime, ToolUseBlock};
+pub use tool::{InterruptBehavior, Tool, ToolResult};
+pub use typed::{Typed, TypedTool};

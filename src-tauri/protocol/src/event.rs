@@ -79,6 +79,74 @@ pub enum EventBody {
         /// Where the full result was written when it exceeded the budget.
         persisted_path: Option<String>,
     },
+    /// A call was refused before any permission check because its tool_use
+    /// block or its input was invalid; nothing ran. A `tool_completed` with
+    /// the error sent to the model follows.
+    ToolInputRejected {
+        /// The call.
+        tool_use_id: String,
+        /// The stage that refused it.
+        stage: RejectionStage,
+        /// What was wrong, as sent to the model.
+        message: String,
+    },
+    /// A hook ran for a call (PreToolUse before the permission decision,
+    /// PostToolUse / PostToolUseFailure after the call).
+    HookRan {
+        /// The call.
+        tool_use_id: String,
+        /// Which hook event it ran for.
+        hook_event: HookEventName,
+        /// The hook's name (or command, for command hooks).
+        hook: String,
+        /// The permission decision it returned, if any (PreToolUse only).
+        decision: Option<PermissionBehavior>,
+        /// Whether it blocked the call (or, after the call, the turn).
+        blocked: bool,
+        /// Whether it rewrote the call's input.
+        input_updated: bool,
+        /// Its reason, block message or additional context, if any.
+        message: Option<String>,
+        /// Set when the hook itself failed; such a failure never blocks.
+        error: Option<String>,
+    },
+    /// A call returned a context modifier (e.g. "the working directory is now
+    /// X"). It is applied between batches, and only for calls that are not
+    /// concurrency-safe; otherwise it is reported here and ignored.
+    ContextModified {
+        /// The call that returned it.
+        tool_use_id: String,
+        /// What the modifier does.
+        description: String,
+        /// Whether it was applied.
+        applied: bool,
+    },
+}
+
+/// The pipeline stage that refused a call before it could run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RejectionStage {
+    /// The tool_use block itself was malformed: no id, a duplicate id, an
+    /// input that is not a JSON object, or an input over the size limit.
+    Malformed,
+    /// No tool of that name or alias is in the pool.
+    Lookup,
+    /// The input does not match the tool's JSON Schema.
+    Schema,
+    /// The tool's own semantic checks (`validate_input`) failed.
+    ValidateInput,
+}
+
+/// The hook events Gatehouse runs hooks for (Claude Code's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+pub enum HookEventName {
+    /// Before the permission decision.
+    PreToolUse,
+    /// After a call that succeeded.
+    PostToolUse,
+    /// After a call that failed.
+    PostToolUseFailure,
 }
 
 /// A block of tool_result content, in the Anthropic Messages API's shape.

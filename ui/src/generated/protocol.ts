@@ -4,6 +4,28 @@
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
  * The three outcomes of a permission check.
  */
 export type PermissionBehavior = "allow" | "ask" | "deny";
@@ -39,36 +61,24 @@ text: string, } | { "type": "image",
 source: ImageSource, };
 
 /**
- * What one layer of the evaluation said.
+ * The pipeline stage that refused a call before it could run.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
- * One line of a decision trace.
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * Why a decision came out the way it did.
@@ -198,7 +208,63 @@ duration_ms: number,
 /**
  * Where the full result was written when it exceeded the budget.
  */
-persisted_path: string | null, });
+persisted_path: string | null, } | { "type": "tool_input_rejected", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The stage that refused it.
+ */
+stage: RejectionStage, 
+/**
+ * What was wrong, as sent to the model.
+ */
+message: string, } | { "type": "hook_ran", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * Which hook event it ran for.
+ */
+hook_event: HookEventName, 
+/**
+ * The hook's name (or command, for command hooks).
+ */
+hook: string, 
+/**
+ * The permission decision it returned, if any (PreToolUse only).
+ */
+decision: PermissionBehavior | null, 
+/**
+ * Whether it blocked the call (or, after the call, the turn).
+ */
+blocked: boolean, 
+/**
+ * Whether it rewrote the call's input.
+ */
+input_updated: boolean, 
+/**
+ * Its reason, block message or additional context, if any.
+ */
+message: string | null, 
+/**
+ * Set when the hook itself failed; such a failure never blocks.
+ */
+error: string | null, } | { "type": "context_modified", 
+/**
+ * The call that returned it.
+ */
+tool_use_id: string, 
+/**
+ * What the modifier does.
+ */
+description: string, 
+/**
+ * Whether it was applied.
+ */
+applied: boolean, });
 
 /**
  * The error every command returns on failure: a message that says what went

@@ -1,0 +1,1030 @@
+//! The dispatch pipeline (SPEC §3): what happens to every call, in order.
+//!
+//! 1. extract — `ToolRuntime::prepare`: a malformed block (no id,
+//!    duplicate id, non-object or oversized input) is refused here;
+//! 2. look up the tool, by name then alias;
+//! 3. validate the input against the tool's JSON Schema;
+//! 4. `validate_input`, then build the observable (backfilled) copy;
+//! 5. PreToolUse hooks, in parallel; a rewritten input goes through 3–4
+//!    again;
+//! 6. the permission decision: the engine decides, the hook outcome is
+//!    combined with it ([`resolve_hook_decision`]: a hook's allow lifts only
+//!    a default/mode ask), an `ask` goes to the
+//!    [`AskHandler`](crate::ask::AskHandler)
+//!    (no handler: deny);
+//! 7. the call, with progress and cancellation;
+//! 8. PostToolUse or PostToolUseFailure hooks;
+//! 9. `map_result`, then the result budget.
+//!
+//! Stages 2–3 run when the block is queued (the scheduler needs to know
+//! whether the call is concurrency-safe, and unparseable input is not),
+//! but their failures are reported when the call is scheduled, in order.
+//! Every stage reports a typed event; every call ends with exactly one
+//! `tool_completed`, emitted by `ToolRuntime::complete`.
+
+use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use futures::FutureExt as _;
+use futures::future::join_all;
+use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, RejectionStage};
+use gatehouse_protocol::permission::{
+    DecisionReason, PermissionBehavior, PermissionDecision, TraceOutcome, TraceStep,
+};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::{AskAnswer, AskRequest};
+use crate::context::{ContextModifier, ToolUseContext};
+use crate::error::ToolError;
+use crate::hooks::{
+    HookDecision, PostToolUseHook, PostToolUseInput, PreToolUseInput, combine_pre_outcomes,
+};
+use crate::permission::{PermissionQuery, PermissionSubject};
+use crate::runtime::{CallStatus, ToolCallResult, ToolRuntime, ToolUseBlock};
+use crate::tool::{CallContext, InterruptBehavior, NewMessage, ProgressReporter, Tool};
+
+/// Why a call was refused before running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    pub(crate) stage: RejectionStage,
+    pub(crate) message: String,
+}
+
+/// A queued call: the block, with stages 1–3 done.
+pub(crate) struct Prepared {
+    /// The unique id used for events and the tool_result.
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) input: Value,
+    pub(crate) tool: Option<Arc<dyn Tool>>,
+    /// Set when an early stage refused the call.
+    pub(crate) rejection: Option<Rejection>,
+    /// Whether the call may run beside other safe calls. False for any
+    /// call that was refused or whose input does not parse.
+    pub(crate) safe: bool,
+}
+
+impl Prepared {
+    /// Malformed blocks never reach the scheduler: they complete at once
+    /// and take no part in batching. Lookup and schema failures do go
+    /// through it, as unsafe calls (SPEC §4).
+    pub(crate) fn is_malformed(&self) -> bool {
+        matches!(&self.rejection, Some(r) if r.stage == RejectionStage::Malformed)
+    }
+
+    pub(crate) fn aborts_siblings_on_error(&self) -> bool {
+        self.tool
+            .as_ref()
+            .is_some_and(|t| t.aborts_siblings_on_error())
+    }
+}
+
+/// The cancellation a call listens to.
+#[derive(Debug, Clone)]
+pub(crate) struct CallTokens {
+    /// The user's interrupt for the turn.
+    pub(crate) interrupt: CancellationToken,
+    /// Fired by the executor when a sibling failed (or the turn ended);
+    /// `reason` says why.
+    pub(crate) sibling: CancellationToken,
+    pub(crate) reason: Arc<OnceLock<String>>,
+}
+
+impl CallTokens {
+    pub(crate) fn new(interrupt: CancellationToken, sibling: CancellationToken) -> Self {
+        Self {
+            interrupt,
+            sibling,
+            reason: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// Cancels the call, recording why (the first reason wins).
+    pub(crate) fn cancel_with(&self, reason: String) {
+        let _ = self.reason.set(reason);
+        self.sibling.cancel();
+    }
+
+    fn why(&self) -> String {
+        if self.sibling.is_cancelled() {
+            self.reason
+                .get()
+                .cloned()
+                .unwrap_or_else(|| "Cancelled: a parallel tool call failed.".into())
+        } else if self.interrupt.is_cancelled() {
+            "Interrupted by the user: the call was stopped.".into()
+        } else {
+            "Cancelled: the tool reported that it was cancelled.".into()
+        }
+    }
+}
+
+/// How a call ended, before the events and the result are produced.
+pub(crate) struct Outcome {
+    pub(crate) content: Vec<ContentBlock>,
+    pub(crate) is_error: bool,
+    pub(crate) status: CallStatus,
+    pub(crate) persisted_path: Option<std::path::PathBuf>,
+    pub(crate) new_messages: Vec<NewMessage>,
+    pub(crate) modifier: Option<ContextModifier>,
+    pub(crate) prevent_continuation: Option<String>,
+}
+
+impl Outcome {
+    pub(crate) fn error(status: CallStatus, message: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::Text {
+                text: message.into(),
+            }],
+            is_error: true,
+            status,
+            persisted_path: None,
+            new_messages: Vec::new(),
+            modifier: None,
+            prevent_continuation: None,
+        }
+    }
+}
+
+/// A call that passed stages 4–6.
+struct Approved {
+    call_input: Value,
+    observable: Value,
+    messages: Vec<NewMessage>,
+}
+
+/// Combines the engine's decision with the PreToolUse hooks' (stage 6).
+///
+/// * hook deny → deny;
+/// * hook ask → ask, unless the engine denies;
+/// * hook allow → allow only if the engine allows, or if the engine's ask
+///   or deny rests on the default or the mode. A decision whose reason is a
+///   rule, a safety check, the tool's own check or the working directory
+///   stands: a hook can open the door but not pick the lock. A tool that
+///   requires user interaction is never auto-approved, not even by a hook.
+pub fn resolve_hook_decision(
+    engine: PermissionDecision,
+    hook: Option<(HookDecision, &str, Option<&str>)>,
+    requires_user_interaction: bool,
+) -> PermissionDecision {
+    let Some((decision, hook_name, message)) = hook else {
+        return engine;
+    };
+    let hook_reason = || DecisionReason::Hook {
+        hook: hook_name.to_owned(),
+        message: message.map(str::to_owned),
+    };
+    let mut trace = engine.trace.clone();
+    let step = |outcome, detail: String| TraceStep {
+        layer: format!("hook:{hook_name}"),
+        outcome,
+        detail,
+    };
+    match decision {
+        HookDecision::Deny => {
+            trace.push(step(
+                TraceOutcome::Deny,
+                message.unwrap_or("denied by hook").to_owned(),
+            ));
+            PermissionDecision {
+                decision: PermissionBehavior::Deny,
+                reason: hook_reason(),
+                trace,
+            }
+        }
+        HookDecision::Ask => {
+            if engine.decision == PermissionBehavior::Deny {
+                trace.push(step(
+                    TraceOutcome::Skipped,
+                    "the engine's deny stands over a hook's ask".into(),
+                ));
+                return PermissionDecision { trace, ..engine };
+            }
+            trace.push(step(
+                TraceOutcome::Ask,
+                message.unwrap_or("hook asks").to_owned(),
+            ));
+            PermissionDecision {
+                decision: PermissionBehavior::Ask,
+                reason: hook_reason(),
+                trace,
+            }
+        }
+        HookDecision::Allow => {
+            if engine.decision == PermissionBehavior::Allow {
+                trace.push(step(
+                    TraceOutcome::Allow,
+                    message.unwrap_or("allowed by hook").to_owned(),
+                ));
+                return PermissionDecision { trace, ..engine };
+            }
+            let liftable = is_liftable(&engine.reason) && !requires_user_interaction;
+            if liftable {
+                trace.push(step(
+                    TraceOutcome::Allow,
+                    format!(
+                        "hook allow lifts the {} {}",
+                        behavior_word(engine.decision),
+                        reason_kind(&engine.reason)
+                    ),
+                ));
+                PermissionDecision {
+                    decision: PermissionBehavior::Allow,
+                    reason: hook_reason(),
+                    trace,
+                }
+            } else {
+                let why = if requires_user_interaction {
+                    "the tool requires user interaction".to_owned()
+                } else {
+                    format!(
+                        "a hook's allow never overrides a {}",
+                        reason_kind(&engine.reason)
+                    )
+                };
+                trace.push(step(
+                    TraceOutcome::Skipped,
+                    format!("hook allow ignored: {why}"),
+                ));
+                PermissionDecision { trace, ..engine }
+            }
+        }
+    }
+}
+
+/// Only the fallbacks may be lifted by a hook's allow or a session grant.
+fn is_liftable(reason: &DecisionReason) -> bool {
+    matches!(
+        reason,
+        DecisionReason::Default { .. } | DecisionReason::Mode { .. }
+    )
+}
+
+fn behavior_word(b: PermissionBehavior) -> &'static str {
+    match b {
+        PermissionBehavior::Allow => "allow",
+        PermissionBehavior::Ask => "ask",
+        PermissionBehavior::Deny => "deny",
+    }
+}
+
+fn reason_kind(reason: &DecisionReason) -> &'static str {
+    match reason {
+        DecisionReason::Rule { .. } => "rule",
+        DecisionReason::Hook { .. } => "hook decision",
+        DecisionReason::Mode { .. } => "mode decision",
+        DecisionReason::SafetyCheck { .. } => "safety check",
+        DecisionReason::WorkingDirectory { .. } => "working-directory check",
+        DecisionReason::ToolCheck { .. } => "tool check",
+        DecisionReason::UserAnswer { .. } => "user answer",
+        DecisionReason::Default { .. } => "default decision",
+    }
+}
+
+/// A sentence explaining a decision's reason, for the model.
+pub fn describe_reason(reason: &DecisionReason) -> String {
+    match reason {
+        DecisionReason::Rule { rule, source, file } => match file {
+            Some(f) => format!("rule {rule} ({source:?} settings, {f})"),
+            None => format!("rule {rule} ({source:?})"),
+        },
+        DecisionReason::Hook { hook, message } => match message {
+            Some(m) => format!("hook {hook}: {m}"),
+            None => format!("hook {hook}"),
+        },
+        DecisionReason::Mode { mode } => format!("permission mode {mode:?}"),
+        DecisionReason::SafetyCheck { message } => format!("safety check: {message}"),
+        DecisionReason::WorkingDirectory { path } => {
+            format!("{path} is outside the working directories")
+        }
+        DecisionReason::ToolCheck { message } => message.clone(),
+        DecisionReason::UserAnswer { answer } => format!("the user answered {answer}"),
+        DecisionReason::Default { message } => message.clone(),
+    }
+}
+
+/// The JSON size of `value` in bytes, counted until it exceeds `limit`
+/// (so a huge input costs at most `limit` work to reject).
+fn json_size_exceeds(value: &Value, limit: usize) -> bool {
+    fn walk(v: &Value, budget: &mut usize) -> bool {
+        let cost = match v {
+            Value::Null | Value::Bool(_) | Value::Number(_) => 8,
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                if items.len() > *budget {
+                    return true;
+                }
+                *budget -= items.len();
+                return items.iter().any(|i| walk(i, budget));
+            }
+            Value::Object(map) => {
+                for (k, item) in map {
+                    if k.len() + 4 > *budget {
+                        return true;
+                    }
+                    *budget -= k.len() + 4;
+                    if walk(item, budget) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+        };
+        if cost > *budget {
+            return true;
+        }
+        *budget -= cost;
+        false
+    }
+    let mut budget = limit;
+    walk(value, &mut budget)
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Resolves when `token` fires, if `enabled`; never otherwise.
+async fn cancelled_if(enabled: bool, token: &CancellationToken) {
+    if enabled {
+        token.cancelled().await;
+    } else {
+        std::future::pending::<()>().await;
+    }
+}
+
+impl ToolRuntime {
+    /// Stage 1–3 for one block: gives it a unique id, refuses malformed
+    /// blocks, looks the tool up, validates the schema and decides whether
+    /// the call is concurrency-safe. Emits `tool_queued`.
+    pub(crate) fn prepare(
+        &self,
+        block: ToolUseBlock,
+        seen_ids: &mut HashSet<String>,
+        missing_ids: &mut u32,
+    ) -> Prepared {
+        let ToolUseBlock { id, name, input } = block;
+        let mut rejection = None;
+        let malformed = |message: String| {
+            Some(Rejection {
+                stage: RejectionStage::Malformed,
+                message,
+            })
+        };
+        let id = if id.is_empty() {
+            *missing_ids += 1;
+            rejection = malformed(format!(
+                "The tool_use block for {name:?} has no id; the call was not run."
+            ));
+            let mut synthetic = format!("gatehouse_missing_id_{missing_ids}");
+            while seen_ids.contains(&synthetic) {
+                synthetic.push('_');
+            }
+            synthetic
+        } else if seen_ids.contains(&id) {
+            rejection = malformed(format!(
+                "Duplicate tool_use id {id:?} in one message; only the first call with this id was run."
+            ));
+            let mut n = 2;
+            while seen_ids.contains(&format!("{id}__dup{n}")) {
+                n += 1;
+            }
+            format!("{id}__dup{n}")
+        } else {
+            id
+        };
+        seen_ids.insert(id.clone());
+
+        let limit = self.config.max_input_bytes;
+        let oversized = json_size_exceeds(&input, limit);
+        if rejection.is_none() {
+            if name.is_empty() {
+                rejection =
+                    malformed("The tool_use block has no tool name; the call was not run.".into());
+            } else if !input.is_object() {
+                rejection = malformed(format!(
+                    "The input of {name} must be a JSON object, but it is {}; the call was not run.",
+                    json_type(&input)
+                ));
+            } else if oversized {
+                rejection = malformed(format!(
+                    "The input of {name} is larger than {limit} bytes; the call was not run."
+                ));
+            }
+        }
+        // A huge input is not copied into the event stream.
+        let event_input = if oversized {
+            serde_json::json!({ "_omitted": format!("input larger than {limit} bytes") })
+        } else {
+            input.clone()
+        };
+        self.emitter.emit(EventBody::ToolQueued {
+            tool_use_id: id.clone(),
+            name: name.clone(),
+            input: event_input,
+        });
+
+        let mut tool = None;
+        if rejection.is_none() {
+            match self.pool.lookup(&name) {
+                None => {
+                    // Naming the real tools helps a model that guessed a
+                    // name; a pool of hundreds of MCP tools is cut short.
+                    let names = self.pool.names();
+                    let mut list = names
+                        .iter()
+                        .take(40)
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    if names.len() > 40 {
+                        list.push_str(&format!(" and {} more", names.len() - 40));
+                    }
+                    rejection = Some(Rejection {
+                        stage: RejectionStage::Lookup,
+                        message: format!(
+                            "No such tool available: {name}. Available tools: {list}."
+                        ),
+                    });
+                }
+                Some(index) => {
+                    if let Some(Err(e)) = self
+                        .pool
+                        .validator(index)
+                        .map(|v| v.validate(&name, &input))
+                    {
+                        rejection = Some(Rejection {
+                            stage: RejectionStage::Schema,
+                            message: e.to_string(),
+                        });
+                    }
+                    tool = self.pool.get(index).cloned();
+                }
+            }
+        }
+        let safe =
+            rejection.is_none() && tool.as_ref().is_some_and(|t| t.is_concurrency_safe(&input));
+        Prepared {
+            id,
+            name,
+            input,
+            tool,
+            rejection,
+            safe,
+        }
+    }
+
+    pub(crate) fn emit_started(&self, p: &Prepared, batch: u32, concurrent: bool) {
+        self.emitter.emit(EventBody::ToolStarted {
+            tool_use_id: p.id.clone(),
+            batch,
+            concurrent,
+        });
+    }
+
+    /// Reports a refusal before anything ran.
+    pub(crate) fn reject(&self, p: &Prepared, rejection: Rejection) -> Outcome {
+        self.emitter.emit(EventBody::ToolInputRejected {
+            tool_use_id: p.id.clone(),
+            stage: rejection.stage,
+            message: rejection.message.clone(),
+        });
+        Outcome::error(CallStatus::Rejected(rejection.stage), rejection.message)
+    }
+
+    /// Emits `tool_completed` and builds the result; returns the context
+    /// modifier for the scheduler to apply or ignore.
+    pub(crate) fn complete(
+        &self,
+        p: &Prepared,
+        outcome: Outcome,
+        elapsed: Duration,
+    ) -> (ToolCallResult, Option<ContextModifier>) {
+        let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        self.emitter.emit(EventBody::ToolCompleted {
+            tool_use_id: p.id.clone(),
+            is_error: outcome.is_error,
+            content: outcome.content.clone(),
+            duration_ms,
+            persisted_path: outcome
+                .persisted_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        });
+        let result = ToolCallResult {
+            tool_use_id: p.id.clone(),
+            tool_name: p.name.clone(),
+            content: outcome.content,
+            is_error: outcome.is_error,
+            status: outcome.status,
+            persisted_path: outcome.persisted_path,
+            new_messages: outcome.new_messages,
+            duration_ms,
+            prevent_continuation: outcome.prevent_continuation,
+        };
+        (result, outcome.modifier)
+    }
+
+    /// A result for a call that was cancelled before or while running.
+    pub(crate) fn cancelled(reason: String) -> Outcome {
+        Outcome::error(CallStatus::Cancelled, reason)
+    }
+
+    /// Stages 4–9 for a call that passed stages 1–3.
+    pub(crate) async fn run_pipeline(
+        &self,
+        p: &Prepared,
+        ctx: Arc<ToolUseContext>,
+        tokens: &CallTokens,
+    ) -> Outcome {
+        if let Some(r) = &p.rejection {
+            return self.reject(p, r.clone());
+        }
+        let Some(tool) = p.tool.clone() else {
+            return self.reject(
+                p,
+                Rejection {
+                    stage: RejectionStage::Lookup,
+                    message: format!("No such tool available: {}", p.name),
+                },
+            );
+        };
+
+        // Stages 4–6 stop on any cancellation: nothing has run yet.
+        let pre_call = self.pre_call(p, tool.as_ref(), &ctx);
+        let approved = tokio::select! {
+            biased;
+            () = tokens.interrupt.cancelled() => return Self::cancelled(tokens.why()),
+            () = tokens.sibling.cancelled() => return Self::cancelled(tokens.why()),
+            r = pre_call => r,
+        };
+        let approved = match approved {
+            Ok(a) => a,
+            Err(outcome) => return outcome,
+        };
+
+        // Stage 7: the call. A `block` tool ignores the user's interrupt.
+        let progress = ProgressReporter::new(p.id.as_str(), self.emitter.clone());
+        let call_token = tokens.sibling.child_token();
+        let cancel_on_interrupt = tool.interrupt_behavior() == InterruptBehavior::Cancel;
+        let cx = CallContext {
+            tool_use_id: &p.id,
+            ctx: &ctx,
+            progress: &progress,
+            cancel: &call_token,
+        };
+        let call = AssertUnwindSafe(tool.call(approved.call_input, cx)).catch_unwind();
+        let ended = tokio::select! {
+            biased;
+            r = call => Some(r),
+            () = tokens.sibling.cancelled() => None,
+            () = cancelled_if(cancel_on_interrupt, &tokens.interrupt) => None,
+        };
+        let mut messages = approved.messages;
+        let result = match ended {
+            None => {
+                call_token.cancel();
+                return Self::cancelled(tokens.why());
+            }
+            Some(Err(panic)) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                Err(ToolError::failed(format!("the tool crashed: {what}")))
+            }
+            Some(Ok(r)) => r,
+        };
+
+        match result {
+            Ok(result) => {
+                // Stage 8: PostToolUse.
+                let stop = self
+                    .run_post_hooks(
+                        HookEventName::PostToolUse,
+                        &self.hooks.post_tool_use,
+                        p,
+                        tool.name(),
+                        &approved.observable,
+                        || result.data.to_json(),
+                        false,
+                        &ctx,
+                        &mut messages,
+                    )
+                    .await;
+                // Stage 9: map, then budget.
+                let content = tool.map_result(&*result.data, &p.id);
+                let budgeted = self
+                    .budget
+                    .apply(&p.id, content, tool.max_result_size_chars())
+                    .await;
+                messages.extend(result.new_messages);
+                Outcome {
+                    content: budgeted.content,
+                    is_error: false,
+                    status: CallStatus::Succeeded,
+                    persisted_path: budgeted.persisted_path,
+                    new_messages: messages,
+                    modifier: result.context_modifier,
+                    prevent_continuation: stop,
+                }
+            }
+            Err(ToolError::Cancelled) => Self::cancelled(tokens.why()),
+            Err(error) => {
+                let text = format!("Error: {error}");
+                let stop = self
+                    .run_post_hooks(
+                        HookEventName::PostToolUseFailure,
+                        &self.hooks.post_tool_use_failure,
+                        p,
+                        tool.name(),
+                        &approved.observable,
+                        || Value::String(error.to_string()),
+                        true,
+                        &ctx,
+                        &mut messages,
+                    )
+                    .await;
+                let mut outcome = Outcome::error(CallStatus::Failed, text);
+                outcome.new_messages = messages;
+                outcome.prevent_continuation = stop;
+                outcome
+            }
+        }
+    }
+
+    /// Stages 4–6: semantic validation, backfill, hooks, permission.
+    async fn pre_call(
+        &self,
+        p: &Prepared,
+        tool: &dyn Tool,
+        ctx: &ToolUseContext,
+    ) -> Result<Approved, Outcome> {
+        // Stage 4.
+        if let Err(e) = tool.validate_input(&p.input, ctx).await {
+            return Err(self.reject(
+                p,
+                Rejection {
+                    stage: RejectionStage::ValidateInput,
+                    message: format!("{} refused the input: {e}", tool.name()),
+                },
+            ));
+        }
+        let mut observable = p.input.clone();
+        tool.backfill_observable_input(&mut observable);
+        let mut call_input = p.input.clone();
+
+        // Stage 5.
+        let matching: Vec<_> = self
+            .hooks
+            .pre_tool_use
+            .iter()
+            .filter(|h| h.matches(tool.name()))
+            .collect();
+        let mut hook_decision = None;
+        let mut messages = Vec::new();
+        if !matching.is_empty() {
+            let hook_input = PreToolUseInput {
+                session_id: self.emitter.session_id(),
+                cwd: &ctx.cwd,
+                permission_mode: ctx.permission_mode,
+                tool_name: tool.name(),
+                tool_input: &observable,
+                tool_use_id: &p.id,
+            };
+            let results = join_all(matching.iter().map(|h| h.run(&hook_input))).await;
+            for (hook, result) in matching.iter().zip(&results) {
+                let body = match result {
+                    Ok(o) => EventBody::HookRan {
+                        tool_use_id: p.id.clone(),
+                        hook_event: HookEventName::PreToolUse,
+                        hook: hook.name().to_owned(),
+                        decision: o.effective_decision().map(Into::into),
+                        blocked: o.block.is_some(),
+                        input_updated: o.updated_input.is_some(),
+                        message: o
+                            .block
+                            .clone()
+                            .or_else(|| o.reason.clone())
+                            .or_else(|| o.additional_context.clone()),
+                        error: None,
+                    },
+                    Err(e) => EventBody::HookRan {
+                        tool_use_id: p.id.clone(),
+                        hook_event: HookEventName::PreToolUse,
+                        hook: hook.name().to_owned(),
+                        decision: None,
+                        blocked: false,
+                        input_updated: false,
+                        message: None,
+                        error: Some(e.to_string()),
+                    },
+                };
+                self.emitter.emit(body);
+            }
+            let combined = combine_pre_outcomes(matching.iter().map(|h| h.name()).zip(&results));
+            for context in combined.additional_context {
+                messages.push(NewMessage::system_text(context));
+            }
+            if let Some((rewritten, hook)) = combined.updated_input {
+                // A rewritten input is untrusted like the model's: validate
+                // it again and let the rules see it.
+                self.revalidate(p, tool, &rewritten, &hook, ctx).await?;
+                observable = rewritten.clone();
+                tool.backfill_observable_input(&mut observable);
+                call_input = rewritten;
+            }
+            hook_decision = combined.decision;
+        }
+
+        // Stage 6.
+        let verdict = tool.check_permissions(&call_input, ctx).await;
+        let subject = tool.permission_subject(&call_input);
+        let requires_ui = tool.requires_user_interaction();
+        let query = PermissionQuery {
+            tool_name: tool.name(),
+            input: &observable,
+            subject: subject.as_ref(),
+            is_read_only: tool.is_read_only(&call_input),
+            is_destructive: tool.is_destructive(&call_input),
+            requires_user_interaction: requires_ui,
+            tool_verdict: &verdict,
+        };
+        let engine = self.resolver.decide(&query);
+        let hook_view = hook_decision
+            .as_ref()
+            .map(|(d, name, msg)| (*d, name.as_str(), msg.as_deref()));
+        let mut decision = resolve_hook_decision(engine, hook_view, requires_ui);
+        if decision.decision == PermissionBehavior::Ask {
+            decision = self
+                .ask_user(
+                    p,
+                    tool,
+                    &observable,
+                    subject.as_ref(),
+                    requires_ui,
+                    decision,
+                )
+                .await;
+        }
+        self.emitter.emit(EventBody::PermissionDecided {
+            tool_use_id: p.id.clone(),
+            decision: decision.decision,
+            reason: decision.reason.clone(),
+            trace: decision.trace.clone(),
+        });
+        match decision.decision {
+            PermissionBehavior::Allow => Ok(Approved {
+                call_input,
+                observable,
+                messages,
+            }),
+            // `ask_user` always settles an ask; treat anything else as deny.
+            PermissionBehavior::Deny | PermissionBehavior::Ask => {
+                let text = match &decision.reason {
+                    DecisionReason::UserAnswer { answer } => {
+                        format!(
+                            "The user denied permission to use {} ({answer}).",
+                            tool.name()
+                        )
+                    }
+                    other => format!(
+                        "Permission to use {} was denied: {}.",
+                        tool.name(),
+                        describe_reason(other)
+                    ),
+                };
+                let mut outcome = Outcome::error(CallStatus::Denied, text);
+                outcome.new_messages = messages;
+                Err(outcome)
+            }
+        }
+    }
+
+    async fn revalidate(
+        &self,
+        p: &Prepared,
+        tool: &dyn Tool,
+        rewritten: &Value,
+        hook: &str,
+        ctx: &ToolUseContext,
+    ) -> Result<(), Outcome> {
+        let schema_error = if rewritten.is_object() {
+            self.pool
+                .lookup(tool.name())
+                .and_then(|i| self.pool.validator(i))
+                .and_then(|v| v.validate(tool.name(), rewritten).err())
+                .map(|e| e.to_string())
+        } else {
+            Some(format!(
+                "the input must be a JSON object, but it is {}",
+                json_type(rewritten)
+            ))
+        };
+        if let Some(e) = schema_error {
+            return Err(self.reject(
+                p,
+                Rejection {
+                    stage: RejectionStage::Schema,
+                    message: format!("The input rewritten by hook {hook} is invalid:\n{e}"),
+                },
+            ));
+        }
+        if let Err(e) = tool.validate_input(rewritten, ctx).await {
+            return Err(self.reject(
+                p,
+                Rejection {
+                    stage: RejectionStage::ValidateInput,
+                    message: format!(
+                        "{} refused the input rewritten by hook {hook}: {e}",
+                        tool.name()
+                    ),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Settles an `ask`: a session grant, the ask handler, or (without a
+    /// handler) a deny.
+    async fn ask_user(
+        &self,
+        p: &Prepared,
+        tool: &dyn Tool,
+        observable: &Value,
+        subject: Option<&PermissionSubject>,
+        requires_ui: bool,
+        asked: PermissionDecision,
+    ) -> PermissionDecision {
+        let grant_key = format!("{}\u{1f}{subject:?}", tool.name());
+        let liftable = is_liftable(&asked.reason) && !requires_ui;
+        let mut trace = asked.trace.clone();
+        let settle = |decision, answer: String, detail: String, mut trace: Vec<TraceStep>| {
+            trace.push(TraceStep {
+                layer: "ask".into(),
+                outcome: match decision {
+                    PermissionBehavior::Allow => TraceOutcome::Allow,
+                    PermissionBehavior::Ask => TraceOutcome::Ask,
+                    PermissionBehavior::Deny => TraceOutcome::Deny,
+                },
+                detail,
+            });
+            PermissionDecision {
+                decision,
+                reason: DecisionReason::UserAnswer { answer },
+                trace,
+            }
+        };
+        if liftable && self.has_session_grant(&grant_key) {
+            return settle(
+                PermissionBehavior::Allow,
+                "allow for this session".into(),
+                "covered by an earlier \"allow for this session\" answer".into(),
+                trace,
+            );
+        }
+        let Some(handler) = &self.ask else {
+            trace.push(TraceStep {
+                layer: "ask".into(),
+                outcome: TraceOutcome::Deny,
+                detail: "no ask handler is connected".into(),
+            });
+            return PermissionDecision {
+                decision: PermissionBehavior::Deny,
+                reason: DecisionReason::Default {
+                    message: format!(
+                        "permission is required ({}) but nobody can be asked, so the call is refused",
+                        describe_reason(&asked.reason)
+                    ),
+                },
+                trace,
+            };
+        };
+        let request = AskRequest {
+            tool_use_id: p.id.clone(),
+            tool_name: tool.name().to_owned(),
+            input: observable.clone(),
+            decision: asked,
+        };
+        match handler.ask(request).await {
+            AskAnswer::AllowOnce => settle(
+                PermissionBehavior::Allow,
+                "allow once".into(),
+                "the user allowed this call".into(),
+                trace,
+            ),
+            AskAnswer::AllowForSession => {
+                if liftable {
+                    self.grant_for_session(grant_key);
+                }
+                settle(
+                    PermissionBehavior::Allow,
+                    "allow for this session".into(),
+                    if liftable {
+                        "the user allowed this call and similar ones for the session".into()
+                    } else {
+                        "the user allowed this call; a rule or check asked, so later calls will ask again".into()
+                    },
+                    trace,
+                )
+            }
+            AskAnswer::Deny { feedback } => {
+                let answer = match &feedback {
+                    Some(f) => format!("deny, with feedback: {f}"),
+                    None => "deny".into(),
+                };
+                settle(
+                    PermissionBehavior::Deny,
+                    answer,
+                    "the user refused this call".into(),
+                    trace,
+                )
+            }
+        }
+    }
+
+    /// Stage 8: runs the matching post hooks in parallel, adds their
+    /// context to `messages`, and returns a stop reason if one blocked.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_post_hooks(
+        &self,
+        event: HookEventName,
+        hooks: &[Arc<dyn PostToolUseHook>],
+        p: &Prepared,
+        tool_name: &str,
+        observable: &Value,
+        response: impl FnOnce() -> Value,
+        is_error: bool,
+        ctx: &ToolUseContext,
+        messages: &mut Vec<NewMessage>,
+    ) -> Option<String> {
+        let matching: Vec<_> = hooks.iter().filter(|h| h.matches(tool_name)).collect();
+        if matching.is_empty() {
+            return None;
+        }
+        // Serialising the output is only worth it when someone listens.
+        let response = response();
+        let input = PostToolUseInput {
+            session_id: self.emitter.session_id(),
+            cwd: &ctx.cwd,
+            tool_name,
+            tool_input: observable,
+            tool_use_id: &p.id,
+            tool_response: &response,
+            is_error,
+        };
+        let results = join_all(matching.iter().map(|h| h.run(&input))).await;
+        let mut stop = None;
+        for (hook, result) in matching.iter().zip(results) {
+            let (blocked, message, error) = match result {
+                Ok(o) => {
+                    if let Some(c) = &o.additional_context {
+                        messages.push(NewMessage::system_text(c.clone()));
+                    }
+                    if stop.is_none() {
+                        stop.clone_from(&o.block);
+                    }
+                    (o.block.is_some(), o.block.or(o.additional_context), None)
+                }
+                Err(e) => (false, None, Some(e.to_string())),
+            };
+            self.emitter.emit(EventBody::HookRan {
+                tool_use_id: p.id.clone(),
+                hook_event: event,
+                hook: hook.name().to_owned(),
+                decision: None,
+                blocked,
+                input_updated: false,
+                message,
+                error,
+            });
+        }
+        stop
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn size_check_is_exact_enough_and_bounded() {
+        assert!(!json_size_exceeds(&json!({"a": "x"}), 100));
+        assert!(json_size_exceeds(&json!({"a": "x".repeat(200)}), 100));
+        assert!(json_size_exceeds(&json!({"a": vec![0; 1000]}), 100));
+        assert!(!json_size_exceeds(&json!({"a": vec![0; 10]}), 1000));
+    }
+}

@@ -1,0 +1,350 @@
+//! The registry of built-in tools and the per-session tool pool (SPEC §2).
+//!
+//! * [`Registry::all_base_tools`]: every built-in whose [`Gate`] is open.
+//! * [`Registry::tools`]: minus tools blanket-denied by a rule, minus
+//!   disabled ones; only Bash, Read and Edit in simple mode.
+//! * [`Registry::assemble_pool`]: built-ins sorted by name, then the allowed
+//!   MCP tools sorted by name, de-duplicated by name (built-in wins). The
+//!   order is part of the model request, so it must not depend on MCP
+//!   connection timing: a reorder breaks prompt caching.
+//!
+//! A [`ToolPool`] serialises its schemas once and returns the same bytes on
+//! every request of the session.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::names;
+use crate::permission::PermissionResolver;
+use crate::tool::Tool;
+use crate::validation::SchemaValidator;
+
+/// The condition under which a built-in is part of the base tool set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// Always present.
+    Always,
+    /// Present when the named feature flag is on (config or env).
+    Feature(String),
+    /// Present on the given OS only (`std::env::consts::OS`: `windows`,
+    /// `macos`, `linux`).
+    Os(String),
+    /// Present when the environment variable is set to a truthy value
+    /// (`1`, `true`, `yes`, `on`).
+    Env(String),
+    /// Present when every inner gate is open.
+    All(Vec<Gate>),
+}
+
+/// What gates are evaluated against: a snapshot taken once per session so
+/// that the tool list cannot change mid-session when the environment does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GateContext {
+    /// Feature flags that are on.
+    pub features: BTreeSet<String>,
+    /// The OS (`std::env::consts::OS`).
+    pub os: String,
+    /// Environment variables relevant to gates.
+    pub env: HashMap<String, String>,
+}
+
+impl GateContext {
+    /// A snapshot of this process: its OS and environment, plus `features`.
+    pub fn from_process(features: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            features: features.into_iter().collect(),
+            os: std::env::consts::OS.to_owned(),
+            env: std::env::vars().collect(),
+        }
+    }
+
+    /// Whether `gate` is open.
+    pub fn is_open(&self, gate: &Gate) -> bool {
+        match gate {
+            Gate::Always => true,
+            Gate::Feature(f) => self.features.contains(f),
+            Gate::Os(os) => self.os == *os,
+            Gate::Env(var) => self.env.get(var).is_some_and(|v| is_truthy(v)),
+            Gate::All(gates) => gates.iter().all(|g| self.is_open(g)),
+        }
+    }
+}
+
+/// `1`, `true`, `yes`, `on` (any case).
+pub fn is_truthy(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
+}
+
+/// The environment variable that turns on simple mode.
+pub const SIMPLE_MODE_ENV: &str = "GATEHOUSE_SIMPLE";
+
+/// The built-in tools and the gates they sit behind.
+#[derive(Default)]
+pub struct Registry {
+    builtins: Vec<(Arc<dyn Tool>, Gate)>,
+    gates: GateContext,
+    simple_mode: bool,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field(
+                "builtins",
+                &self
+                    .builtins
+                    .iter()
+                    .map(|(t, g)| (t.name(), g))
+                    .collect::<Vec<_>>(),
+            )
+            .field("gates", &self.gates)
+            .field("simple_mode", &self.simple_mode)
+            .finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry evaluating gates against `gates`. Simple mode is on
+    /// when `GATEHOUSE_SIMPLE` is truthy in that snapshot.
+    pub fn new(gates: GateContext) -> Self {
+        let simple_mode = gates.is_open(&Gate::Env(SIMPLE_MODE_ENV.into()));
+        Self {
+            builtins: Vec::new(),
+            gates,
+            simple_mode,
+        }
+    }
+
+    /// Turns simple mode on or off (a setting may override the env var).
+    pub fn set_simple_mode(&mut self, on: bool) {
+        self.simple_mode = on;
+    }
+
+    /// Whether simple mode is on.
+    pub fn simple_mode(&self) -> bool {
+        self.simple_mode
+    }
+
+    /// Registers a built-in behind `gate`.
+    pub fn register(&mut self, tool: Arc<dyn Tool>, gate: Gate) -> &mut Self {
+        self.builtins.push((tool, gate));
+        self
+    }
+
+    /// Every built-in whose gate is open, in registration order.
+    pub fn all_base_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.builtins
+            .iter()
+            .filter(|(_, gate)| self.gates.is_open(gate))
+            .map(|(tool, _)| Arc::clone(tool))
+            .collect()
+    }
+
+    /// The built-ins the model may see: minus blanket-denied tools, minus
+    /// disabled ones; only Bash, Read and Edit in simple mode.
+    pub fn tools(&self, resolver: &dyn PermissionResolver) -> Vec<Arc<dyn Tool>> {
+        self.all_base_tools()
+            .into_iter()
+            .filter(|t| !self.simple_mode || names::SIMPLE_MODE_TOOLS.contains(&t.name()))
+            .filter(|t| !resolver.is_blanket_denied(t.name()))
+            .filter(|t| t.is_enabled())
+            .collect()
+    }
+
+    /// The session's pool: built-ins by name, then allowed MCP tools by
+    /// name, de-duplicated by name with the built-in winning.
+    pub fn assemble_pool(
+        &self,
+        resolver: &dyn PermissionResolver,
+        mcp_tools: Vec<Arc<dyn Tool>>,
+    ) -> ToolPool {
+        let mut builtins = self.tools(resolver);
+        builtins.sort_by(|a, b| a.name().cmp(b.name()));
+        let mut mcp: Vec<Arc<dyn Tool>> = mcp_tools
+            .into_iter()
+            .filter(|t| !resolver.is_blanket_denied(t.name()))
+            .filter(|t| t.is_enabled())
+            .collect();
+        mcp.sort_by(|a, b| a.name().cmp(b.name()));
+        builtins.extend(mcp);
+        ToolPool::new(builtins)
+    }
+}
+
+/// Which restricted tool set a sub-agent gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentToolSet {
+    /// A foreground sub-agent: everything except
+    /// [`names::ALL_AGENT_DISALLOWED_TOOLS`].
+    Subagent,
+    /// A background agent: only [`names::ASYNC_AGENT_ALLOWED_TOOLS`] among
+    /// the built-ins (MCP tools stay available).
+    Background,
+    /// A coordinator: only [`names::COORDINATOR_MODE_ALLOWED_TOOLS`].
+    Coordinator,
+}
+
+impl AgentToolSet {
+    /// Whether a tool of this name belongs to the set.
+    pub fn allows(self, name: &str) -> bool {
+        let is_mcp = name.starts_with(names::MCP_PREFIX);
+        match self {
+            Self::Subagent => !names::ALL_AGENT_DISALLOWED_TOOLS.contains(&name),
+            Self::Background => {
+                !names::ALL_AGENT_DISALLOWED_TOOLS.contains(&name)
+                    && (is_mcp || names::ASYNC_AGENT_ALLOWED_TOOLS.contains(&name))
+            }
+            Self::Coordinator => names::COORDINATOR_MODE_ALLOWED_TOOLS.contains(&name),
+        }
+    }
+}
+
+struct PoolEntry {
+    tool: Arc<dyn Tool>,
+    // Compiled on first use: most sessions call a handful of the tools.
+    validator: OnceLock<SchemaValidator>,
+}
+
+/// The tools of one session, in the order the model sees them.
+pub struct ToolPool {
+    entries: Vec<PoolEntry>,
+    by_name: HashMap<String, usize>,
+    by_alias: HashMap<String, usize>,
+    schemas_json: OnceLock<Arc<str>>,
+}
+
+impl fmt::Debug for ToolPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolPool")
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+/// One tool of the pool's API tool list.
+#[derive(Serialize)]
+struct ApiTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+}
+
+impl ToolPool {
+    /// A pool of `tools` in the given order; later tools whose name is
+    /// already present are dropped (first wins). An alias never shadows a
+    /// name, and the first tool claiming an alias keeps it.
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Self {
+        let mut entries = Vec::with_capacity(tools.len());
+        let mut by_name = HashMap::with_capacity(tools.len());
+        for tool in tools {
+            if by_name.contains_key(tool.name()) {
+                continue;
+            }
+            by_name.insert(tool.name().to_owned(), entries.len());
+            entries.push(PoolEntry {
+                tool,
+                validator: OnceLock::new(),
+            });
+        }
+        let mut by_alias = HashMap::new();
+        for (i, entry) in entries.iter().enumerate() {
+            for alias in entry.tool.aliases() {
+                if !by_name.contains_key(*alias) {
+                    by_alias.entry((*alias).to_owned()).or_insert(i);
+                }
+            }
+        }
+        Self {
+            entries,
+            by_name,
+            by_alias,
+            schemas_json: OnceLock::new(),
+        }
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the pool is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The tool names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.tool.name()).collect()
+    }
+
+    /// The tools, in order.
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().map(|e| &e.tool)
+    }
+
+    /// The index of the tool called `name`, looking at names first and
+    /// aliases second.
+    pub fn lookup(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .get(name)
+            .or_else(|| self.by_alias.get(name))
+            .copied()
+    }
+
+    /// The tool called `name` (by name, then alias).
+    pub fn find(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.lookup(name).map(|i| &self.entries[i].tool)
+    }
+
+    /// The tool at `index` (from [`Self::lookup`]).
+    pub fn get(&self, index: usize) -> Option<&Arc<dyn Tool>> {
+        self.entries.get(index).map(|e| &e.tool)
+    }
+
+    /// The compiled input schema of the tool at `index`.
+    pub fn validator(&self, index: usize) -> Option<&SchemaValidator> {
+        self.entries.get(index).map(|e| {
+            e.validator
+                .get_or_init(|| SchemaValidator::new(e.tool.input_schema()))
+        })
+    }
+
+    /// The tool list of the model request as JSON (`[{name, description,
+    /// input_schema}, …]`), serialised on first use and then returned as
+    /// the very same bytes for the rest of the session.
+    pub fn api_schemas_json(&self) -> Arc<str> {
+        Arc::clone(self.schemas_json.get_or_init(|| {
+            let list: Vec<ApiTool<'_>> = self
+                .entries
+                .iter()
+                .map(|e| ApiTool {
+                    name: e.tool.name(),
+                    description: e.tool.description(),
+                    input_schema: e.tool.input_schema(),
+                })
+                .collect();
+            // Plain strings and JSON values always serialise.
+            serde_json::to_string(&list)
+                .unwrap_or_else(|_| String::from("[]"))
+                .into()
+        }))
+    }
+
+    /// The pool a sub-agent of the given kind gets (same order).
+    pub fn for_agent(&self, set: AgentToolSet) -> ToolPool {
+        ToolPool::new(
+            self.entries
+                .iter()
+                .filter(|e| set.allows(e.tool.name()))
+                .map(|e| Arc::clone(&e.tool))
+                .collect(),
+        )
+    }
+}

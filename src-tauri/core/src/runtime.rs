@@ -1,0 +1,330 @@
+//! [`ToolRuntime`]: one session's tool runtime, and the entry points the
+//! agent loop calls.
+//!
+//! * [`ToolRuntime::streaming_executor`]: feed tool_use blocks one at a time
+//!   while the model streams; results come back in the original order.
+//! * [`ToolRuntime::run_tools`]: the same for a complete assistant message.
+//! * [`ToolRuntime::run_one`]: one call through the full pipeline, without
+//!   the scheduler (tools that call tools, benchmarks).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use gatehouse_protocol::event::{ContentBlock, EventBody, RejectionStage};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::AskHandler;
+use crate::budget::ResultBudget;
+use crate::config::RuntimeConfig;
+use crate::context::ToolUseContext;
+use crate::events::{Emitter, EventSink, NullSink};
+use crate::executor::{ExecutionOutcome, StreamingToolExecutor};
+use crate::hooks::Hooks;
+use crate::permission::PermissionResolver;
+use crate::pipeline::CallTokens;
+use crate::registry::ToolPool;
+use crate::tool::NewMessage;
+
+/// One `tool_use` block as the model produced it. Fields may be missing or
+/// wrong; the runtime answers every block with a result either way.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct ToolUseBlock {
+    /// The model's id for the call; empty when the block had none.
+    #[serde(default)]
+    pub id: String,
+    /// The tool name as written; empty when the block had none.
+    #[serde(default)]
+    pub name: String,
+    /// The input as written (should be a JSON object).
+    #[serde(default)]
+    pub input: Value,
+}
+
+impl ToolUseBlock {
+    /// A block from its parts.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input,
+        }
+    }
+
+    /// Reads a raw `{"type":"tool_use","id":…,"name":…,"input":…}` content
+    /// block, tolerating missing or mistyped fields (they become empty and
+    /// the call is then refused with an explanation, never a panic).
+    pub fn from_json(block: &Value) -> Self {
+        let text = |key: &str| {
+            block
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Self {
+            id: text("id"),
+            name: text("name"),
+            input: block.get("input").cloned().unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallStatus {
+    /// It ran and succeeded.
+    Succeeded,
+    /// It ran and failed (or panicked).
+    Failed,
+    /// It was refused before running; nothing ran.
+    Rejected(RejectionStage),
+    /// The permission decision (or the user) refused it.
+    Denied,
+    /// It was cancelled (user interrupt or a failed sibling).
+    Cancelled,
+}
+
+/// The result of one tool_use, as the agent loop sends it back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallResult {
+    /// The id of the tool_result block (the tool_use's id; a synthesised
+    /// unique id for a block without one or with a duplicate id).
+    pub tool_use_id: String,
+    /// The tool name as the model wrote it.
+    pub tool_name: String,
+    /// The tool_result content.
+    pub content: Vec<ContentBlock>,
+    /// Whether the tool_result is an error.
+    pub is_error: bool,
+    /// How the call ended.
+    pub status: CallStatus,
+    /// Where the full result was written when it exceeded the budget.
+    pub persisted_path: Option<PathBuf>,
+    /// Messages to append after the tool_result (hook context, tool
+    /// attachments).
+    pub new_messages: Vec<NewMessage>,
+    /// Wall time from start to completion (0 if it never started).
+    pub duration_ms: u64,
+    /// Set when a PostToolUse hook asked to stop the turn, with its reason.
+    pub prevent_continuation: Option<String>,
+}
+
+impl ToolCallResult {
+    /// The text of all text blocks, joined with newlines (tests, logs).
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                ContentBlock::Image { .. } => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// One session's tool runtime: the pool, the permission engine, hooks, the
+/// ask handler, the event sink and the result budget.
+pub struct ToolRuntime {
+    pub(crate) pool: Arc<ToolPool>,
+    pub(crate) resolver: Arc<dyn PermissionResolver>,
+    pub(crate) hooks: Hooks,
+    pub(crate) ask: Option<Arc<dyn AskHandler>>,
+    pub(crate) emitter: Emitter,
+    pub(crate) budget: ResultBudget,
+    pub(crate) config: RuntimeConfig,
+    pub(crate) max_concurrency: usize,
+    /// "Allow for this session" answers: tool name + subject.
+    pub(crate) session_grants: Mutex<HashSet<String>>,
+}
+
+impl std::fmt::Debug for ToolRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRuntime")
+            .field("session_id", &self.emitter.session_id())
+            .field("pool", &self.pool)
+            .field("hooks", &self.hooks)
+            .field("max_concurrency", &self.max_concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`ToolRuntime`].
+pub struct ToolRuntimeBuilder {
+    pool: Arc<ToolPool>,
+    resolver: Arc<dyn PermissionResolver>,
+    session_id: String,
+    session_dir: PathBuf,
+    sink: Arc<dyn EventSink>,
+    hooks: Hooks,
+    ask: Option<Arc<dyn AskHandler>>,
+    config: RuntimeConfig,
+}
+
+impl ToolRuntimeBuilder {
+    /// The session id stamped on events (default: empty).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = id.into();
+        self
+    }
+
+    /// Where events go (default: discarded).
+    pub fn event_sink(mut self, sink: Arc<dyn EventSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// The session's hooks.
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Who answers permission prompts (without one, every ask is denied).
+    pub fn ask_handler(mut self, handler: Arc<dyn AskHandler>) -> Self {
+        self.ask = Some(handler);
+        self
+    }
+
+    /// Runtime settings.
+    pub fn config(mut self, config: RuntimeConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The runtime. The concurrency limit is resolved now (env var,
+    /// setting, default) and stays fixed for the session.
+    pub fn build(self) -> Arc<ToolRuntime> {
+        Arc::new(ToolRuntime {
+            max_concurrency: self.config.max_concurrency(),
+            pool: self.pool,
+            resolver: self.resolver,
+            hooks: self.hooks,
+            ask: self.ask,
+            emitter: Emitter::new(self.session_id, self.sink),
+            budget: ResultBudget::new(&self.session_dir),
+            config: self.config,
+            session_grants: Mutex::new(HashSet::new()),
+        })
+    }
+}
+
+impl ToolRuntime {
+    /// Starts building a runtime over `pool`, deciding permissions with
+    /// `resolver` and spilling large results under `session_dir`.
+    pub fn builder(
+        pool: Arc<ToolPool>,
+        resolver: Arc<dyn PermissionResolver>,
+        session_dir: impl Into<PathBuf>,
+    ) -> ToolRuntimeBuilder {
+        ToolRuntimeBuilder {
+            pool,
+            resolver,
+            session_id: String::new(),
+            session_dir: session_dir.into(),
+            sink: Arc::new(NullSink),
+            hooks: Hooks::default(),
+            ask: None,
+            config: RuntimeConfig::default(),
+        }
+    }
+
+    /// The session's tool pool.
+    pub fn pool(&self) -> &Arc<ToolPool> {
+        &self.pool
+    }
+
+    /// The effective concurrency limit.
+    pub fn max_concurrency(&self) -> usize {
+        self.max_concurrency
+    }
+
+    /// The emitter events go through (the agent loop may emit its own).
+    pub fn emitter(&self) -> &Emitter {
+        &self.emitter
+    }
+
+    /// An executor for one assistant message. Blocks may be added while
+    /// the model is still streaming; each call starts as soon as the
+    /// scheduling rules allow. `interrupt` is the user's interrupt for the
+    /// turn. Must be called within a Tokio runtime (the executor is a
+    /// task).
+    pub fn streaming_executor(
+        self: &Arc<Self>,
+        ctx: ToolUseContext,
+        interrupt: CancellationToken,
+    ) -> StreamingToolExecutor {
+        StreamingToolExecutor::start(Arc::clone(self), ctx, interrupt)
+    }
+
+    /// Runs every tool_use of a complete assistant message and returns the
+    /// results in the original order, with the context as modified by the
+    /// message's non-concurrency-safe calls.
+    pub async fn run_tools(
+        self: &Arc<Self>,
+        blocks: Vec<ToolUseBlock>,
+        ctx: ToolUseContext,
+        interrupt: CancellationToken,
+    ) -> ExecutionOutcome {
+        let mut exec = self.streaming_executor(ctx, interrupt);
+        for block in blocks {
+            exec.add_tool(block);
+        }
+        exec.collect().await
+    }
+
+    /// One call through the full pipeline without the scheduler, with its
+    /// `tool_queued` … `tool_completed` events. A context modifier the call
+    /// returns is applied to `ctx`.
+    pub async fn run_one(
+        &self,
+        block: ToolUseBlock,
+        ctx: &mut ToolUseContext,
+        interrupt: &CancellationToken,
+    ) -> ToolCallResult {
+        let prepared = self.prepare(block, &mut HashSet::new(), &mut 0);
+        let tokens = CallTokens::new(interrupt.clone(), CancellationToken::new());
+        let started = std::time::Instant::now();
+        let outcome = match prepared.rejection.clone() {
+            // Malformed blocks never start (as in the executor).
+            Some(rejection) if prepared.is_malformed() => self.reject(&prepared, rejection),
+            _ => {
+                self.emit_started(&prepared, 0, false);
+                self.run_pipeline(&prepared, Arc::new(ctx.clone()), &tokens)
+                    .await
+            }
+        };
+        let (result, modifier) = self.complete(&prepared, outcome, started.elapsed());
+        if let Some(m) = modifier {
+            let safe = prepared.safe;
+            self.emitter.emit(EventBody::ContextModified {
+                tool_use_id: result.tool_use_id.clone(),
+                description: m.description().to_owned(),
+                applied: !safe,
+            });
+            if !safe {
+                m.apply(ctx);
+            }
+        }
+        result
+    }
+
+    /// Records an "allow for this session" answer.
+    pub(crate) fn grant_for_session(&self, key: String) {
+        self.session_grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key);
+    }
+
+    /// Whether an "allow for this session" answer covers `key`.
+    pub(crate) fn has_session_grant(&self, key: &str) -> bool {
+        self.session_grants
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(key)
+    }
+}
