@@ -1,5 +1,6 @@
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
+import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { useHome } from "./state/home";
 
@@ -8,7 +9,10 @@ export function App() {
   return (
     <div className="app">
       <header className="app-header">
-        <h1 onClick={actions.goHome}>Gatehouse</h1>
+        <h1 onClick={actions.goHome}>
+          <Logo />
+          Gatehouse
+        </h1>
         {state.info && <span className="version">v{state.info.version}</span>}
       </header>
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
