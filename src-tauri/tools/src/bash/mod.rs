@@ -12,11 +12,13 @@
 //! | [`cwd`] | the persistent working directory |
 //!
 //! How a call ends, for the model: exit code 0 is a success; any other
-//! exit, a timeout or an interrupt is an error result (so a failing Bash
-//! call aborts its siblings, SPEC §4) whose text is the output so far plus
-//! what happened. If the runtime drops the call (a user interrupt of a
-//! `cancel` tool), the process group is still ended and a final
-//! `tool_progress` event of kind `interrupted` tells the UI so.
+//! exit or a timeout is an error result (so a failing Bash call aborts its
+//! siblings, SPEC §4) whose text is the output so far plus what happened.
+//! A cancelled call (user interrupt, failed sibling) ends the process group
+//! and reports `ToolError::Cancelled`: the runtime normally drops the call
+//! future at that point, and the group is then ended from the drop path.
+//! Either way a final `tool_progress` event of kind `interrupted` tells the
+//! UI, and the output so far stays on disk.
 
 pub mod classifier;
 pub mod cwd;
@@ -484,6 +486,17 @@ impl TypedTool for BashTool {
             start.dir
         };
         let result = self.finish(end, &sink.recorder, final_dir, notes);
+        if result.outcome == BashOutcome::Interrupted {
+            // A cancelled call is not a failure (no sibling abort, no
+            // failure hooks); the UI has the output and is told how the
+            // group ended, the file has all of it.
+            cx.progress.report(json!({
+                "kind": "interrupted",
+                "message": result.termination,
+                "output_path": result.output_path,
+            }));
+            return Err(ToolError::Cancelled);
+        }
         if result.is_success() {
             Ok(ToolResult::new(result))
         } else {

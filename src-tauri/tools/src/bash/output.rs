@@ -12,7 +12,7 @@ use serde_json::json;
 
 /// The most raw bytes one progress event carries; anything beyond is
 /// counted as skipped (the whole output is on disk).
-pub const MAX_PROGRESS_BYTES: usize = 32 * 1024;
+pub const MAX_PROGRESS_BYTES: usize = 64 * 1024;
 
 /// Records a command's output: to a file, plus the head and tail kept in
 /// memory for the model. Memory use is bounded by `head + tail` bytes
