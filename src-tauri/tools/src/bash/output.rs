@@ -2,7 +2,6 @@
 //! the UI gets it live in coalesced `tool_progress` events (ANSI kept), and
 //! the model gets its head and tail within a budget (ANSI stripped).
 
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ pub struct OutputRecorder {
     write_error: Option<String>,
     head: Vec<u8>,
     head_limit: usize,
-    tail: VecDeque<u8>,
+    tail: Vec<u8>,
     tail_limit: usize,
     total: u64,
 }
@@ -48,7 +47,7 @@ impl OutputRecorder {
             write_error,
             head: Vec::new(),
             head_limit,
-            tail: VecDeque::new(),
+            tail: Vec::new(),
             tail_limit,
             total: 0,
         }
@@ -63,7 +62,7 @@ impl OutputRecorder {
             write_error: None,
             head: Vec::new(),
             head_limit,
-            tail: VecDeque::new(),
+            tail: Vec::new(),
             tail_limit,
             total: 0,
         }
@@ -82,17 +81,27 @@ impl OutputRecorder {
         let room = self.head_limit.saturating_sub(self.head.len());
         let (to_head, rest) = bytes.split_at(room.min(bytes.len()));
         self.head.extend_from_slice(to_head);
-        if self.tail_limit == 0 {
+        if self.tail_limit == 0 || rest.is_empty() {
             return;
         }
-        let rest = if rest.len() > self.tail_limit {
-            &rest[rest.len() - self.tail_limit..]
+        if rest.len() >= self.tail_limit {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&rest[rest.len() - self.tail_limit..]);
         } else {
-            rest
-        };
-        let overflow = (self.tail.len() + rest.len()).saturating_sub(self.tail_limit);
-        self.tail.drain(..overflow);
-        self.tail.extend(rest);
+            self.tail.extend_from_slice(rest);
+            // Trim lazily (amortised): the tail holds at most twice its
+            // limit, and only the last `tail_limit` bytes count.
+            if self.tail.len() > 2 * self.tail_limit {
+                let excess = self.tail.len() - self.tail_limit;
+                self.tail.drain(..excess);
+            }
+        }
+    }
+
+    /// The kept tail: the last `tail_limit` bytes that are not in the head.
+    fn tail(&self) -> &[u8] {
+        &self.tail[self.tail.len().saturating_sub(self.tail_limit)..]
     }
 
     /// Bytes recorded so far.
@@ -113,18 +122,18 @@ impl OutputRecorder {
     /// The output for the model: ANSI stripped, invalid UTF-8 replaced,
     /// and the middle elided with a count when it exceeded head + tail.
     pub fn render(&self) -> Rendered {
-        let kept = (self.head.len() + self.tail.len()) as u64;
+        let kept = (self.head.len() + self.tail().len()) as u64;
         let elided = self.total - kept;
         let head = to_model_text(&self.head);
         if elided == 0 {
             let mut all = self.head.clone();
-            all.extend(self.tail.iter());
+            all.extend_from_slice(self.tail());
             return Rendered {
                 text: to_model_text(&all),
                 elided_bytes: 0,
             };
         }
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let tail = self.tail();
         let mut text = head;
         if !text.ends_with('\n') {
             text.push('\n');
@@ -138,7 +147,7 @@ impl OutputRecorder {
             ),
             None => write!(text, "\n… [{elided} bytes of output elided] …\n\n"),
         };
-        text.push_str(&to_model_text(&tail));
+        text.push_str(&to_model_text(tail));
         Rendered {
             text,
             elided_bytes: elided,
@@ -296,6 +305,28 @@ mod tests {
         assert!(r.text.ends_with("nop"), "{}", r.text);
         assert!(r.text.contains("9 bytes of output elided"), "{}", r.text);
         assert!(r.text.contains("b.log"), "{}", r.text);
+    }
+
+    #[test]
+    fn the_tail_is_exact_across_many_small_chunks() {
+        let mut rec = OutputRecorder::in_memory(None, 2, 5);
+        let mut all = Vec::new();
+        for i in 0..1000_u32 {
+            let chunk = format!("{}", i % 10);
+            all.extend_from_slice(chunk.as_bytes());
+            rec.push(chunk.as_bytes());
+            assert!(rec.tail.len() <= 10);
+        }
+        assert_eq!(rec.tail(), &all[all.len() - 5..]);
+        let r = rec.render();
+        assert_eq!(r.elided_bytes, 993);
+        assert!(r.text.starts_with("01\n"), "{}", r.text);
+        assert!(r.text.ends_with("56789"), "{}", r.text);
+        assert!(
+            r.text.contains("[993 bytes of output elided]"),
+            "{}",
+            r.text
+        );
     }
 
     #[test]

@@ -21,9 +21,13 @@ use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
 /// Bytes read from the pipe at a time (and the largest chunk delivered).
-const CHUNK: usize = 64 * 1024;
-/// Chunks buffered between the reader thread and the consumer.
-const CHANNEL_CHUNKS: usize = 16;
+const CHUNK: usize = 1024 * 1024;
+/// The pipe's kernel buffer we ask for (Linux; the default is 64 KiB):
+/// bigger reads, fewer wake-ups for a fast writer.
+const PIPE_SIZE: usize = 1024 * 1024;
+/// Chunks buffered between the reader thread and the consumer (so at most
+/// `CHANNEL_CHUNKS × CHUNK` bytes in flight).
+const CHANNEL_CHUNKS: usize = 8;
 /// How often group liveness is polled while waiting for it to end.
 const POLL: Duration = Duration::from_millis(20);
 /// How long to wait for the group to vanish after SIGKILL.
@@ -44,6 +48,12 @@ pub struct Spawned {
 /// process group.
 pub fn spawn(mut cmd: Command) -> std::io::Result<Spawned> {
     let (reader, writer) = std::io::pipe()?;
+    #[cfg(target_os = "linux")]
+    {
+        // Best effort: an unprivileged process may be capped lower
+        // (/proc/sys/fs/pipe-max-size); the default size works too.
+        let _ = rustix::pipe::fcntl_setpipe_size(&writer, PIPE_SIZE);
+    }
     let writer2 = writer.try_clone()?;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::from(writer))
