@@ -443,6 +443,7 @@ impl TypedTool for BashTool {
             "kind": "started",
             "pid": spawned.pgid,
             "cwd": start.dir.display().to_string(),
+            "description": input.description,
             "output_path": output_path.display().to_string(),
         }));
         let mut notice = DropNotice {
@@ -550,7 +551,7 @@ impl BashTool {
             ));
         }
         if let Some(err) = recorder.write_error() {
-            notes.push(format!("The output could not be saved in full: {err}"));
+            notes.push(format!("The output file is incomplete: {err}"));
         }
         let mut output = rendered.text;
         if output.ends_with('\n') {
@@ -566,7 +567,7 @@ impl BashTool {
             elided_bytes: rendered.elided_bytes,
             output_path: recorder
                 .path()
-                .filter(|_| recorder.write_error().is_none())
+                .filter(|p| p.is_file())
                 .map(|p| p.display().to_string()),
             cwd: cwd.display().to_string(),
             notes,

@@ -13,14 +13,97 @@ use serde_json::json;
 /// counted as skipped (the whole output is on disk).
 pub const MAX_PROGRESS_BYTES: usize = 64 * 1024;
 
+/// The most output written to one file (1 GiB): a runaway command must not
+/// fill the disk. Beyond it bytes are still counted, and the model's head
+/// and tail still kept.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// An output file that stops growing at a limit and remembers why it is
+/// incomplete.
+#[derive(Debug)]
+pub struct CappedFile {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+    written: u64,
+    limit: u64,
+    problem: Option<String>,
+}
+
+impl CappedFile {
+    /// Creates `path` (and its directory) for at most `limit` bytes.
+    pub fn create(path: PathBuf, limit: u64) -> Self {
+        let opened = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::File::create(&path));
+        let (file, problem) = match opened {
+            Ok(f) => (Some(f), None),
+            Err(e) => (None, Some(format!("{}: {e}", path.display()))),
+        };
+        Self::from_parts(path, file, problem, limit)
+    }
+
+    /// Wraps an already open file.
+    pub fn from_file(path: PathBuf, file: std::fs::File, limit: u64) -> Self {
+        Self::from_parts(path, Some(file), None, limit)
+    }
+
+    fn from_parts(
+        path: PathBuf,
+        file: Option<std::fs::File>,
+        problem: Option<String>,
+        limit: u64,
+    ) -> Self {
+        Self {
+            path,
+            file,
+            written: 0,
+            limit,
+            problem,
+        }
+    }
+
+    /// Appends `bytes`, up to the limit.
+    pub fn write(&mut self, bytes: &[u8]) {
+        let Some(file) = &mut self.file else {
+            return;
+        };
+        let room = usize::try_from(self.limit - self.written).unwrap_or(usize::MAX);
+        let part = &bytes[..bytes.len().min(room)];
+        if let Err(e) = file.write_all(part) {
+            self.problem = Some(format!("{}: {e}", self.path.display()));
+            self.file = None;
+            return;
+        }
+        self.written += part.len() as u64;
+        if part.len() < bytes.len() {
+            self.problem = Some(format!(
+                "{} stops at {} bytes (the limit for one output file)",
+                self.path.display(),
+                self.limit
+            ));
+            self.file = None;
+        }
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Why the file does not hold the whole output, if it doesn't.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+}
+
 /// Records a command's output: to a file, plus the head and tail kept in
 /// memory for the model. Memory use is bounded by `head + tail` bytes
 /// whatever the output size.
 #[derive(Debug)]
 pub struct OutputRecorder {
     path: Option<PathBuf>,
-    file: Option<std::fs::File>,
-    write_error: Option<String>,
+    file: Option<CappedFile>,
     head: Vec<u8>,
     head_limit: usize,
     tail: Vec<u8>,
@@ -29,28 +112,14 @@ pub struct OutputRecorder {
 }
 
 impl OutputRecorder {
-    /// A recorder writing to `path` (created, with its directory). If the
-    /// file cannot be created, output is still kept in memory (head and
-    /// tail) and the error is reported in the result.
+    /// A recorder writing to `path` (created, with its directory, capped at
+    /// [`MAX_FILE_BYTES`]). If the file cannot be created, output is still
+    /// kept in memory (head and tail) and the error is reported in the
+    /// result.
     pub fn create(path: PathBuf, head_limit: usize, tail_limit: usize) -> Self {
-        let opened = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::File::create(&path));
-        let (file, write_error) = match opened {
-            Ok(f) => (Some(f), None),
-            Err(e) => (None, Some(format!("{}: {e}", path.display()))),
-        };
-        Self {
-            path: Some(path),
-            file,
-            write_error,
-            head: Vec::new(),
-            head_limit,
-            tail: Vec::new(),
-            tail_limit,
-            total: 0,
-        }
+        let mut recorder = Self::in_memory(Some(path.clone()), head_limit, tail_limit);
+        recorder.file = Some(CappedFile::create(path, MAX_FILE_BYTES));
+        recorder
     }
 
     /// A recorder that keeps only head and tail in memory; `whole` names
@@ -59,7 +128,6 @@ impl OutputRecorder {
         Self {
             path: whole,
             file: None,
-            write_error: None,
             head: Vec::new(),
             head_limit,
             tail: Vec::new(),
@@ -71,12 +139,8 @@ impl OutputRecorder {
     /// Adds one chunk.
     pub fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len() as u64;
-        if let Some(file) = &mut self.file
-            && let Err(e) = file.write_all(bytes)
-        {
-            let path = self.path.as_deref().unwrap_or(Path::new("?"));
-            self.write_error = Some(format!("{}: {e}", path.display()));
-            self.file = None;
+        if let Some(file) = &mut self.file {
+            file.write(bytes);
         }
         let room = self.head_limit.saturating_sub(self.head.len());
         let (to_head, rest) = bytes.split_at(room.min(bytes.len()));
@@ -116,7 +180,7 @@ impl OutputRecorder {
 
     /// Why the file is incomplete, if it is.
     pub fn write_error(&self) -> Option<&str> {
-        self.write_error.as_deref()
+        self.file.as_ref().and_then(CappedFile::problem)
     }
 
     /// The output for the model: ANSI stripped, invalid UTF-8 replaced,
@@ -327,6 +391,19 @@ mod tests {
             "{}",
             r.text
         );
+    }
+
+    #[test]
+    fn output_files_stop_at_their_limit_and_say_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.log");
+        let mut file = CappedFile::create(path.clone(), 10);
+        file.write(b"0123456");
+        assert_eq!(file.problem(), None);
+        file.write(b"789abc");
+        file.write(b"more");
+        assert_eq!(std::fs::read(&path).unwrap(), b"0123456789".to_vec());
+        assert!(file.problem().unwrap().contains("stops at 10 bytes"));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use output_tool::TaskOutputTool;
 pub use stop_tool::TaskStopTool;
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -34,7 +34,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::bash::DEFAULT_GRACE;
-use crate::bash::output::OutputRecorder;
+use crate::bash::output::{CappedFile, MAX_FILE_BYTES, OutputRecorder};
 use crate::bash::process::{self, OutputHandler, StopCause, Termination};
 
 /// How much of a task's new output one read returns at most (head + tail
@@ -383,19 +383,11 @@ impl Drop for TaskManager {
 }
 
 /// Writes a task's output to its file.
-struct FileSink {
-    file: Option<std::fs::File>,
-    error: Option<String>,
-}
+struct FileSink(CappedFile);
 
 impl OutputHandler for FileSink {
     fn output(&mut self, bytes: &[u8]) {
-        if let Some(file) = &mut self.file
-            && let Err(e) = file.write_all(bytes)
-        {
-            self.error = Some(e.to_string());
-            self.file = None;
-        }
+        self.0.write(bytes);
     }
 }
 
@@ -407,10 +399,11 @@ async fn run_task(
     emitter: Emitter,
     grace: Duration,
 ) {
-    let mut sink = FileSink {
-        file: Some(file),
-        error: None,
-    };
+    let mut sink = FileSink(CappedFile::from_file(
+        task.output_path.clone(),
+        file,
+        MAX_FILE_BYTES,
+    ));
     let stop_token = task.stop.clone();
     let stop_task = Arc::clone(&task);
     let stop = async move {
@@ -424,7 +417,7 @@ async fn run_task(
     let (status, mut message) = match &end.stopped {
         Some((StopCause::Requested(reason), how)) => (
             TaskStatus::Stopped,
-            format!("stopped ({reason}): {}", how.describe(grace)),
+            format!("stopped because {reason}: {}", how.describe(grace)),
         ),
         Some((cause, how)) => (
             TaskStatus::Stopped,
@@ -448,8 +441,8 @@ async fn run_task(
             how.describe(grace)
         ));
     }
-    if let Some(err) = &sink.error {
-        message.push_str(&format!("; its output file is incomplete: {err}"));
+    if let Some(problem) = sink.0.problem() {
+        message.push_str(&format!("; its output file is incomplete: {problem}"));
     }
     let state = TaskState {
         status,

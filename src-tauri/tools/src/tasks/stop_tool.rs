@@ -82,7 +82,7 @@ impl TypedTool for TaskStopTool {
         }
         let after = self
             .tasks
-            .stop(&input.task_id, "stopped by TaskStop")
+            .stop(&input.task_id, "TaskStop asked")
             .await
             .map_err(|e| ToolError::failed(e.to_string()))?;
         let message = match after.state.status {
