@@ -26,7 +26,7 @@ pub mod launcher;
 pub mod output;
 pub mod process;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -370,69 +370,20 @@ impl TypedTool for BashTool {
         let mut notes: Vec<String> = start.reset_note.into_iter().collect();
 
         if input.run_in_background {
-            let env = vec![
-                (COMMAND_VAR.to_owned(), input.command.clone()),
-                (CWD_FILE_VAR.to_owned(), "/dev/null".to_owned()),
-            ];
-            let cmd = self.config.launcher.command(&LaunchSpec {
-                shell: &shell,
-                script: WRAPPER,
-                cwd: &start.dir,
-                env: &env,
-                working_dirs: &roots,
-            });
-            let info = self
-                .tasks
-                .start(
-                    cmd,
-                    &input.command,
-                    input.description.clone(),
-                    Some(cx.tool_use_id.to_owned()),
-                )
-                .map_err(|e| ToolError::failed(e.to_string()))?;
-            notes.insert(
-                0,
-                format!(
-                    "Command running in the background with task id {}. Its output is being written to {}. \
-                     Read it with TaskOutput (task_id \"{}\"); stop it with TaskStop.",
-                    info.task_id,
-                    info.output_path.display(),
-                    info.task_id
-                ),
-            );
-            return Ok(ToolResult::new(BashOutput {
-                output: String::new(),
-                outcome: BashOutcome::Background,
-                exit_code: None,
-                signal: None,
-                termination: None,
-                total_bytes: 0,
-                elided_bytes: 0,
-                output_path: Some(info.output_path.display().to_string()),
-                cwd: start.dir.display().to_string(),
-                notes,
-                task_id: Some(info.task_id),
-            }));
+            return self.start_background(&input, &cx, &shell, start.dir, &roots, notes);
         }
 
         let trailer = tempfile::Builder::new()
             .prefix("gatehouse-cwd-")
             .tempfile()
             .map_err(|e| ToolError::io("could not create the working-directory trailer file", e))?;
-        let env = vec![
-            (COMMAND_VAR.to_owned(), input.command.clone()),
-            (
-                CWD_FILE_VAR.to_owned(),
-                trailer.path().display().to_string(),
-            ),
-        ];
-        let cmd = self.config.launcher.command(&LaunchSpec {
-            shell: &shell,
-            script: WRAPPER,
-            cwd: &start.dir,
-            env: &env,
-            working_dirs: &roots,
-        });
+        let cmd = self.launch(
+            &shell,
+            &input.command,
+            &trailer.path().display().to_string(),
+            &start.dir,
+            &roots,
+        );
         let spawned = process::spawn(cmd)
             .map_err(|e| ToolError::io(format!("could not start {}", shell.display()), e))?;
         let output_path = self
@@ -517,6 +468,75 @@ impl TypedTool for BashTool {
 }
 
 impl BashTool {
+    /// The shell process for `command`, through the launcher (the sandbox
+    /// seam); the final cwd is written to `cwd_file`.
+    fn launch(
+        &self,
+        shell: &Path,
+        command: &str,
+        cwd_file: &str,
+        dir: &Path,
+        roots: &[PathBuf],
+    ) -> tokio::process::Command {
+        let env = [
+            (COMMAND_VAR.to_owned(), command.to_owned()),
+            (CWD_FILE_VAR.to_owned(), cwd_file.to_owned()),
+        ];
+        self.config.launcher.command(&LaunchSpec {
+            shell,
+            script: WRAPPER,
+            cwd: dir,
+            env: &env,
+            working_dirs: roots,
+        })
+    }
+
+    /// `run_in_background`: starts a task and answers with its id at once.
+    /// A `cd` in a background command does not carry over.
+    fn start_background(
+        &self,
+        input: &BashInput,
+        cx: &CallContext<'_>,
+        shell: &Path,
+        dir: PathBuf,
+        roots: &[PathBuf],
+        mut notes: Vec<String>,
+    ) -> Result<ToolResult<BashOutput>, ToolError> {
+        let cmd = self.launch(shell, &input.command, "/dev/null", &dir, roots);
+        let info = self
+            .tasks
+            .start(
+                cmd,
+                &input.command,
+                input.description.clone(),
+                Some(cx.tool_use_id.to_owned()),
+            )
+            .map_err(|e| ToolError::failed(e.to_string()))?;
+        notes.insert(
+            0,
+            format!(
+                "Command running in the background with task id {}. Its output is being written to {}. \
+                 Read it with TaskOutput (task_id \"{}\"); stop it with TaskStop.",
+                info.task_id,
+                info.output_path.display(),
+                info.task_id
+            ),
+        );
+        Ok(ToolResult::new(BashOutput {
+            output: String::new(),
+            outcome: BashOutcome::Background,
+            exit_code: None,
+            signal: None,
+            termination: None,
+            total_bytes: 0,
+            elided_bytes: 0,
+            output_path: Some(info.output_path.display().to_string()),
+            cwd: dir.display().to_string(),
+            notes,
+            task_id: Some(info.task_id),
+        }))
+    }
+
     /// Turns how the command ended into the output.
     fn finish(
         &self,
