@@ -390,3 +390,78 @@ async fn a_failing_bash_call_aborts_its_running_siblings() {
     let pids = printed_pids(&live);
     assert_eq!(survivors(&pids).await, Vec::<i32>::new());
 }
+
+#[tokio::test]
+async fn cd_into_an_additional_directory_carries_over_but_a_symlink_out_does_not() {
+    let mut env = env();
+    let extra = env.dir.path().join("extra");
+    std::fs::create_dir(&extra).unwrap();
+    let extra = extra.canonicalize().unwrap();
+    env.ctx.additional_dirs.push(extra.clone());
+    let r = env.bash("t1", &format!("cd '{}'", extra.display())).await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    let r = env.bash("t2", "pwd -P").await;
+    assert_eq!(r.text(), extra.display().to_string());
+    // A link inside the project pointing outside is judged by its target.
+    let project = env.project.clone();
+    std::os::unix::fs::symlink("/", project.join("root-link")).unwrap();
+    let r = env
+        .bash("t3", &format!("cd '{}/root-link'", project.display()))
+        .await;
+    assert!(
+        r.text().contains("outside the working directories"),
+        "{}",
+        r.text()
+    );
+    let r = env.bash("t4", "pwd -P").await;
+    assert_eq!(r.text(), project.display().to_string());
+}
+
+/// A launcher that runs the shell under `env`, as a sandbox wrapper would,
+/// and records the specs it saw.
+#[derive(Debug, Default)]
+struct Wrapping {
+    seen: std::sync::Mutex<Vec<(String, usize)>>,
+}
+
+impl gatehouse_tools::bash::launcher::CommandLauncher for Wrapping {
+    fn command(
+        &self,
+        spec: &gatehouse_tools::bash::launcher::LaunchSpec<'_>,
+    ) -> tokio::process::Command {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((spec.cwd.display().to_string(), spec.working_dirs.len()));
+        let mut cmd = tokio::process::Command::new("env");
+        cmd.arg("SANDBOXED=yes")
+            .arg(spec.shell)
+            .arg("-c")
+            .arg(spec.script)
+            .current_dir(spec.cwd)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)));
+        cmd
+    }
+}
+
+#[tokio::test]
+async fn the_launcher_seam_wraps_the_shell_and_keeps_the_guarantees() {
+    let launcher = Arc::new(Wrapping::default());
+    let seam = launcher.clone();
+    let mut env = env_with(move |c| c.launcher = seam, None);
+    let r = env
+        .bash(
+            "t1",
+            "echo $SANDBOXED; cat; cut -d')' -f2 /proc/$$/stat | cut -d' ' -f4",
+        )
+        .await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    let text = r.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "yes");
+    // Still its own process group: `env` execs the shell, which leads it.
+    let pid = env.progress("t1")[0]["pid"].to_string();
+    assert_eq!(lines[1], pid);
+    let seen = launcher.seen.lock().unwrap().clone();
+    assert_eq!(seen, vec![(env.project.display().to_string(), 1)]);
+}

@@ -139,7 +139,9 @@ struct Task {
     state: watch::Sender<TaskState>,
     stop: CancellationToken,
     stop_reason: Mutex<Option<String>>,
-    read_offset: Mutex<u64>,
+    /// Where the next read starts; held across the read so that two
+    /// reads never return the same bytes.
+    read_offset: tokio::sync::Mutex<u64>,
 }
 
 impl Task {
@@ -260,7 +262,7 @@ impl TaskManager {
             state,
             stop: CancellationToken::new(),
             stop_reason: Mutex::new(None),
-            read_offset: Mutex::new(0),
+            read_offset: tokio::sync::Mutex::new(0),
         });
         lock(&self.tasks).insert(n, Arc::clone(&task));
         self.emitter.emit(EventBody::TaskStarted {
@@ -323,13 +325,18 @@ impl TaskManager {
             wait_timed_out = !task.wait_done(wait).await;
         }
         let info = task.info();
-        let mut offset = lock(&task.read_offset);
-        let (recorder, consumed) = read_since(&task.output_path, *offset, filter.as_ref())
-            .map_err(|source| TaskError::Read {
-                id: task.id.clone(),
-                path: task.output_path.clone(),
-                source,
-            })?;
+        let mut offset = task.read_offset.lock().await;
+        let path = task.output_path.clone();
+        let from = *offset;
+        // A task may have written up to 1 GiB: read off the async threads.
+        let read = tokio::task::spawn_blocking(move || read_since(&path, from, filter.as_ref()))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        let (recorder, consumed) = read.map_err(|source| TaskError::Read {
+            id: task.id.clone(),
+            path: task.output_path.clone(),
+            source,
+        })?;
         *offset += consumed;
         drop(offset);
         let rendered = recorder.render();
