@@ -155,13 +155,13 @@ async fn a_timeout_stops_the_group_and_returns_the_output_so_far() {
         .run(
             "t1",
             "Bash",
-            json!({ "command": "echo started; sleep 60", "timeout": 500 }),
+            json!({ "command": "echo started; sleep 60", "timeout": 3_000 }),
         )
         .await;
     assert_eq!(r.status, CallStatus::Failed);
     let text = r.text();
     assert!(text.contains("started"), "{text}");
-    assert!(text.contains("timed out after 500 ms"), "{text}");
+    assert!(text.contains("timed out after 3000 ms"), "{text}");
     assert!(text.contains("SIGTERM"), "{text}");
 }
 
@@ -172,7 +172,7 @@ async fn children_that_ignore_sigterm_are_killed_on_timeout() {
         .run(
             "t1",
             "Bash",
-            json!({ "command": STUBBORN, "timeout": 3_000 }),
+            json!({ "command": STUBBORN, "timeout": 8_000 }),
         )
         .await;
     let text = r.text();
@@ -296,7 +296,7 @@ async fn a_command_that_closes_its_output_but_keeps_running_times_out() {
         .run(
             "t1",
             "Bash",
-            json!({ "command": "echo bye; exec >&- 2>&-; sleep 60", "timeout": 700 }),
+            json!({ "command": "echo bye; exec >&- 2>&-; sleep 60", "timeout": 3_000 }),
         )
         .await;
     assert_eq!(r.status, CallStatus::Failed);
