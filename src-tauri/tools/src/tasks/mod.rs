@@ -42,6 +42,8 @@ use crate::bash::process::{self, OutputHandler, StopCause, Termination};
 pub const READ_HEAD_BYTES: usize = 15_000;
 /// See [`READ_HEAD_BYTES`].
 pub const READ_TAIL_BYTES: usize = 15_000;
+/// With a filter, the most bytes of one line that are kept and matched.
+pub const MAX_FILTER_LINE: usize = 64 * 1024;
 /// After asking a task to stop, how long to wait for it to be gone beyond
 /// the grace period.
 const STOP_SLACK: Duration = Duration::from_secs(10);
@@ -482,7 +484,7 @@ fn read_since(
         return Ok((recorder, 0));
     }
     file.seek(SeekFrom::Start(offset))?;
-    let mut reader = std::io::BufReader::new(file.take(end - offset));
+    let mut reader = file.take(end - offset);
     let mut consumed = 0_u64;
     match filter {
         None => {
@@ -497,21 +499,64 @@ fn read_since(
             }
         }
         Some(re) => {
-            use std::io::BufRead;
+            // Lines are matched on at most their first MAX_FILTER_LINE
+            // bytes, so a single 50 MB line costs no more memory than that.
             let mut line = Vec::new();
+            let keep = |line: &[u8], recorder: &mut OutputRecorder| {
+                let text = crate::bash::output::to_model_text(line);
+                if re.is_match(text.trim_end_matches(['\n', '\r'])) {
+                    recorder.push(line);
+                }
+            };
+            let mut buf = vec![0_u8; 64 * 1024];
             loop {
-                line.clear();
-                let n = reader.read_until(b'\n', &mut line)?;
+                let n = reader.read(&mut buf)?;
                 if n == 0 {
                     break;
                 }
                 consumed += n as u64;
-                let text = crate::bash::output::to_model_text(&line);
-                if re.is_match(text.trim_end_matches(['\n', '\r'])) {
-                    recorder.push(&line);
+                for piece in buf[..n].split_inclusive(|b| *b == b'\n') {
+                    let room = MAX_FILTER_LINE.saturating_sub(line.len());
+                    line.extend_from_slice(&piece[..piece.len().min(room)]);
+                    if piece.ends_with(b"\n") {
+                        keep(&line, &mut recorder);
+                        line.clear();
+                    }
                 }
+            }
+            if !line.is_empty() {
+                keep(&line, &mut recorder);
             }
         }
     }
     Ok((recorder, consumed))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filtered_reads_bound_long_lines_and_keep_partial_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let mut data = b"keep 1\nskip\n".to_vec();
+        data.extend(std::iter::repeat_n(b'k', 3 * MAX_FILTER_LINE));
+        data.extend_from_slice(b"\nkeep last");
+        std::fs::write(&path, &data).unwrap();
+        let re = Regex::new("^k").unwrap();
+        let (rec, consumed) = read_since(&path, 0, Some(&re)).unwrap();
+        assert_eq!(consumed, data.len() as u64);
+        // "keep 1\n" + the long line cut to MAX_FILTER_LINE + "keep last".
+        assert_eq!(rec.total(), (7 + MAX_FILTER_LINE + 9) as u64);
+        let text = rec.render().text;
+        assert!(text.starts_with("keep 1\nkkk"), "{}", &text[..20]);
+        assert!(text.ends_with("keep last"), "{text:.40}");
+        assert!(!text.contains("skip"));
+        // From an offset, only what follows.
+        let (rec, consumed) = read_since(&path, 7, None).unwrap();
+        assert_eq!(consumed, data.len() as u64 - 7);
+        assert!(rec.render().text.starts_with("skip\n"));
+    }
 }
