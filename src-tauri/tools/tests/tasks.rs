@@ -74,6 +74,33 @@ async fn a_background_command_returns_a_task_id_and_its_output_is_read_later() {
     );
     let events = task_events(&env);
     assert_eq!(events.len(), 2, "{events:?}");
+    // On the wire: flat objects with snake_case types.
+    let wire: Vec<serde_json::Value> = env
+        .events()
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.body,
+                EventBody::TaskStarted { .. } | EventBody::TaskCompleted { .. }
+            )
+        })
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(wire[0]["type"], "task_started");
+    assert_eq!(wire[0]["task_id"], id.as_str());
+    assert_eq!(
+        wire[0]["command"].as_str().unwrap().split(';').next(),
+        Some("echo one")
+    );
+    assert_eq!(wire[1]["type"], "task_completed");
+    assert_eq!(wire[1]["status"], "completed");
+    assert_eq!(wire[1]["exit_code"], 0);
+    assert!(
+        wire[1]["output_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{id}.log"))
+    );
     assert!(
         matches!(&events[0], EventBody::TaskStarted { task_id, tool_use_id: Some(t), description: Some(_), .. } if *task_id == id && t == "t1")
     );
