@@ -394,3 +394,75 @@ where
         leftovers,
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Vec<u8>, usize);
+
+    impl OutputHandler for Collect {
+        fn output(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+        fn tick(&mut self) {
+            self.1 += 1;
+        }
+    }
+
+    fn shell(script: &str) -> Command {
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    #[test]
+    fn our_own_process_is_alive_and_parsed() {
+        let me = i32::try_from(std::process::id()).unwrap();
+        assert!(process_alive(me));
+        let (state, _group) = proc_state(me).unwrap();
+        assert_ne!(state, 'Z');
+        assert!(!process_alive(i32::MAX));
+        assert!(!group_alive(0), "pgid 0 is never a real group");
+    }
+
+    #[tokio::test]
+    async fn a_command_runs_to_its_end_and_its_group_is_gone() {
+        let sp = spawn(shell("echo out; echo err >&2; exit 7")).unwrap();
+        let pgid = sp.pgid;
+        let mut out = Collect::default();
+        let end = drive(
+            sp,
+            Duration::from_millis(100),
+            std::future::pending(),
+            &mut out,
+        )
+        .await;
+        assert_eq!(out.0, b"out\nerr\n");
+        assert!(out.1 >= 1, "the final tick always comes");
+        assert_eq!(end.exit_code, Some(7));
+        assert_eq!(end.stopped, None);
+        assert_eq!(end.leftovers, None);
+        assert!(!group_alive(pgid));
+    }
+
+    #[tokio::test]
+    async fn a_requested_stop_ends_the_group() {
+        let sp = spawn(shell("echo go; sleep 1000")).unwrap();
+        let pgid = sp.pgid;
+        let mut out = Collect::default();
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            StopCause::Requested("test".into())
+        };
+        let end = drive(sp, Duration::from_millis(100), stop, &mut out).await;
+        assert_eq!(
+            end.stopped,
+            Some((StopCause::Requested("test".into()), Termination::Terminated))
+        );
+        assert_eq!(end.signal, Some(15));
+        assert!(!group_alive(pgid));
+    }
+}
