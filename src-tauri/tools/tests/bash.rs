@@ -80,6 +80,15 @@ async fn cd_persists_inside_the_working_directories_and_resets_outside() {
     // The session's own cwd (what containment is measured against) is
     // untouched.
     assert_eq!(env.ctx.cwd, project);
+    // A sub-agent has a shell of its own.
+    let r = env.bash("t7", "cd sub").await;
+    assert_eq!(r.status, CallStatus::Succeeded);
+    env.ctx.agent_id = Some("agent-1".into());
+    let r = env.bash("t8", "pwd -P").await;
+    assert_eq!(r.text(), project.display().to_string());
+    env.ctx.agent_id = None;
+    let r = env.bash("t9", "pwd -P").await;
+    assert_eq!(r.text(), project.join("sub").display().to_string());
 }
 
 #[tokio::test]

@@ -359,7 +359,12 @@ impl TypedTool for BashTool {
             )
         })?;
         let roots = working_dirs(&ctx.cwd, &ctx.additional_dirs);
-        let start = self.dirs.start_dir(&ctx.session_id, &root, &roots);
+        // Each agent of a session (main thread, sub-agents) has its own shell.
+        let shell_key = match &ctx.agent_id {
+            Some(agent) => format!("{}/{agent}", ctx.session_id),
+            None => ctx.session_id.clone(),
+        };
+        let start = self.dirs.start_dir(&shell_key, &root, &roots);
         let shell = self.shell();
         if !shell.is_file() {
             return Err(ToolError::failed(format!(
@@ -430,10 +435,10 @@ impl TypedTool for BashTool {
 
         let reported = std::fs::read_to_string(trailer.path()).unwrap_or_default();
         let final_dir = if end.stopped.is_none() {
-            if let Some(note) = self.dirs.record(&ctx.session_id, &reported, &root, &roots) {
+            if let Some(note) = self.dirs.record(&shell_key, &reported, &root, &roots) {
                 notes.push(note);
             }
-            self.dirs.start_dir(&ctx.session_id, &root, &roots).dir
+            self.dirs.start_dir(&shell_key, &root, &roots).dir
         } else {
             start.dir
         };
