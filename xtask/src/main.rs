@@ -6,6 +6,7 @@
 //! * `cargo xtask test` — every check the project has, ending with one line
 //!   `N passed, M failed`. `.ci/run` calls exactly this.
 
+mod bench;
 mod deps;
 mod gen_types;
 mod process;
@@ -48,6 +49,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Run the performance benchmarks (release build); fails when one
+    /// misses its target.
+    Bench,
 }
 
 /// The repository root (the parent of this crate).
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Run { smoke } => run::run(smoke),
         Command::Test { groups } => test::test(&groups),
         Command::GenTypes { check } => gen_types::gen_types(check),
+        Command::Bench => bench::bench(),
     };
     match result {
         Ok(code) => code,

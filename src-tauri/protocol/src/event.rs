@@ -121,6 +121,35 @@ pub enum EventBody {
         /// Whether it was applied.
         applied: bool,
     },
+    /// A background task started (a Bash call with `run_in_background`).
+    /// Closed by exactly one `task_completed`.
+    TaskStarted {
+        /// The task's id, as TaskOutput and TaskStop take it.
+        task_id: String,
+        /// The Bash call that started it.
+        tool_use_id: Option<String>,
+        /// The command line.
+        command: String,
+        /// The model's description of the command, if it gave one.
+        description: Option<String>,
+        /// Where the task's whole output is being written.
+        output_path: String,
+    },
+    /// A background task ended: it finished on its own, was stopped by
+    /// TaskStop, or was stopped because the session closed.
+    TaskCompleted {
+        /// The task.
+        task_id: String,
+        /// How it ended.
+        status: TaskStatus,
+        /// Its exit code, when it exited rather than being killed.
+        exit_code: Option<i32>,
+        /// Where its whole output is.
+        output_path: String,
+        /// What happened, for people ("exited with code 0", "stopped when
+        /// the session closed: SIGTERM, then SIGKILL after 3 s").
+        message: String,
+    },
 }
 
 /// The pipeline stage that refused a call before it could run.
@@ -175,4 +204,19 @@ pub struct ImageSource {
     pub media_type: String,
     /// Base64 data.
     pub data: String,
+}
+
+/// The state of a background task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Still running.
+    Running,
+    /// Exited with code 0.
+    Completed,
+    /// Exited with another code, or was killed by a signal it did not
+    /// receive from Gatehouse.
+    Failed,
+    /// Stopped by Gatehouse (TaskStop, or the session closing).
+    Stopped,
 }

@@ -1,34 +1,12 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * Base64 image data as the Messages API expects it.
@@ -61,24 +39,19 @@ text: string, } | { "type": "image",
 source: ImageSource, };
 
 /**
- * The pipeline stage that refused a call before it could run.
+ * The three outcomes of a permission check.
  */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * Where a permission rule came from, highest precedence first.
  */
 export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
  * Why a decision came out the way it did.
@@ -128,6 +101,38 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
 
 /**
  * One event of one session.
@@ -264,7 +269,48 @@ description: string,
 /**
  * Whether it was applied.
  */
-applied: boolean, });
+applied: boolean, } | { "type": "task_started", 
+/**
+ * The task's id, as TaskOutput and TaskStop take it.
+ */
+task_id: string, 
+/**
+ * The Bash call that started it.
+ */
+tool_use_id: string | null, 
+/**
+ * The command line.
+ */
+command: string, 
+/**
+ * The model's description of the command, if it gave one.
+ */
+description: string | null, 
+/**
+ * Where the task's whole output is being written.
+ */
+output_path: string, } | { "type": "task_completed", 
+/**
+ * The task.
+ */
+task_id: string, 
+/**
+ * How it ended.
+ */
+status: TaskStatus, 
+/**
+ * Its exit code, when it exited rather than being killed.
+ */
+exit_code: number | null, 
+/**
+ * Where its whole output is.
+ */
+output_path: string, 
+/**
+ * What happened, for people ("exited with code 0", "stopped when
+ * the session closed: SIGTERM, then SIGKILL after 3 s").
+ */
+message: string, });
 
 /**
  * The error every command returns on failure: a message that says what went

@@ -1,0 +1,562 @@
+//! Background tasks: Bash commands started with `run_in_background`.
+//!
+//! A [`TaskManager`] belongs to one session. Each task runs in its own
+//! process group, its whole output goes to `<dir>/<task id>.log`, and its
+//! life is reported as `task_started` / `task_completed` events. The model
+//! reads new output with [`TaskOutputTool`] and ends a task with
+//! [`TaskStopTool`]; [`TaskManager::shutdown`] stops whatever still runs
+//! when the session closes and says what it stopped. Dropping the manager
+//! without a shutdown still ends every running group (SIGTERM, SIGKILL
+//! after the grace period).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`output_tool`] | TaskOutput |
+//! | [`stop_tool`] | TaskStop |
+
+pub mod output_tool;
+pub mod stop_tool;
+
+pub use output_tool::TaskOutputTool;
+pub use stop_tool::TaskStopTool;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use gatehouse_core::events::Emitter;
+use gatehouse_protocol::event::{EventBody, TaskStatus};
+use regex::Regex;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::bash::DEFAULT_GRACE;
+use crate::bash::output::{CappedFile, MAX_FILE_BYTES, OutputRecorder};
+use crate::bash::process::{self, OutputHandler, StopCause, Termination};
+
+/// How much of a task's new output one read returns at most (head + tail
+/// bytes; the middle is elided, the file has it all).
+pub const READ_HEAD_BYTES: usize = 15_000;
+/// See [`READ_HEAD_BYTES`].
+pub const READ_TAIL_BYTES: usize = 15_000;
+/// With a filter, the most bytes of one line that are kept and matched.
+pub const MAX_FILTER_LINE: usize = 64 * 1024;
+/// After asking a task to stop, how long to wait for it to be gone beyond
+/// the grace period.
+const STOP_SLACK: Duration = Duration::from_secs(10);
+
+/// Why a task operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// No task has this id.
+    #[error("no background task has the id {id:?}{known}")]
+    Unknown {
+        /// The id asked for.
+        id: String,
+        /// The known ids, as a sentence suffix.
+        known: String,
+    },
+    /// The session is closing; no new tasks start.
+    #[error("the session is closing; no new background tasks can start")]
+    Closed,
+    /// Starting the process (or its output file) failed.
+    #[error("could not start the background task: {context}: {source}")]
+    Start {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading the output file failed.
+    #[error("could not read the output of task {id} from {path}: {source}")]
+    Read {
+        /// The task.
+        id: String,
+        /// Its output file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The filter is not a valid regular expression.
+    #[error("the filter is not a valid regular expression: {0}")]
+    BadFilter(#[from] regex::Error),
+}
+
+/// A task's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskState {
+    /// Running, completed, failed or stopped.
+    pub status: TaskStatus,
+    /// The exit code once it exited.
+    pub exit_code: Option<i32>,
+    /// How it ended, once it did.
+    pub message: Option<String>,
+}
+
+/// What is known about a task (a snapshot).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskInfo {
+    /// The id TaskOutput and TaskStop take.
+    pub task_id: String,
+    /// The command line.
+    pub command: String,
+    /// The model's description.
+    pub description: Option<String>,
+    /// The whole output.
+    pub output_path: PathBuf,
+    /// The process group id.
+    pub pgid: i32,
+    /// Its state.
+    pub state: TaskState,
+}
+
+/// One read of a task's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskRead {
+    /// The task, as of the end of the read.
+    pub info: TaskInfo,
+    /// New output since the previous read (ANSI stripped, filtered, the
+    /// middle elided when over budget).
+    pub output: String,
+    /// New bytes consumed by this read (before filtering).
+    pub new_bytes: u64,
+    /// Bytes left out of `output` by the budget.
+    pub elided_bytes: u64,
+    /// Whether a blocking read gave up waiting while the task still ran.
+    pub wait_timed_out: bool,
+}
+
+#[derive(Debug)]
+struct Task {
+    id: String,
+    command: String,
+    description: Option<String>,
+    output_path: PathBuf,
+    pgid: i32,
+    state: watch::Sender<TaskState>,
+    stop: CancellationToken,
+    stop_reason: Mutex<Option<String>>,
+    /// Where the next read starts; held across the read so that two
+    /// reads never return the same bytes.
+    read_offset: tokio::sync::Mutex<u64>,
+}
+
+impl Task {
+    fn info(&self) -> TaskInfo {
+        TaskInfo {
+            task_id: self.id.clone(),
+            command: self.command.clone(),
+            description: self.description.clone(),
+            output_path: self.output_path.clone(),
+            pgid: self.pgid,
+            state: self.state.borrow().clone(),
+        }
+    }
+
+    fn is_running(&self) -> bool {
+        self.state.borrow().status == TaskStatus::Running
+    }
+
+    fn request_stop(&self, reason: &str) {
+        let mut slot = lock(&self.stop_reason);
+        if slot.is_none() {
+            *slot = Some(reason.to_owned());
+        }
+        drop(slot);
+        self.stop.cancel();
+    }
+
+    /// Waits until the task is no longer running, at most `limit`. True
+    /// when it ended.
+    async fn wait_done(&self, limit: Duration) -> bool {
+        let mut rx = self.state.subscribe();
+        tokio::time::timeout(limit, rx.wait_for(|s| s.status != TaskStatus::Running))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+}
+
+/// The background tasks of one session.
+#[derive(Debug)]
+pub struct TaskManager {
+    dir: PathBuf,
+    emitter: Emitter,
+    grace: Duration,
+    next_id: AtomicU64,
+    closed: AtomicBool,
+    tasks: Mutex<BTreeMap<u64, Arc<Task>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl TaskManager {
+    /// A manager writing task output under `dir` (normally `<session
+    /// dir>/tasks`) and reporting task events through `emitter`.
+    pub fn new(dir: impl Into<PathBuf>, emitter: Emitter) -> Arc<Self> {
+        Self::with_grace(dir, emitter, DEFAULT_GRACE)
+    }
+
+    /// Like [`TaskManager::new`] with a grace period between SIGTERM and
+    /// SIGKILL other than the default 3 s.
+    pub fn with_grace(dir: impl Into<PathBuf>, emitter: Emitter, grace: Duration) -> Arc<Self> {
+        Arc::new(Self {
+            dir: dir.into(),
+            emitter,
+            grace,
+            next_id: AtomicU64::new(1),
+            closed: AtomicBool::new(false),
+            tasks: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// Where task output goes.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Starts `cmd` (a shell built by the Bash tool's launcher) as a task
+    /// and returns at once. Must be called within a Tokio runtime.
+    pub fn start(
+        &self,
+        cmd: tokio::process::Command,
+        command: &str,
+        description: Option<String>,
+        tool_use_id: Option<String>,
+    ) -> Result<TaskInfo, TaskError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(TaskError::Closed);
+        }
+        let runtime = tokio::runtime::Handle::try_current().map_err(|e| TaskError::Start {
+            context: "no async runtime".into(),
+            source: std::io::Error::other(e),
+        })?;
+        let n = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let id = format!("bash_{n}");
+        let output_path = self.dir.join(format!("{id}.log"));
+        let file = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::File::create(&output_path))
+            .map_err(|source| TaskError::Start {
+                context: format!("creating {}", output_path.display()),
+                source,
+            })?;
+        let spawned = process::spawn(cmd).map_err(|source| TaskError::Start {
+            context: "spawning the shell".into(),
+            source,
+        })?;
+        let (state, _) = watch::channel(TaskState {
+            status: TaskStatus::Running,
+            exit_code: None,
+            message: None,
+        });
+        let task = Arc::new(Task {
+            id: id.clone(),
+            command: command.to_owned(),
+            description: description.clone(),
+            output_path: output_path.clone(),
+            pgid: spawned.pgid,
+            state,
+            stop: CancellationToken::new(),
+            stop_reason: Mutex::new(None),
+            read_offset: tokio::sync::Mutex::new(0),
+        });
+        lock(&self.tasks).insert(n, Arc::clone(&task));
+        self.emitter.emit(EventBody::TaskStarted {
+            task_id: id,
+            tool_use_id,
+            command: command.to_owned(),
+            description,
+            output_path: output_path.display().to_string(),
+        });
+        let info = task.info();
+        runtime.spawn(run_task(
+            task,
+            spawned,
+            file,
+            self.emitter.clone(),
+            self.grace,
+        ));
+        Ok(info)
+    }
+
+    fn find(&self, id: &str) -> Result<Arc<Task>, TaskError> {
+        let tasks = lock(&self.tasks);
+        tasks.values().find(|t| t.id == id).cloned().ok_or_else(|| {
+            let ids: Vec<&str> = tasks.values().map(|t| t.id.as_str()).collect();
+            TaskError::Unknown {
+                id: id.to_owned(),
+                known: if ids.is_empty() {
+                    " (there are no background tasks)".into()
+                } else {
+                    format!(" (known tasks: {})", ids.join(", "))
+                },
+            }
+        })
+    }
+
+    /// Every task of the session, oldest first.
+    pub fn list(&self) -> Vec<TaskInfo> {
+        lock(&self.tasks).values().map(|t| t.info()).collect()
+    }
+
+    /// One task.
+    pub fn info(&self, id: &str) -> Result<TaskInfo, TaskError> {
+        self.find(id).map(|t| t.info())
+    }
+
+    /// Reads a task's output written since the previous read. With `block`,
+    /// first waits (at most `wait`) for the task to end. With `filter`, only
+    /// lines matching the regular expression are returned.
+    pub async fn read(
+        &self,
+        id: &str,
+        block: bool,
+        wait: Duration,
+        filter: Option<&str>,
+    ) -> Result<TaskRead, TaskError> {
+        let filter = filter.map(Regex::new).transpose()?;
+        let task = self.find(id)?;
+        let mut wait_timed_out = false;
+        if block && task.is_running() {
+            wait_timed_out = !task.wait_done(wait).await;
+        }
+        let info = task.info();
+        let mut offset = task.read_offset.lock().await;
+        let path = task.output_path.clone();
+        let from = *offset;
+        // A task may have written up to 1 GiB: read off the async threads.
+        let read = tokio::task::spawn_blocking(move || read_since(&path, from, filter.as_ref()))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        let (recorder, consumed) = read.map_err(|source| TaskError::Read {
+            id: task.id.clone(),
+            path: task.output_path.clone(),
+            source,
+        })?;
+        *offset += consumed;
+        drop(offset);
+        let rendered = recorder.render();
+        Ok(TaskRead {
+            info,
+            output: rendered.text,
+            new_bytes: consumed,
+            elided_bytes: rendered.elided_bytes,
+            wait_timed_out,
+        })
+    }
+
+    /// Stops a task (its whole process group) and waits for it to end.
+    /// Stopping a task that already ended changes nothing.
+    pub async fn stop(&self, id: &str, reason: &str) -> Result<TaskInfo, TaskError> {
+        let task = self.find(id)?;
+        if task.is_running() {
+            task.request_stop(reason);
+            task.wait_done(self.grace + STOP_SLACK).await;
+        }
+        Ok(task.info())
+    }
+
+    /// Stops every running task (the session is closing) and reports the
+    /// ones it stopped. No task can start afterwards.
+    pub async fn shutdown(&self) -> Vec<TaskInfo> {
+        self.closed.store(true, Ordering::SeqCst);
+        let running: Vec<Arc<Task>> = lock(&self.tasks)
+            .values()
+            .filter(|t| t.is_running())
+            .cloned()
+            .collect();
+        for task in &running {
+            task.request_stop("the session closed");
+        }
+        for task in &running {
+            task.wait_done(self.grace + STOP_SLACK).await;
+        }
+        running.iter().map(|t| t.info()).collect()
+    }
+}
+
+impl Drop for TaskManager {
+    fn drop(&mut self) {
+        for task in lock(&self.tasks).values() {
+            if task.is_running() {
+                process::terminate_group_in_background(task.pgid, self.grace);
+            }
+        }
+    }
+}
+
+/// Writes a task's output to its file.
+struct FileSink(CappedFile);
+
+impl OutputHandler for FileSink {
+    fn output(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+}
+
+/// Drives one task to its end and reports it.
+async fn run_task(
+    task: Arc<Task>,
+    spawned: process::Spawned,
+    file: std::fs::File,
+    emitter: Emitter,
+    grace: Duration,
+) {
+    let mut sink = FileSink(CappedFile::from_file(
+        task.output_path.clone(),
+        file,
+        MAX_FILE_BYTES,
+    ));
+    let stop_token = task.stop.clone();
+    let stop_task = Arc::clone(&task);
+    let stop = async move {
+        stop_token.cancelled().await;
+        let reason = lock(&stop_task.stop_reason)
+            .clone()
+            .unwrap_or_else(|| "stopped".into());
+        StopCause::Requested(reason)
+    };
+    let end = process::drive(spawned, grace, stop, &mut sink).await;
+    let (status, mut message) = match &end.stopped {
+        Some((StopCause::Requested(reason), how)) => (
+            TaskStatus::Stopped,
+            format!("stopped because {reason}: {}", how.describe(grace)),
+        ),
+        Some((cause, how)) => (
+            TaskStatus::Stopped,
+            format!("stopped ({cause:?}): {}", how.describe(grace)),
+        ),
+        None => match (end.exit_code, end.signal) {
+            (Some(0), _) => (TaskStatus::Completed, "exited with code 0".to_owned()),
+            (Some(code), _) => (TaskStatus::Failed, format!("exited with code {code}")),
+            (None, Some(sig)) => (TaskStatus::Failed, format!("killed by signal {sig}")),
+            (None, None) => (
+                TaskStatus::Failed,
+                "ended with an unknown status".to_owned(),
+            ),
+        },
+    };
+    if let Some(how) = end.leftovers
+        && how != Termination::AlreadyGone
+    {
+        message.push_str(&format!(
+            "; processes it left running were stopped ({})",
+            how.describe(grace)
+        ));
+    }
+    if let Some(problem) = sink.0.problem() {
+        message.push_str(&format!("; its output file is incomplete: {problem}"));
+    }
+    let state = TaskState {
+        status,
+        exit_code: end.exit_code,
+        message: Some(message.clone()),
+    };
+    task.state.send_replace(state);
+    emitter.emit(EventBody::TaskCompleted {
+        task_id: task.id.clone(),
+        status,
+        exit_code: end.exit_code,
+        output_path: task.output_path.display().to_string(),
+        message,
+    });
+}
+
+/// Reads `path` from `offset` to its current end into a head/tail
+/// recorder, keeping only lines matching `filter` when one is given.
+/// Returns the recorder and the bytes consumed.
+fn read_since(
+    path: &Path,
+    offset: u64,
+    filter: Option<&Regex>,
+) -> std::io::Result<(OutputRecorder, u64)> {
+    let mut recorder =
+        OutputRecorder::in_memory(Some(path.to_path_buf()), READ_HEAD_BYTES, READ_TAIL_BYTES);
+    let mut file = std::fs::File::open(path)?;
+    let end = file.metadata()?.len();
+    if end <= offset {
+        return Ok((recorder, 0));
+    }
+    file.seek(SeekFrom::Start(offset))?;
+    let mut reader = file.take(end - offset);
+    let mut consumed = 0_u64;
+    match filter {
+        None => {
+            let mut buf = vec![0_u8; 64 * 1024];
+            loop {
+                let n = reader.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                consumed += n as u64;
+                recorder.push(&buf[..n]);
+            }
+        }
+        Some(re) => {
+            // Lines are matched on at most their first MAX_FILTER_LINE
+            // bytes, so a single 50 MB line costs no more memory than that.
+            let mut line = Vec::new();
+            let keep = |line: &[u8], recorder: &mut OutputRecorder| {
+                let text = crate::bash::output::to_model_text(line);
+                if re.is_match(text.trim_end_matches(['\n', '\r'])) {
+                    recorder.push(line);
+                }
+            };
+            let mut buf = vec![0_u8; 64 * 1024];
+            loop {
+                let n = reader.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                consumed += n as u64;
+                for piece in buf[..n].split_inclusive(|b| *b == b'\n') {
+                    let room = MAX_FILTER_LINE.saturating_sub(line.len());
+                    line.extend_from_slice(&piece[..piece.len().min(room)]);
+                    if piece.ends_with(b"\n") {
+                        keep(&line, &mut recorder);
+                        line.clear();
+                    }
+                }
+            }
+            if !line.is_empty() {
+                keep(&line, &mut recorder);
+            }
+        }
+    }
+    Ok((recorder, consumed))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filtered_reads_bound_long_lines_and_keep_partial_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let mut data = b"keep 1\nskip\n".to_vec();
+        data.extend(std::iter::repeat_n(b'k', 3 * MAX_FILTER_LINE));
+        data.extend_from_slice(b"\nkeep last");
+        std::fs::write(&path, &data).unwrap();
+        let re = Regex::new("^k").unwrap();
+        let (rec, consumed) = read_since(&path, 0, Some(&re)).unwrap();
+        assert_eq!(consumed, data.len() as u64);
+        // "keep 1\n" + the long line cut to MAX_FILTER_LINE + "keep last".
+        assert_eq!(rec.total(), (7 + MAX_FILTER_LINE + 9) as u64);
+        let text = rec.render().text;
+        assert!(text.starts_with("keep 1\nkkk"), "{}", &text[..20]);
+        assert!(text.ends_with("keep last"), "{text:.40}");
+        assert!(!text.contains("skip"));
+        // From an offset, only what follows.
+        let (rec, consumed) = read_since(&path, 7, None).unwrap();
+        assert_eq!(consumed, data.len() as u64 - 7);
+        assert!(rec.render().text.starts_with("skip\n"));
+    }
+}
