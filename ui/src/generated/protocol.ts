@@ -1,11 +1,6 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
@@ -44,14 +39,36 @@ source: ImageSource, };
 export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * What one layer of the evaluation said.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
 
 /**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * Why a decision came out the way it did.
@@ -113,26 +130,9 @@ export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input
 export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
- * What one layer of the evaluation said.
+ * The state of a background task.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * One event of one session.
