@@ -40,6 +40,12 @@ pub fn load(path: &Path) -> Result<Option<Current>, ToolError> {
             path.display()
         )));
     }
+    if !meta.is_file() {
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file (a device, socket or pipe)",
+            path.display()
+        )));
+    }
     if meta.len() > MAX_EDIT_BYTES {
         return Err(ToolError::failed(format!(
             "{} is {} bytes; files over 1 GiB ({MAX_EDIT_BYTES} bytes) are not edited",

@@ -114,6 +114,23 @@ async fn read_refuses_relative_paths_directories_binaries_and_missing_files() {
 }
 
 #[tokio::test]
+async fn devices_and_pipes_are_refused_instead_of_blocking() {
+    let sx = Session::new();
+    let text = sx.err("Read", json!({"file_path": "/dev/zero"})).await;
+    assert!(text.contains("not a regular file"), "{text}");
+    let fifo = sx.path("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let text = sx.err("Read", json!({"file_path": s(&fifo)})).await;
+        assert!(text.contains("not a regular file"), "{text}");
+        let text = sx
+            .err("Write", json!({"file_path": s(&fifo), "content": "x"}))
+            .await;
+        assert!(text.contains("not a regular file"), "{text}");
+    }
+}
+
+#[tokio::test]
 async fn read_of_an_empty_file_and_of_invalid_utf8_says_so() {
     let sx = Session::new();
     let p = sx.write("empty.txt", "");
@@ -587,4 +604,62 @@ async fn flags_and_subjects_follow_the_spec() {
             other => panic!("{name}: {other:?}"),
         }
     }
+}
+
+#[tokio::test]
+async fn one_message_reads_in_parallel_then_edits_in_order() {
+    use gatehouse_core::testing::call;
+    let sx = Session::new();
+    let a = sx.write("a.txt", "alpha\n");
+    let b = sx.write("b.txt", "beta\n");
+    let blocks = vec![
+        call("r1", "Read", json!({"file_path": s(&a)})),
+        call("r2", "Read", json!({"file_path": s(&b)})),
+        call("g1", "Glob", json!({"pattern": "*.txt"})),
+        call(
+            "e1",
+            "Edit",
+            json!({"file_path": s(&a), "old_string": "alpha", "new_string": "ALPHA"}),
+        ),
+        call(
+            "w1",
+            "Write",
+            json!({"file_path": s(&b), "content": "BETA\n"}),
+        ),
+    ];
+    let ctx = gatehouse_core::ToolUseContext {
+        cwd: sx.root(),
+        ..Default::default()
+    };
+    let outcome = sx
+        .rt
+        .run_tools(blocks, ctx, tokio_util::sync::CancellationToken::new())
+        .await;
+    for r in &outcome.results {
+        assert_eq!(
+            r.status,
+            CallStatus::Succeeded,
+            "{}: {}",
+            r.tool_use_id,
+            r.text()
+        );
+    }
+    assert_eq!(fs::read_to_string(&a).unwrap(), "ALPHA\n");
+    assert_eq!(fs::read_to_string(&b).unwrap(), "BETA\n");
+    // Read, Read and Glob ran as one batch.
+    let batches: Vec<(String, u32)> = sx
+        .sink
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.body {
+            EventBody::ToolStarted {
+                tool_use_id, batch, ..
+            } => Some((tool_use_id, batch)),
+            _ => None,
+        })
+        .collect();
+    let batch_of = |id: &str| batches.iter().find(|(i, _)| i == id).unwrap().1;
+    assert_eq!(batch_of("r1"), batch_of("r2"));
+    assert_eq!(batch_of("r1"), batch_of("g1"));
+    assert_ne!(batch_of("e1"), batch_of("w1"));
 }

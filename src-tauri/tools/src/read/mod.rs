@@ -229,6 +229,13 @@ pub(crate) fn open_target(file_path: &str) -> Result<(PathBuf, std::fs::Metadata
             path.display()
         )));
     }
+    if !meta.is_file() {
+        // A FIFO or device would block or never end (/dev/zero, a pipe).
+        return Err(ToolError::failed(format!(
+            "{} is not a regular file (a device, socket or pipe) and cannot be read",
+            path.display()
+        )));
+    }
     Ok((path, meta))
 }
 
