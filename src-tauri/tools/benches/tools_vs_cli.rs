@@ -7,7 +7,7 @@
 //! Run: `cargo bench -p gatehouse-tools --bench tools_vs_cli`
 //! Corpus: `$GATEHOUSE_BENCH_CORPUS`, else `~/.cargo/registry/src` (present
 //! on every machine that has built the workspace). Runs per case:
-//! `$GATEHOUSE_BENCH_RUNS` (default 7).
+//! `$GATEHOUSE_BENCH_RUNS` (default 9).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -26,16 +26,37 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn time(runs: usize, mut f: impl FnMut() -> usize) -> (Duration, usize) {
-    let mut out = 0;
-    let times = (0..runs)
-        .map(|_| {
+type Measured = (Duration, usize);
+
+/// Times `ours` and `theirs` alternately (which goes first alternates
+/// too), so load from elsewhere on the machine hits both alike.
+fn compare(
+    runs: usize,
+    mut ours: impl FnMut() -> usize,
+    mut theirs: impl FnMut() -> usize,
+) -> (Measured, Measured) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut na, mut nb) = (0, 0);
+    for i in 0..runs {
+        let mut run_ours = || {
             let t = Instant::now();
-            out = f();
-            t.elapsed()
-        })
-        .collect();
-    (median(times), out)
+            na = ours();
+            a.push(t.elapsed());
+        };
+        let mut run_theirs = || {
+            let t = Instant::now();
+            nb = theirs();
+            b.push(t.elapsed());
+        };
+        if i % 2 == 0 {
+            run_ours();
+            run_theirs();
+        } else {
+            run_theirs();
+            run_ours();
+        }
+    }
+    ((median(a), na), (median(b), nb))
 }
 
 fn cli(program: &str, args: &[&str]) -> usize {
@@ -81,7 +102,7 @@ fn main() {
     let runs: usize = std::env::var("GATEHOUSE_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
+        .unwrap_or(9);
     let c = corpus.to_str().unwrap();
     println!("corpus {c}, {runs} runs per case, medians, warm cache");
 
@@ -102,18 +123,21 @@ fn main() {
                 output_mode: Some(mode),
                 ..GrepInput::default()
             };
-            let ours = time(runs, || {
-                grep(&input, &corpus, &CancellationToken::new())
-                    .unwrap()
-                    .entries
-                    .len()
-            });
             let flag = match mode {
                 OutputMode::FilesWithMatches => "-l",
                 OutputMode::Content => "-n",
                 OutputMode::Count => "-c",
             };
-            let theirs = time(runs, || cli("rg", &[flag, pattern, c]));
+            let (ours, theirs) = compare(
+                runs,
+                || {
+                    grep(&input, &corpus, &CancellationToken::new())
+                        .unwrap()
+                        .entries
+                        .len()
+                },
+                || cli("rg", &[flag, pattern, c]),
+            );
             report(
                 &format!("{label} /{pattern}/"),
                 ours,
@@ -127,10 +151,11 @@ fn main() {
     }
 
     if have("fdfind") {
-        let ours = time(runs, || {
-            glob(&corpus, "**/*.rs", Some(10_000)).unwrap().num_matches
-        });
-        let theirs = time(runs, || cli("fdfind", &["-g", "*.rs", c]));
+        let (ours, theirs) = compare(
+            runs,
+            || glob(&corpus, "**/*.rs", Some(10_000)).unwrap().num_matches,
+            || cli("fdfind", &["-g", "*.rs", c]),
+        );
         report(
             "Glob **/*.rs (sorted by mtime)",
             ours,
@@ -154,12 +179,15 @@ fn main() {
         limit: Some(2000),
         pages: None,
     };
-    let ours = time(runs * 3, || match read(&state, &input).unwrap() {
-        gatehouse_tools::read::ReadOutput::Text(t) => t.num_lines as usize,
-        _ => 0,
-    });
     let script = format!("head -n 2000 '{}' | cat -n", big.display());
-    let theirs = time(runs * 3, || cli("sh", &["-c", &script]));
+    let (ours, theirs) = compare(
+        runs * 3,
+        || match read(&state, &input).unwrap() {
+            gatehouse_tools::read::ReadOutput::Text(t) => t.num_lines as usize,
+            _ => 0,
+        },
+        || cli("sh", &["-c", &script]),
+    );
     report(
         "Read 10 MB, limit 2000",
         ours,

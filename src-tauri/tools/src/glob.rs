@@ -19,7 +19,7 @@ use gatehouse_core::permission::PermissionSubject;
 use gatehouse_core::tool::CallContext;
 use gatehouse_core::{ToolError, ToolResult, ToolUseContext, TypedTool};
 use gatehouse_protocol::event::ContentBlock;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -85,14 +85,18 @@ fn names_hidden(pattern: &str) -> bool {
         .any(|c| c.starts_with('.') && c != "." && c != "..")
 }
 
-/// Compiles a glob with ripgrep-like options.
-pub(crate) fn compile(pattern: &str) -> Result<GlobMatcher, ToolError> {
-    GlobBuilder::new(pattern)
+/// Compiles a glob with ripgrep-like options, as a one-glob `GlobSet`
+/// (whose literal, extension and prefix strategies avoid running a regex
+/// on every path, unlike a lone `GlobMatcher`).
+pub(crate) fn compile(pattern: &str) -> Result<GlobSet, ToolError> {
+    let invalid =
+        |e: globset::Error| ToolError::invalid(format!("invalid glob pattern {pattern:?}: {e}"));
+    let glob = GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| ToolError::invalid(format!("invalid glob pattern {pattern:?}: {e}")))
+        .map_err(invalid)?;
+    GlobSetBuilder::new().add(glob).build().map_err(invalid)
 }
 
 /// Resolves the search root: `path`, or the context's working directory.

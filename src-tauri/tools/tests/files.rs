@@ -111,6 +111,15 @@ async fn read_refuses_relative_paths_directories_binaries_and_missing_files() {
         "{text}"
     );
     assert!(sx.cache.is_empty());
+
+    sx.write("Config.toml", "x");
+    let text = sx
+        .err("Read", json!({"file_path": s(&sx.path("config.toml"))}))
+        .await;
+    assert!(
+        text.contains("Did you mean") && text.contains("Config.toml"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

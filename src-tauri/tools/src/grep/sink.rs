@@ -33,13 +33,38 @@ fn strip(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Appends the decimal digits of `n` without going through `fmt`.
+fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0_u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
 impl Collect<'_> {
+    /// Renders one line as rg does: `path{sep}number{sep}text`.
     fn push(&mut self, sep: char, number: Option<u64>, line: &[u8]) {
-        let text = String::from_utf8_lossy(strip(line));
-        let rendered = match (self.line_numbers, number) {
-            (true, Some(n)) => format!("{}{sep}{n}{sep}{text}", self.path),
-            _ => format!("{}{sep}{text}", self.path),
-        };
+        let line = strip(line);
+        let mut rendered = String::with_capacity(self.path.len() + line.len() + 12);
+        rendered.push_str(self.path);
+        rendered.push(sep);
+        if let (true, Some(n)) = (self.line_numbers, number) {
+            push_number(&mut rendered, n);
+            rendered.push(sep);
+        }
+        match std::str::from_utf8(line) {
+            Ok(text) => rendered.push_str(text),
+            Err(_) => rendered.push_str(&String::from_utf8_lossy(line)),
+        }
         self.result.lines.push(rendered);
     }
 }

@@ -222,7 +222,17 @@ pub(crate) fn backfill_path(input: &mut serde_json::Value, field: &str) {
 /// Resolves `file_path` and checks it names a readable regular file.
 pub(crate) fn open_target(file_path: &str) -> Result<(PathBuf, std::fs::Metadata), ToolError> {
     let path = paths::resolve("file_path", file_path)?;
-    let meta = std::fs::metadata(&path).map_err(|e| paths::io_error("read", &path, e))?;
+    let meta = std::fs::metadata(&path).map_err(|e| {
+        let hint = (e.kind() == std::io::ErrorKind::NotFound)
+            .then(|| similar_name(&path))
+            .flatten();
+        match (paths::io_error("read", &path, e), hint) {
+            (ToolError::Failed(msg), Some(h)) => {
+                ToolError::failed(format!("{msg}. Did you mean {}?", h.display()))
+            }
+            (err, _) => err,
+        }
+    })?;
     if meta.is_dir() {
         return Err(ToolError::failed(format!(
             "{} is a directory, not a file. Use Glob to find files in it, or Bash `ls` to list it.",
@@ -237,6 +247,22 @@ pub(crate) fn open_target(file_path: &str) -> Result<(PathBuf, std::fs::Metadata
         )));
     }
     Ok((path, meta))
+}
+
+/// A file beside `path` whose name differs only in case or extension.
+fn similar_name(path: &Path) -> Option<PathBuf> {
+    let parent = path.parent()?;
+    let name = path.file_name()?.to_string_lossy().to_lowercase();
+    let stem = path.file_stem()?.to_string_lossy().to_lowercase();
+    std::fs::read_dir(parent)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            let n = p.file_name().map(|n| n.to_string_lossy().to_lowercase());
+            let s = p.file_stem().map(|s| s.to_string_lossy().to_lowercase());
+            n.as_deref() == Some(name.as_str()) || s.as_deref() == Some(stem.as_str())
+        })
 }
 
 /// Does the read (blocking).
