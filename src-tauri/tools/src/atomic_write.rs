@@ -4,7 +4,9 @@
 //! Readers see either the old file or the new one, never a mix; if anything
 //! fails (disk full, read-only file system, permission denied) the temp file
 //! is removed and the original is untouched. A symlink target is written
-//! through: callers pass the canonical path.
+//! through: callers pass the canonical path. Owner and group are kept when
+//! the process may set them; hard links to the old file are not (a rename
+//! replaces the directory entry).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -121,6 +123,10 @@ pub fn write_atomic_with(
     fill(&mut file).map_err(err("write the temporary file"))?;
     file.flush().map_err(err("write the temporary file"))?;
     if let Some(meta) = &existing {
+        use std::os::unix::fs::MetadataExt;
+        // Owner first (best effort: only root or the owner may do it),
+        // since a chown may clear set-id bits the mode then restores.
+        let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
         file.set_permissions(meta.permissions())
             .map_err(err("copy the file's permissions"))?;
     }

@@ -672,3 +672,25 @@ async fn one_message_reads_in_parallel_then_edits_in_order() {
     assert_eq!(batch_of("r1"), batch_of("g1"));
     assert_ne!(batch_of("e1"), batch_of("w1"));
 }
+
+#[tokio::test]
+async fn edits_through_a_symlink_change_the_target_and_keep_the_link() {
+    let sx = Session::new();
+    let target = sx.write("real.txt", "one\n");
+    let link = sx.path("link.txt");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    sx.ok("Read", json!({"file_path": s(&link)})).await;
+    sx.ok(
+        "Edit",
+        json!({"file_path": s(&link), "old_string": "one", "new_string": "two"}),
+    )
+    .await;
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "two\n");
+    assert_eq!(sx.entries(&sx.root()), ["link.txt", "real.txt"]);
+}

@@ -374,3 +374,14 @@ async fn glob_caps_with_a_truncated_flag_and_names_hidden_when_asked() {
     );
     assert!(r.text().contains("invalid glob"), "{}", r.text());
 }
+
+#[test]
+fn a_cancelled_search_stops_with_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    tree(&root);
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let r = grep(&input("needle", OutputMode::Content), &root, &cancel);
+    assert!(matches!(r, Err(gatehouse_core::ToolError::Cancelled)));
+}
