@@ -10,7 +10,7 @@
 //! second edit needs no re-read.
 //!
 //! One cache per session: the registry builds the file tools with
-//! [`crate::file_tools`]`(cache)`; a caller may also attach a different
+//! [`crate::file_tools()`]`(cache)`; a caller may also attach a different
 //! cache to a call's context as [`SharedFileState`] (sub-agents with their
 //! own view), which then takes precedence.
 

@@ -7,7 +7,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`read`] | `Read`: text with `cat -n` numbering, images, PDFs, notebooks |
-//! | [`write`] | `Write`: create or overwrite, atomic, structured diff |
+//! | [`write`](mod@write) | `Write`: create or overwrite, atomic, structured diff |
 //! | [`edit`] | `Edit`: exact string replacement with stale-write protection |
 //! | [`notebook_edit`] | `NotebookEdit`: replace / insert / delete a notebook cell |
 //! | [`glob`] | `Glob`: file names by pattern, newest first |

@@ -11,7 +11,7 @@
 //! * anything else binary is refused with a clear message.
 //!
 //! Every successful read is recorded in the session's
-//! [`FileStateCache`](crate::FileStateCache) (canonical path, mtime,
+//! [`crate::FileStateCache`] (canonical path, mtime,
 //! content hash, partial or not) for the stale-write checks of Write, Edit
 //! and NotebookEdit.
 
