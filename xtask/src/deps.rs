@@ -20,7 +20,8 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
 ];
 
 /// Debian packages for a window without a display and for WebDriver tests.
-pub(crate) const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "webkit2gtk-driver"];
+/// `ripgrep`: Grep's results are compared with `rg`'s.
+pub(crate) const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "webkit2gtk-driver", "ripgrep"];
 
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
 const MIN_NODE: (u32, u32) = (20, 19);

@@ -157,9 +157,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
 
     report.step("install missing dependencies and build the UI", || {
         let mut packages = deps::BUILD_PACKAGES.to_vec();
-        if wants(Group::E2e) {
-            packages.extend(deps::TEST_PACKAGES);
-        }
+        packages.extend(deps::TEST_PACKAGES);
         deps::ensure_system_packages(&packages)?;
         run::build_ui(&root)?;
         Ok(Counts {

@@ -12,9 +12,11 @@
 //! * [`command`] — what a front end may ask the backend to do, with typed
 //!   arguments and results.
 //! * [`permission`] — permission decisions, their reasons and traces.
+//! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`project`] — projects and application information.
 
 pub mod command;
+pub mod diff;
 pub mod event;
 pub mod permission;
 pub mod project;

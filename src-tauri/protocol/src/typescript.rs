@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use ts_rs::{Config, TS, TypeVisitor};
 
 use crate::command::{CommandError, commands_interface, visit_command_types};
+use crate::diff::FileDiff;
 use crate::event::Event;
 
 /// The header of the generated file.
@@ -60,6 +61,8 @@ pub fn bindings() -> String {
     };
     collector.visit::<Event>();
     collector.visit::<CommandError>();
+    // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
+    collector.visit::<FileDiff>();
     visit_command_types(&mut collector);
     let mut out = String::from(HEADER);
     for decl in &collector.decls {

@@ -1,18 +1,18 @@
 //! The Bash tool with real processes, through the runtime's full pipeline.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+mod shell_support;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use common::{STUBBORN, env, env_with, printed_pids, progress_of, survivors};
 use gatehouse_core::events::{EventSink, MemorySink};
 use gatehouse_core::permission::ToolPermissionVerdict;
 use gatehouse_core::{CallStatus, ToolUseBlock};
 use gatehouse_protocol::event::{Event, EventBody, RejectionStage};
 use gatehouse_tools::bash::classifier::CommandClassifier;
 use serde_json::json;
+use shell_support::{STUBBORN, env, env_with, printed_pids, progress_of, survivors};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]

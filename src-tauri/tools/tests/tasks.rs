@@ -1,12 +1,12 @@
 //! Background tasks, TaskOutput and TaskStop with real processes.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-mod common;
+mod shell_support;
 
-use common::{Env, STUBBORN, env, printed_pids, survivors};
 use gatehouse_core::CallStatus;
 use gatehouse_protocol::event::{EventBody, TaskStatus};
 use serde_json::json;
+use shell_support::{Env, STUBBORN, env, printed_pids, survivors};
 
 async fn start(env: &mut Env, id: &str, command: &str) -> String {
     let r = env

@@ -4,71 +4,14 @@
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
- * Base64 image data as the Messages API expects it.
+ * Where a permission rule came from, highest precedence first.
  */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * Why a decision came out the way it did.
@@ -120,14 +63,71 @@ answer: string, } | { "kind": "default",
 message: string, };
 
 /**
- * The pipeline stage that refused a call before it could run.
+ * The three outcomes of a permission check.
  */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
 export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
 
 /**
  * The state of a background task.
@@ -321,6 +321,85 @@ export type CommandError = {
  * Human-readable explanation, including the path or value at fault.
  */
 message: string, };
+
+/**
+ * The role of a line in a hunk.
+ */
+export type DiffLineKind = "context" | "removed" | "added";
+
+/**
+ * One line of a hunk.
+ */
+export type DiffLine = { 
+/**
+ * Context, removed or added.
+ */
+kind: DiffLineKind, 
+/**
+ * Its line number in the old file (absent for added lines).
+ */
+old_line: number | null, 
+/**
+ * Its line number in the new file (absent for removed lines).
+ */
+new_line: number | null, 
+/**
+ * The text, without its line terminator.
+ */
+text: string, };
+
+/**
+ * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
+ */
+export type DiffHunk = { 
+/**
+ * First line of the hunk in the old file (1-based; 0 when the old
+ * side is empty).
+ */
+old_start: number, 
+/**
+ * Number of old-file lines in the hunk.
+ */
+old_lines: number, 
+/**
+ * First line of the hunk in the new file (1-based; 0 when the new
+ * side is empty).
+ */
+new_start: number, 
+/**
+ * Number of new-file lines in the hunk.
+ */
+new_lines: number, 
+/**
+ * The lines, in order.
+ */
+lines: Array<DiffLine>, };
+
+/**
+ * What a file-changing call did to one file.
+ */
+export type FileDiff = { 
+/**
+ * The file's absolute (canonical) path.
+ */
+path: string, 
+/**
+ * Whether the file was created (it did not exist before).
+ */
+created: boolean, 
+/**
+ * The changed regions, in file order, with up to three lines of
+ * context around each change.
+ */
+hunks: Array<DiffHunk>, 
+/**
+ * Lines added in total.
+ */
+additions: number, 
+/**
+ * Lines removed in total.
+ */
+deletions: number, };
 
 /**
  * Arguments of a command that takes none.
