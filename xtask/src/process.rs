@@ -2,6 +2,8 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 
@@ -33,6 +35,33 @@ pub(crate) fn succeeds(cmd: &mut Command) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// How long to wait for output after the child exits: a grandchild left
+/// running (a stray WebDriver, say) can hold the pipes open forever.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Echoes each line of `stream` (to stdout or stderr) and appends it to `seen`.
+fn echo<R: std::io::Read + Send + 'static>(
+    stream: R,
+    to_stderr: bool,
+    seen: Arc<Mutex<String>>,
+) -> mpsc::Receiver<()> {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if to_stderr {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+            let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        let _ = done.send(());
+    });
+    finished
+}
+
 /// Runs `cmd`, echoing its stdout and stderr as they come, and returns
 /// whether it succeeded together with everything it printed.
 pub(crate) fn run_captured(cmd: &mut Command) -> anyhow::Result<(bool, String)> {
@@ -42,25 +71,24 @@ pub(crate) fn run_captured(cmd: &mut Command) -> anyhow::Result<(bool, String)> 
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("starting `{}`", describe(cmd)))?;
+    let seen = Arc::new(Mutex::new(String::new()));
+    let stdout = child.stdout.take().context("child has no stdout")?;
     let stderr = child.stderr.take().context("child has no stderr")?;
-    let echo_err = std::thread::spawn(move || {
-        let mut seen = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            eprintln!("{line}");
-            seen.push_str(&line);
-            seen.push('\n');
-        }
-        seen
-    });
-    let mut seen = String::new();
-    if let Some(stdout) = child.stdout.take() {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            println!("{line}");
-            seen.push_str(&line);
-            seen.push('\n');
+    let readers = [
+        echo(stdout, false, Arc::clone(&seen)),
+        echo(stderr, true, Arc::clone(&seen)),
+    ];
+    let status = child.wait().context("waiting for child")?;
+    for reader in readers {
+        if reader.recv_timeout(DRAIN_TIMEOUT).is_err() {
+            eprintln!(
+                "xtask: `{}` exited but a process it started still holds its output open; \
+                 going on without waiting for it",
+                describe(cmd)
+            );
+            break;
         }
     }
-    let status = child.wait().context("waiting for child")?;
-    seen.push_str(&echo_err.join().unwrap_or_default());
+    let seen = seen.lock().unwrap_or_else(|p| p.into_inner()).clone();
     Ok((status.success(), seen))
 }

@@ -8,6 +8,7 @@
 //! environment (data directory, test hooks) is per launch.
 
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -44,7 +45,9 @@ fn free_port() -> anyhow::Result<u16> {
 pub struct App {
     /// The WebDriver session.
     pub client: Client,
-    driver: Child,
+    /// The driver, until it is stopped (so its pid is never signalled after
+    /// it was reaped and possibly reused).
+    driver: Option<Child>,
 }
 
 impl App {
@@ -57,6 +60,11 @@ impl App {
     ) -> anyhow::Result<Self> {
         let port = free_port()?;
         let native_port = free_port()?;
+        // The driver's log goes to a file in the data directory, not to our
+        // stderr: WebKitWebDriver and the app are its children, and a pipe
+        // they inherit would keep the test runner's output open.
+        let log = std::fs::File::create(data_dir.join("tauri-driver.log"))
+            .context("creating the tauri-driver log file")?;
         let mut cmd = Command::new(driver);
         cmd.args([
             "--port",
@@ -67,7 +75,10 @@ impl App {
         .env("GATEHOUSE_DATA_DIR", data_dir)
         .env_remove("GATEHOUSE_SMOKE")
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+        .stderr(log)
+        // Its own process group, so stopping it also stops WebKitWebDriver
+        // and the app it launched.
+        .process_group(0);
         for (key, value) in env {
             cmd.env(key, value);
         }
@@ -80,7 +91,7 @@ impl App {
                 bail!("tauri-driver exited early: {status}");
             }
             if started.elapsed() > TIMEOUT {
-                let _ = driver.kill();
+                stop_group(&mut driver);
                 bail!("tauri-driver did not listen on 127.0.0.1:{port} within {TIMEOUT:?}");
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -97,11 +108,14 @@ impl App {
         {
             Ok(client) => client,
             Err(err) => {
-                let _ = driver.kill();
+                stop_group(&mut driver);
                 return Err(err).context("opening a WebDriver session on the app");
             }
         };
-        Ok(Self { client, driver })
+        Ok(Self {
+            client,
+            driver: Some(driver),
+        })
     }
 
     /// Waits for the element matching `css` to appear.
@@ -137,8 +151,9 @@ impl App {
     /// Ends the session (closing the app) and stops the driver.
     pub async fn quit(mut self) -> anyhow::Result<()> {
         let closed = self.client.clone().close().await;
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        if let Some(mut driver) = self.driver.take() {
+            stop_group(&mut driver);
+        }
         closed.context("closing the WebDriver session")
     }
 }
@@ -146,7 +161,21 @@ impl App {
 impl Drop for App {
     fn drop(&mut self) {
         // A failed test must not leave the driver (and the app) running.
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        if let Some(mut driver) = self.driver.take() {
+            stop_group(&mut driver);
+        }
     }
+}
+
+/// Kills the driver's whole process group (driver, WebKitWebDriver, app)
+/// and reaps the driver.
+fn stop_group(driver: &mut Child) {
+    if let Some(pid) = i32::try_from(driver.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    let _ = driver.kill();
+    let _ = driver.wait();
 }
