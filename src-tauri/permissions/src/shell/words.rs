@@ -1,0 +1,147 @@
+//! One shell word, classified: its text with quotes removed when it is a
+//! literal, whether it expands to something only known at run time, and the
+//! command substitutions hidden inside it.
+
+use brush_parser::ParserOptions;
+use brush_parser::word::{self, TildeExpr, WordPiece, WordPieceWithSource};
+
+/// A classified word.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WordInfo {
+    /// The word with quoting removed (for a literal) or as written (else).
+    pub text: String,
+    /// True when the word's value is known without running anything:
+    /// no parameter expansion, no substitution, no `~user`.
+    pub literal: bool,
+    /// True when the word contains unquoted glob or brace characters, so it
+    /// may expand to other paths than its text.
+    pub has_glob: bool,
+    /// Command substitutions (`$(…)`, backticks) found inside, as source.
+    pub substitutions: Vec<String>,
+    /// Constructs that make the whole command fail closed, described.
+    pub fail_reasons: Vec<String>,
+}
+
+/// Classifies a raw word as the parser produced it.
+pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
+    let mut info = WordInfo {
+        literal: true,
+        ..WordInfo::default()
+    };
+    match word::parse(raw, options) {
+        Ok(pieces) => walk(raw, &pieces, false, &mut info),
+        Err(e) => {
+            info.literal = false;
+            info.text = raw.to_string();
+            info.fail_reasons
+                .push(format!("cannot parse word `{raw}`: {e}"));
+            return info;
+        }
+    }
+    if !info.literal {
+        info.text = raw.to_string();
+    }
+    if raw.contains("IFS") && (raw.contains("$IFS") || raw.contains("${IFS")) {
+        info.fail_reasons.push("uses `$IFS` to split words".into());
+    }
+    info
+}
+
+fn walk(raw: &str, pieces: &[WordPieceWithSource], quoted: bool, info: &mut WordInfo) {
+    for p in pieces {
+        match &p.piece {
+            WordPiece::Text(t) => {
+                if !quoted && t.contains(['*', '?', '[']) {
+                    info.has_glob = true;
+                }
+                if !quoted && t.contains('{') && (t.contains(',') || t.contains("..")) {
+                    info.has_glob = true;
+                }
+                info.text.push_str(t);
+            }
+            WordPiece::SingleQuotedText(t) => info.text.push_str(t),
+            WordPiece::AnsiCQuotedText(t) => {
+                // `$'…'` escapes are expanded by the shell; keep it literal
+                // only when it has none.
+                if t.contains('\\') {
+                    info.literal = false;
+                }
+                info.text.push_str(t);
+            }
+            WordPiece::EscapeSequence(s) => {
+                let escaped = s.strip_prefix('\\').unwrap_or(s);
+                if escaped == "\n" {
+                    // A line continuation: nothing.
+                } else {
+                    info.text.push_str(escaped);
+                }
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                walk(raw, inner, true, info);
+            }
+            WordPiece::TildeExpansion(t) => match t {
+                TildeExpr::Home => info.text.push('~'),
+                _ => info.literal = false,
+            },
+            WordPiece::ParameterExpansion(_) => {
+                info.literal = false;
+                let source = raw.get(p.start_index..p.end_index).unwrap_or(raw);
+                if !is_simple_parameter(source) {
+                    info.fail_reasons.push(format!(
+                        "complex parameter expansion `{source}` may run or hide commands"
+                    ));
+                }
+            }
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                info.literal = false;
+                info.substitutions.push(s.clone());
+                info.fail_reasons.push(format!(
+                    "command substitution `{}` runs a hidden command",
+                    short(s)
+                ));
+            }
+            WordPiece::ArithmeticExpression(e) => {
+                info.literal = false;
+                if e.value.contains(['$', '`']) || e.value.contains('[') {
+                    info.fail_reasons.push(format!(
+                        "arithmetic expansion `$(({}))` with expansions inside",
+                        short(&e.value)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `$NAME`, `${NAME}`, `$1`, `$@`, `$?`… — a plain read of one variable.
+fn is_simple_parameter(source: &str) -> bool {
+    let body = if let Some(b) = source.strip_prefix("${").and_then(|b| b.strip_suffix('}')) {
+        b
+    } else if let Some(b) = source.strip_prefix('$') {
+        b
+    } else {
+        return false;
+    };
+    if body == "IFS" {
+        return false;
+    }
+    !body.is_empty()
+        && (body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || matches!(body, "@" | "*" | "#" | "?" | "-" | "$" | "!"))
+}
+
+/// The first 60 characters of `text`, for messages.
+pub fn short(text: &str) -> String {
+    let mut out: String = text.chars().take(60).collect();
+    if text.chars().count() > 60 {
+        out.push('…');
+    }
+    out
+}
+
+/// Walks already-parsed pieces (a here-document body) as quoted text,
+/// collecting substitutions and fail-closed reasons into `info`.
+pub fn walk_pieces(raw: &str, pieces: &[WordPieceWithSource], info: &mut WordInfo) {
+    walk(raw, pieces, true, info);
+}
