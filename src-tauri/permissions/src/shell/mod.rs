@@ -90,6 +90,21 @@ impl SimpleCommand {
             texts.push(format!("{prefix} {}", join(&self.words)));
             texts.push(format!("{prefix} {}", self.core_text()));
         }
+        // `/bin/rm` is `rm` to a deny rule.
+        if let Some(name) = self.name()
+            && let Some((_, base)) = name.rsplit_once('/')
+            && !base.is_empty()
+        {
+            let rest: Vec<&str> = self.core_words()[1..]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect();
+            texts.push(
+                pattern::normalise_spaces(&format!("{base} {}", rest.join(" ")))
+                    .trim()
+                    .to_string(),
+            );
+        }
         texts.dedup();
         texts
     }

@@ -72,11 +72,17 @@ impl CommandPattern {
         CommandPattern { pieces }
     }
 
-    /// True when the pattern is a pure prefix pattern (`cmd:*` / `cmd *`)
-    /// or an exact command: then the literal command words are returned.
-    pub fn literal_prefix(&self) -> Option<&str> {
+    /// The complete first word every matching command starts with, when the
+    /// pattern fixes one (`git` for `git push:*`, `ls` for `ls *`); `None`
+    /// when the pattern starts with `*` or the first word is cut by a `*`
+    /// (`ls*`). Used to index rules.
+    pub fn first_word(&self) -> Option<&str> {
         match self.pieces.first() {
-            Some(Piece::Literal(l)) => Some(l),
+            Some(Piece::Literal(l)) => match l.find(' ') {
+                Some(i) => Some(&l[..i]),
+                None if matches!(self.pieces.get(1), None | Some(Piece::WordTail)) => Some(l),
+                None => None,
+            },
             _ => None,
         }
     }
