@@ -16,6 +16,7 @@
 pub mod check;
 pub mod domain;
 pub mod engine;
+pub mod hook;
 pub mod index;
 pub mod paths;
 pub mod rule;
