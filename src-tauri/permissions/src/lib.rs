@@ -25,6 +25,8 @@ pub mod settings;
 pub mod shell;
 pub mod sources;
 pub mod tools;
+pub mod watch;
+pub mod writeback;
 
 pub use check::{CheckReport, CheckRequest, check};
 pub use engine::{EngineContext, PermissionEngine};

@@ -215,22 +215,39 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<ParsedSettings, Setting
 /// A small JSON scanner that finds where values start, by key path. The
 /// text has already been validated by serde_json; on anything unexpected
 /// the scanner just stops (positions then fall back to the enclosing key).
-mod locate {
+pub(crate) mod locate {
     use super::Position;
 
-    /// Start positions of values, keyed by their path from the root.
+    /// Where one value is.
+    #[derive(Debug, Clone)]
+    pub struct Span {
+        /// Its key path from the root (array indices as numbers).
+        pub path: Vec<String>,
+        /// Line and column of its first character.
+        pub position: Position,
+        /// Byte offset of its first character.
+        pub start: usize,
+        /// Byte offset just past its last character.
+        pub end: usize,
+    }
+
+    /// Positions of values, keyed by their path from the root.
     #[derive(Default)]
     pub struct Spans {
-        entries: Vec<(Vec<String>, Position)>,
+        entries: Vec<Span>,
     }
 
     impl Spans {
-        /// Where the value at `path` starts.
-        pub fn position(&self, path: &[&str]) -> Option<Position> {
+        /// The value at `path`.
+        pub fn get(&self, path: &[&str]) -> Option<&Span> {
             self.entries
                 .iter()
-                .find(|(p, _)| p.iter().map(String::as_str).eq(path.iter().copied()))
-                .map(|(_, pos)| *pos)
+                .find(|s| s.path.iter().map(String::as_str).eq(path.iter().copied()))
+        }
+
+        /// Where the value at `path` starts.
+        pub fn position(&self, path: &[&str]) -> Option<Position> {
+            self.get(path).map(|s| s.position)
         }
     }
 
@@ -303,10 +320,26 @@ mod locate {
 
         fn value(&mut self, path: &mut Vec<String>) -> Option<()> {
             self.skip_ws();
-            if path.len() <= 4 {
-                let pos = self.position();
-                self.out.entries.push((path.clone(), pos));
+            let slot = (path.len() <= 4).then(|| {
+                let span = Span {
+                    path: path.clone(),
+                    position: self.position(),
+                    start: self.i,
+                    end: self.i,
+                };
+                self.out.entries.push(span);
+                self.out.entries.len() - 1
+            });
+            let result = self.value_body(path);
+            if let Some(i) = slot
+                && let Some(span) = self.out.entries.get_mut(i)
+            {
+                span.end = self.i;
             }
+            result
+        }
+
+        fn value_body(&mut self, path: &mut Vec<String>) -> Option<()> {
             match self.bytes.get(self.i)? {
                 b'{' => {
                     self.i += 1;

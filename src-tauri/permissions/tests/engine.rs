@@ -338,3 +338,74 @@ fn is_read_only_for_concurrency() {
     assert!(!is_read_only(""));
     let _ = Path::new("/");
 }
+
+#[test]
+fn reload_keeps_last_good_rules_and_watcher_reloads() {
+    use gatehouse_permissions::watch::{SettingsWatcher, reload};
+    use std::sync::Arc;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let f = fixture(json!({"permissions": {"deny": ["Bash(rm:*)"]}}));
+    let layout = SettingsLayout::new(&f.project, &f.home);
+    let e = Arc::new(engine(&f, PermissionMode::Default));
+    let settings_file = f.home.join(".claude/settings.json");
+
+    // A broken edit: the last good rules stay, the error is reported.
+    fs::write(&settings_file, "{\"permissions\": {\"deny\": [").unwrap();
+    let report = reload(&e, &layout);
+    assert!(!report.applied);
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!(bash(&e, "rm x").decision, PermissionBehavior::Deny);
+    assert_eq!(
+        bash(&e, "ls").decision,
+        PermissionBehavior::Allow,
+        "still the good settings"
+    );
+
+    // The watcher applies a good edit.
+    let (tx, rx) = mpsc::channel();
+    let watcher = SettingsWatcher::start(layout, e.clone(), move |r| {
+        let _ = tx.send(r);
+    })
+    .unwrap();
+    fs::write(
+        &settings_file,
+        r#"{"permissions": {"allow": ["Bash(rm x)"]}}"#,
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while bash(&e, "rm x").decision != PermissionBehavior::Allow {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "watcher did not reload"
+        );
+        let _ = rx.recv_timeout(Duration::from_millis(200));
+    }
+    watcher.stop();
+}
+
+#[test]
+fn watcher_notices_a_settings_folder_created_later() {
+    use gatehouse_permissions::watch::SettingsWatcher;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let f = fixture(json!({}));
+    let layout = SettingsLayout::new(&f.project, &f.home);
+    let e = Arc::new(engine(&f, PermissionMode::Default));
+    let watcher = SettingsWatcher::start(layout, e.clone(), |_| {}).unwrap();
+    // The project has no `.claude/` yet: create it, then the file.
+    fs::create_dir_all(f.project.join(".claude")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let file = f.project.join(".claude/settings.json");
+    while bash(&e, "rm x").decision != PermissionBehavior::Deny {
+        assert!(
+            Instant::now() < deadline,
+            "watcher did not pick up the new folder"
+        );
+        fs::write(&file, r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    watcher.stop();
+}
