@@ -704,7 +704,7 @@ impl<'a> Decider<'a> {
         let write = class == Classification::FileWrite;
         readonly::path_arguments(core)
             .into_iter()
-            .map(|w| (self.word_forms(w, c), w.text.clone(), write))
+            .map(|w| (self.word_forms(&w, c), w.text.clone(), write))
             .collect()
     }
 
@@ -1015,6 +1015,11 @@ impl<'a> Decider<'a> {
         }
         if let Some(r) = self.bash_rule(RuleKind::Allow, &text) {
             return PieceOutcome::Rule(r);
+        }
+        if c.via_xargs() {
+            return PieceOutcome::Ask(DecisionReason::ToolCheck {
+                message: format!("`xargs {text}` runs with arguments read from input"),
+            });
         }
         let class = readonly::classify(c.core_words());
         let mode_class = match class {

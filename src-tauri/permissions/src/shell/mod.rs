@@ -109,6 +109,14 @@ impl SimpleCommand {
         texts
     }
 
+    /// True when a wrapper feeds it arguments read from input (`xargs`):
+    /// its real arguments are unknown.
+    pub fn via_xargs(&self) -> bool {
+        self.words[..self.core_start.min(self.words.len())]
+            .iter()
+            .any(|w| w.text == "xargs")
+    }
+
     /// The command as written, for messages.
     pub fn display(&self) -> String {
         let mut parts: Vec<String> = self
@@ -310,7 +318,16 @@ impl Walker {
                 self.compound(&f.body.0, &mut own, depth, true);
             }
             Command::ExtendedTest(test, redirects) => {
-                self.backstop("a `[[ … ]]` test", &test.to_string());
+                let text = test.to_string();
+                self.backstop("a `[[ … ]]` test", &text);
+                if ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]
+                    .iter()
+                    .any(|op| text.contains(op))
+                {
+                    self.fail(
+                        "`[[ … ]]` compares numbers: its operands are evaluated as arithmetic, which may run commands".into(),
+                    );
+                }
                 if let Some(list) = redirects {
                     for r in &list.0 {
                         self.redirect(r, cwd, depth);
@@ -364,7 +381,22 @@ impl Walker {
                     }
                 }
             }
-            CompoundCommand::Arithmetic(a) => self.backstop("an arithmetic command", &a.expr.value),
+            CompoundCommand::Arithmetic(a) => {
+                let expr = &a.expr.value;
+                if brush_parser::arithmetic::parse(expr).is_err() {
+                    // bash then re-reads `((…))` as nested subshells and runs it.
+                    self.fail(format!(
+                        "`(({}))` is not arithmetic; bash would run it as commands",
+                        short(expr)
+                    ));
+                } else if expr.contains(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    self.fail(format!(
+                        "`(({}))` evaluates variables, whose values may run commands",
+                        short(expr)
+                    ));
+                }
+                self.backstop("an arithmetic command", expr);
+            }
             CompoundCommand::ArithmeticForClause(f) => {
                 self.backstop("an arithmetic `for`", &c.to_string());
                 self.scoped(&f.body.list, cwd, depth, hidden);
@@ -527,7 +559,19 @@ impl Walker {
             hidden,
         };
         self.special_forms(&command, cwd, depth);
+        let launched = launched_commands(command.core_words());
+        let command_cwd = command.cwd.clone();
         self.out.commands.push(command);
+        for words in launched {
+            let stripped = wrappers::strip(&words);
+            self.out.commands.push(SimpleCommand {
+                assignments: stripped.env_assignments,
+                words,
+                core_start: stripped.core_start,
+                cwd: command_cwd.clone(),
+                hidden: true,
+            });
+        }
     }
 
     /// `eval`, `sh -c`, `cd`, and a non-literal command name.
@@ -565,6 +609,9 @@ impl Walker {
                     }
                 }
             }
+            "let" => {
+                self.fail("`let` evaluates arithmetic, which may run commands".into());
+            }
             "source" | "." => {
                 self.fail(format!("`{name}` runs a script in this shell"));
             }
@@ -582,6 +629,71 @@ impl Walker {
             "popd" => *cwd = None,
             _ => {}
         }
+    }
+}
+
+/// Commands another command launches with its own arguments: `find
+/// -exec CMD … ;`, `sudo CMD`, `doas CMD`, `xargs [options] CMD`, `watch
+/// CMD`. They are checked like any sub-command (deny rules included).
+fn launched_commands(core: &[WordInfo]) -> Vec<Vec<WordInfo>> {
+    let Some(first) = core.first() else {
+        return Vec::new();
+    };
+    let name = first.text.rsplit('/').next().unwrap_or(&first.text);
+    let after_options = |takes_value: &[&str]| -> Vec<WordInfo> {
+        let mut i = 1;
+        while let Some(w) = core.get(i) {
+            let t = w.text.as_str();
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if !t.starts_with('-') || t == "-" {
+                // `sudo VAR=value cmd`
+                if name != "xargs" && name != "watch" && t.contains('=') && !t.starts_with('=') {
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
+            i += if takes_value.contains(&t) { 2 } else { 1 };
+        }
+        core.get(i..).map(<[WordInfo]>::to_vec).unwrap_or_default()
+    };
+    let launched = match name {
+        "sudo" | "doas" => {
+            after_options(&["-u", "-g", "-C", "-h", "-p", "-U", "-r", "-t", "-D", "-R"])
+        }
+        "xargs" => after_options(&["-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "-e"]),
+        "watch" => after_options(&["-n", "--interval", "-d"]),
+        "find" => {
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < core.len() {
+                if matches!(
+                    core[i].text.as_str(),
+                    "-exec" | "-execdir" | "-ok" | "-okdir"
+                ) {
+                    let start = i + 1;
+                    let mut end = start;
+                    while end < core.len() && !matches!(core[end].text.as_str(), ";" | "+") {
+                        end += 1;
+                    }
+                    if start < end {
+                        out.push(core[start..end].to_vec());
+                    }
+                    i = end;
+                }
+                i += 1;
+            }
+            return out;
+        }
+        _ => Vec::new(),
+    };
+    if launched.is_empty() {
+        Vec::new()
+    } else {
+        vec![launched]
     }
 }
 
@@ -631,7 +743,11 @@ mod tests {
             vec!["rm x"]
         );
         assert_eq!(cores("xargs rm"), vec!["rm"]);
-        assert_eq!(cores("xargs -0 rm"), vec!["xargs -0 rm"]);
+        assert_eq!(
+            cores("xargs -0 rm"),
+            vec!["xargs -0 rm", "rm"],
+            "launched, not stripped"
+        );
         assert_eq!(cores("time rm x"), vec!["rm x"]);
         assert_eq!(cores("env A=1 rm x"), vec!["rm x"]);
         let analysis = a("env LD_PRELOAD=x git status");

@@ -144,7 +144,7 @@ pub fn classify(words: &[WordInfo]) -> Classification {
 ///
 /// Conservative: every positional argument (and the value of a
 /// `--flag=/abs` option) counts, except a leading pattern or script.
-pub fn path_arguments(words: &[WordInfo]) -> Vec<&WordInfo> {
+pub fn path_arguments(words: &[WordInfo]) -> Vec<WordInfo> {
     let Some(first) = words.first() else {
         return Vec::new();
     };
@@ -182,7 +182,10 @@ pub fn path_arguments(words: &[WordInfo]) -> Vec<&WordInfo> {
             .filter(|_| w.text.starts_with('-'))
         {
             if value.starts_with('/') || value.starts_with('~') || value.starts_with("..") {
-                out.push(w);
+                out.push(WordInfo {
+                    text: value.to_string(),
+                    ..w.clone()
+                });
             }
             continue;
         }
@@ -193,7 +196,7 @@ pub fn path_arguments(words: &[WordInfo]) -> Vec<&WordInfo> {
             skipped_pattern = true;
             continue;
         }
-        out.push(w);
+        out.push(w.clone());
     }
     out
 }
@@ -460,10 +463,10 @@ mod tests {
     #[test]
     fn paths() {
         let w = words("grep -r foo /etc src");
-        let p: Vec<&str> = path_arguments(&w).iter().map(|w| w.text.as_str()).collect();
+        let p: Vec<String> = path_arguments(&w).into_iter().map(|w| w.text).collect();
         assert_eq!(p, vec!["/etc", "src"]);
         let w = words("find /etc -name x");
-        let p: Vec<&str> = path_arguments(&w).iter().map(|w| w.text.as_str()).collect();
+        let p: Vec<String> = path_arguments(&w).into_iter().map(|w| w.text).collect();
         assert_eq!(p, vec!["/etc"]);
     }
 }

@@ -103,9 +103,12 @@ fn walk(raw: &str, pieces: &[WordPieceWithSource], quoted: bool, info: &mut Word
             }
             WordPiece::ArithmeticExpression(e) => {
                 info.literal = false;
-                if e.value.contains(['$', '`']) || e.value.contains('[') {
+                if e.value.contains(['$', '`', '['])
+                    || e.value
+                        .contains(|c: char| c.is_ascii_alphabetic() || c == '_')
+                {
                     info.fail_reasons.push(format!(
-                        "arithmetic expansion `$(({}))` with expansions inside",
+                        "arithmetic expansion `$(({}))` evaluates variables or expansions",
                         short(&e.value)
                     ));
                 }
