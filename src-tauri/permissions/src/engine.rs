@@ -97,6 +97,10 @@ pub struct PermissionEngine {
 struct State {
     cwd: PathBuf,
     home: PathBuf,
+    /// Working directories given at launch or added at run time.
+    extra_dirs: Vec<PathBuf>,
+    /// The cwd, the extra directories and the settings' additional
+    /// directories, all canonical.
     working_dirs: Vec<PathBuf>,
     mode: PermissionMode,
     settings: LoadedSettings,
@@ -106,6 +110,15 @@ struct State {
 
 impl State {
     fn rebuild_index(&mut self) {
+        let mut dirs = vec![self.cwd.clone()];
+        for d in self
+            .extra_dirs
+            .iter()
+            .chain(self.settings.additional_directories.iter())
+        {
+            dirs.push(canonical(&self.cwd, d));
+        }
+        self.working_dirs = dirs;
         self.index = RuleIndex::build(
             self.settings.rules.iter().chain(self.session_rules.iter()),
             &self.cwd,
@@ -155,18 +168,16 @@ impl PermissionEngine {
     pub fn new(context: EngineContext, settings: LoadedSettings) -> Self {
         let cwd = canonical(Path::new("/"), &context.cwd);
         let home = canonical(Path::new("/"), &context.home);
-        let mut working_dirs = vec![cwd.clone()];
-        for d in context
+        let extra_dirs = context
             .additional_dirs
             .iter()
-            .chain(settings.additional_directories.iter())
-        {
-            working_dirs.push(canonical(&cwd, d));
-        }
+            .map(|d| canonical(&cwd, d))
+            .collect();
         let mut state = State {
             cwd,
             home,
-            working_dirs,
+            extra_dirs,
+            working_dirs: Vec::new(),
             mode: context.mode,
             settings,
             session_rules: Vec::new(),
@@ -194,6 +205,28 @@ impl PermissionEngine {
     /// Switches the mode (e.g. from the UI or EnterPlanMode).
     pub fn set_mode(&self, mode: PermissionMode) {
         self.write().mode = mode;
+    }
+
+    /// Changes the cwd (the Bash tool's persistent directory, a worktree).
+    /// Relative path rules follow it; the old cwd stops being a working
+    /// directory unless it is also an additional one.
+    pub fn set_cwd(&self, cwd: &Path) {
+        let mut st = self.write();
+        st.cwd = canonical(Path::new("/"), cwd);
+        st.rebuild_index();
+    }
+
+    /// Adds a working directory (`/add-dir`).
+    pub fn add_working_directory(&self, dir: &Path) {
+        let mut st = self.write();
+        let dir = canonical(&st.cwd, dir);
+        st.extra_dirs.push(dir);
+        st.rebuild_index();
+    }
+
+    /// The working directories (canonical): the cwd first.
+    pub fn working_directories(&self) -> Vec<PathBuf> {
+        self.read().working_dirs.clone()
     }
 
     /// The settings the engine decides with (errors included).

@@ -106,11 +106,47 @@ pub const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead"];
 pub const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 /// Old tool names that still resolve to the current name.
+///
+/// Built-in names are matched without regard to case, so a deny rule
+/// written `bash(rm:*)` is not silently a rule for a tool that does not
+/// exist.
 fn canonical_tool_name(name: &str) -> &str {
-    match name {
-        "Task" => "Agent",
-        other => other,
+    const BUILT_INS: &[&str] = &[
+        "Bash",
+        "Read",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "Agent",
+        "TodoWrite",
+        "TaskOutput",
+        "TaskStop",
+        "AskUserQuestion",
+        "EnterPlanMode",
+        "ExitPlanMode",
+        "ToolSearch",
+        "ListMcpResources",
+        "ReadMcpResource",
+        "Skill",
+        "EnterWorktree",
+        "ExitWorktree",
+        "PowerShell",
+    ];
+    if name.eq_ignore_ascii_case("Task") {
+        return "Agent";
     }
+    BUILT_INS
+        .iter()
+        .find(|b| b.eq_ignore_ascii_case(name))
+        .copied()
+        .unwrap_or(name)
 }
 
 fn err(rule: &str, column: usize, message: impl Into<String>) -> RuleParseError {
@@ -334,6 +370,22 @@ mod tests {
         assert!(parse_rule("WebFetch(example.com)").is_err());
         assert!(parse_rule("(ls)").is_err());
         assert!(parse_rule("").is_err());
+    }
+
+    #[test]
+    fn built_in_names_ignore_case() {
+        assert_eq!(
+            parse_rule("bash(rm:*)").unwrap().tool,
+            ToolMatcher::Exact("Bash".into())
+        );
+        assert_eq!(
+            parse_rule("READ(.env)").unwrap().tool,
+            ToolMatcher::Exact("Read".into())
+        );
+        assert_eq!(
+            parse_rule("MyTool").unwrap().tool,
+            ToolMatcher::Exact("MyTool".into())
+        );
     }
 
     #[test]

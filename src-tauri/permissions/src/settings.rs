@@ -111,6 +111,21 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<ParsedSettings, Setting
             "settings must be a JSON object".into(),
         ));
     };
+    // serde_json keeps the last of duplicate keys: a `deny` list shadowed by
+    // a second `deny` key would be lost silently. Refuse the file instead.
+    if let Some(dup) = spans
+        .duplicates(2)
+        .into_iter()
+        .find(|d| d.path.first().is_some_and(|k| k == "permissions") || d.path.len() == 1)
+    {
+        return Err(file_error(
+            dup.position,
+            format!(
+                "duplicate key `{}`: only one of the values would apply",
+                dup.path.join(".")
+            ),
+        ));
+    }
     let mut out = ParsedSettings::default();
     if let Some(v) = root.get("allowManagedPermissionRulesOnly") {
         out.managed_rules_only = v.as_bool().unwrap_or(false);
@@ -243,6 +258,20 @@ pub(crate) mod locate {
             self.entries
                 .iter()
                 .find(|s| s.path.iter().map(String::as_str).eq(path.iter().copied()))
+        }
+
+        /// Values whose key path appeared before (a duplicate key: JSON
+        /// parsers keep only one of them), up to `max_depth` levels deep.
+        pub fn duplicates(&self, max_depth: usize) -> Vec<&Span> {
+            let mut out = Vec::new();
+            for (i, span) in self.entries.iter().enumerate() {
+                if (1..=max_depth).contains(&span.path.len())
+                    && self.entries[..i].iter().any(|e| e.path == span.path)
+                {
+                    out.push(span);
+                }
+            }
+            out
         }
 
         /// Where the value at `path` starts.
@@ -433,6 +462,19 @@ mod tests {
         assert_eq!(e.line, 3);
         assert!(e.loses_restrictions);
         assert!(e.to_string().starts_with("/x/s.json:3:"));
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let text = "{\"permissions\": {\"deny\": [\"Bash(rm:*)\"],\n \"deny\": []}}";
+        let e = parse_settings(Path::new("s"), text).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 10));
+        assert!(
+            e.cause.contains("duplicate key `permissions.deny`"),
+            "{}",
+            e.cause
+        );
+        assert!(parse_settings(Path::new("s"), r#"{"a": {"x": 1, "x": 2}}"#).is_ok());
     }
 
     #[test]

@@ -41,9 +41,12 @@ pub fn builtin_facts(tool: &str, input: &Value) -> ToolFacts {
             }
         }
         t if READ_TOOLS.contains(&t) => ToolFacts {
-            subject: Some(PermissionSubject::ReadPath(
+            subject: Some(PermissionSubject::ReadPath(glob_root(
                 path(&["file_path", "path", "notebook_path"]).unwrap_or_else(|| PathBuf::from(".")),
-            )),
+                (t == "Glob")
+                    .then(|| string_field(input, &["pattern"]))
+                    .flatten(),
+            ))),
             is_read_only: true,
             requires_user_interaction: false,
         },
@@ -79,4 +82,27 @@ pub fn builtin_facts(tool: &str, input: &Value) -> ToolFacts {
         },
         _ => ToolFacts::default(),
     }
+}
+
+/// The directory a Glob really searches: its `path`, extended by the
+/// literal directory part of a `pattern` that is absolute or climbs with
+/// `..` (`../secrets/*` searches `../secrets`).
+fn glob_root(path: PathBuf, pattern: Option<String>) -> PathBuf {
+    let Some(pattern) = pattern else {
+        return path;
+    };
+    let climbs = pattern.starts_with('/')
+        || pattern.starts_with('~')
+        || pattern.split('/').any(|c| c == "..");
+    if !climbs {
+        return path;
+    }
+    let cut = pattern.find(['*', '?', '[', '{']).unwrap_or(pattern.len());
+    let literal = &pattern[..cut];
+    let dir = &literal[..literal.rfind('/').map_or(0, |i| i + 1)];
+    if dir.contains(['*', '?', '[', '{']) || pattern[dir.len()..].starts_with('.') {
+        // `.*` may match `..`: search from the root to be safe.
+        return PathBuf::from("/");
+    }
+    path.join(dir)
 }

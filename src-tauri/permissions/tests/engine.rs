@@ -409,3 +409,33 @@ fn watcher_notices_a_settings_folder_created_later() {
     }
     watcher.stop();
 }
+
+#[test]
+fn cwd_and_working_directories_change_at_run_time() {
+    let f = fixture(json!({"permissions": {"deny": ["Edit(./main.rs)"]}}));
+    let e = engine(&f, PermissionMode::AcceptEdits);
+    let outside = f.project.parent().unwrap().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let read =
+        |e: &PermissionEngine, p: &Path| e.decide_input("Read", &json!({"file_path": p})).decision;
+    let edit =
+        |e: &PermissionEngine, p: &Path| e.decide_input("Edit", &json!({"file_path": p})).decision;
+    assert_eq!(read(&e, &outside.join("a")), PermissionBehavior::Ask);
+    e.add_working_directory(&outside);
+    assert_eq!(read(&e, &outside.join("a")), PermissionBehavior::Allow);
+    // A relative rule follows the cwd.
+    assert_eq!(
+        edit(&e, &f.project.join("src/main.rs")),
+        PermissionBehavior::Allow
+    );
+    e.set_cwd(&f.project.join("src"));
+    assert_eq!(
+        edit(&e, &f.project.join("src/main.rs")),
+        PermissionBehavior::Deny
+    );
+    assert_eq!(e.working_directories()[0], f.project.join("src"));
+    assert_eq!(
+        read(&e, &f.project.join("README.md")),
+        PermissionBehavior::Ask
+    );
+}
