@@ -236,14 +236,17 @@ impl Walker {
             self.fail("substitutions nested too deeply to analyse".into());
             return;
         }
-        let mut parser = brush_parser::Parser::new(text.as_bytes(), &self.options);
-        match parser.parse_program() {
-            Ok(program) => {
+        let options = &self.options;
+        let parsed =
+            guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program());
+        match parsed {
+            None => self.fail("the shell parser failed on this command".into()),
+            Some(Ok(program)) => {
                 for list in &program.complete_commands {
                     self.list(list, cwd, depth, hidden);
                 }
             }
-            Err(e) => self.fail(format!("cannot parse the command: {e}")),
+            Some(Err(e)) => self.fail(format!("cannot parse the command: {e}")),
         }
     }
 
@@ -383,7 +386,10 @@ impl Walker {
             }
             CompoundCommand::Arithmetic(a) => {
                 let expr = &a.expr.value;
-                if brush_parser::arithmetic::parse(expr).is_err() {
+                if !matches!(
+                    guarded(|| brush_parser::arithmetic::parse(expr)),
+                    Some(Ok(_))
+                ) {
                     // bash then re-reads `((…))` as nested subshells and runs it.
                     self.fail(format!(
                         "`(({}))` is not arithmetic; bash would run it as commands",
@@ -453,8 +459,10 @@ impl Walker {
             }
             IoRedirect::HereDocument(_, doc) => {
                 if doc.requires_expansion {
-                    match brush_parser::word::parse_heredoc(&doc.doc.value, &self.options) {
-                        Ok(pieces) => {
+                    let options = &self.options;
+                    match guarded(|| brush_parser::word::parse_heredoc(&doc.doc.value, options)) {
+                        None => self.fail("the shell parser failed on a here-document".into()),
+                        Some(Ok(pieces)) => {
                             let mut info = WordInfo::default();
                             words::walk_pieces(&doc.doc.value, &pieces, &mut info);
                             for reason in &info.fail_reasons {
@@ -465,7 +473,7 @@ impl Walker {
                                 self.program(sub, &mut own, depth + 1, true);
                             }
                         }
-                        Err(e) => self.fail(format!("cannot parse here-document: {e}")),
+                        Some(Err(e)) => self.fail(format!("cannot parse here-document: {e}")),
                     }
                 }
             }
@@ -630,6 +638,12 @@ impl Walker {
             _ => {}
         }
     }
+}
+
+/// Runs a parser call, turning a panic inside the parser crate into `None`
+/// (the caller then fails closed) instead of a crash.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
 }
 
 /// Commands another command launches with its own arguments: `find

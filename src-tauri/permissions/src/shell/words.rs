@@ -28,9 +28,17 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
         literal: true,
         ..WordInfo::default()
     };
-    match word::parse(raw, options) {
-        Ok(pieces) => walk(raw, &pieces, false, &mut info),
-        Err(e) => {
+    let parsed = super::guarded(|| word::parse(raw, options));
+    match parsed {
+        Some(Ok(pieces)) => walk(raw, &pieces, false, &mut info),
+        None => {
+            info.literal = false;
+            info.text = raw.to_string();
+            info.fail_reasons
+                .push(format!("the shell parser failed on word `{}`", short(raw)));
+            return info;
+        }
+        Some(Err(e)) => {
             info.literal = false;
             info.text = raw.to_string();
             info.fail_reasons
