@@ -238,3 +238,33 @@ fn check_accepts_any_tool_and_input() {
         assert!(!report.trace.is_empty(), "{tool}");
     }
 }
+
+/// Inputs the fuzzers found; each once crashed or misled the analyser.
+#[test]
+fn fuzz_regressions() {
+    let cases = [
+        // brush-parser 0.4 exhausted memory on an empty here-document
+        // delimiter followed by blanks at the end of input.
+        "''''''f  I ino= ;  d*[[$z -eq 1 ]]  |\"'<<''''''<Vlchorm $(",
+        "cat <<'' ",
+        "cat <<\"\" ",
+        "cat <<-'' ",
+        "cat << '' ",
+        // A trailing backslash continues the line into what follows.
+        "ec\\\\\\\\\\[\\\\FO\\",
+    ];
+    for command in cases {
+        let analysis = analyse(command, Path::new("/w"), Path::new("/h"));
+        let appended = format!("{command}\n\nrm -rf x");
+        let with_rm = analyse(&appended, Path::new("/w"), Path::new("/h"));
+        assert!(
+            !with_rm.is_transparent()
+                || with_rm
+                    .commands
+                    .iter()
+                    .any(|c| c.core_text().starts_with("rm")),
+            "{appended:?}"
+        );
+        let _ = analysis;
+    }
+}

@@ -236,6 +236,11 @@ impl Walker {
             self.fail("substitutions nested too deeply to analyse".into());
             return;
         }
+        if has_empty_heredoc_delimiter(text) {
+            // brush-parser 0.4 allocates without bound on some of these.
+            self.fail("a here-document with an empty delimiter".into());
+            return;
+        }
         let options = &self.options;
         let parsed =
             guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program());
@@ -640,6 +645,41 @@ impl Walker {
     }
 }
 
+/// True when `text` has `<<` followed by a delimiter made only of quotes
+/// (`<<''`, `<< ""`, `<<-$''`): an empty here-document delimiter, which
+/// makes brush-parser 0.4 exhaust memory when the input ends after it.
+fn has_empty_heredoc_delimiter(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'<' && bytes[i + 1] == b'<' {
+            let mut j = i + 2;
+            if bytes.get(j) == Some(&b'<') {
+                i = j + 1; // `<<<`: a here-string
+                continue;
+            }
+            if bytes.get(j) == Some(&b'-') {
+                j += 1;
+            }
+            while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            let start = j;
+            while matches!(bytes.get(j), Some(b'\'' | b'"' | b'$')) {
+                j += 1;
+            }
+            let word_continues = bytes.get(j).is_some_and(|b| !b" \t\r\n;&|<>()".contains(b));
+            if j > start && !word_continues {
+                return true;
+            }
+            i = j.max(i + 2);
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
+
 /// Runs a parser call, turning a panic inside the parser crate into `None`
 /// (the caller then fails closed) instead of a crash.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
@@ -821,6 +861,28 @@ mod tests {
         );
         let analysis = a("cat <<EOF\n$(rm x)\nEOF\n");
         assert!(!analysis.is_transparent());
+    }
+
+    #[test]
+    fn empty_heredoc_delimiters_fail_closed_without_parsing() {
+        for cmd in [
+            "cat <<'' ",
+            "cat <<\"\" ",
+            "cat <<-'' ",
+            "cat << '' ",
+            "cat <<''<V $(",
+        ] {
+            assert!(has_empty_heredoc_delimiter(cmd), "{cmd}");
+            assert!(!a(cmd).is_transparent(), "{cmd}");
+        }
+        for cmd in [
+            "cat <<EOF\nx\nEOF\n",
+            "cat <<'EOF'\nx\nEOF\n",
+            "cat <<< ''",
+            "echo a<<b",
+        ] {
+            assert!(!has_empty_heredoc_delimiter(cmd), "{cmd}");
+        }
     }
 
     #[test]
