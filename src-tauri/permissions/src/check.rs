@@ -9,6 +9,8 @@ use gatehouse_protocol::permission::{
 use serde_json::Value;
 
 use crate::engine::{EngineContext, PermissionEngine};
+use crate::rule::RuleKind;
+use crate::session::SessionRule;
 use crate::settings::SettingsError;
 use crate::sources::{SettingsLayout, load};
 
@@ -37,6 +39,12 @@ pub struct CheckRequest {
     pub cwd: Option<PathBuf>,
     /// `--add-dir DIR`…: extra working directories.
     pub additional_dirs: Vec<PathBuf>,
+    /// Rules given as launch flags (`--allowedTools`, `--disallowedTools`).
+    #[serde(default)]
+    pub flag_rules: Vec<(RuleKind, String)>,
+    /// Session rules in force (as restored from the store).
+    #[serde(default)]
+    pub session_rules: Vec<SessionRule>,
 }
 
 impl CheckRequest {
@@ -59,6 +67,8 @@ impl CheckRequest {
             managed_dropin_dir: None,
             cwd: None,
             additional_dirs: Vec::new(),
+            flag_rules: Vec::new(),
+            session_rules: Vec::new(),
         }
     }
 }
@@ -88,10 +98,21 @@ pub fn check(request: &CheckRequest) -> CheckReport {
         managed_file: request.managed_file.clone(),
         managed_dropin_dir: request.managed_dropin_dir.clone(),
         flag_files: request.settings_files.clone(),
-        flag_rules: Vec::new(),
+        flag_rules: request.flag_rules.clone(),
         project_trusted: request.trust_project,
     };
-    let settings = load(&layout);
+    let mut settings = load(&layout);
+    for rule in &request.session_rules {
+        if let Err(e) = crate::rule::parse_rule(&rule.rule) {
+            settings.errors.push(SettingsError {
+                file: PathBuf::from("<session>"),
+                line: 1,
+                column: e.column,
+                cause: format!("invalid session rule `{}`: {}", rule.rule, e.message),
+                loses_restrictions: rule.kind != RuleKind::Allow,
+            });
+        }
+    }
     let mode = request
         .mode
         .or(settings.default_mode)
@@ -122,6 +143,10 @@ pub fn check(request: &CheckRequest) -> CheckReport {
         },
         settings,
     );
+    for rule in &request.session_rules {
+        // Validated above; a rule that failed is reported, never applied.
+        let _ = engine.add_session_rule(rule.kind, &rule.rule);
+    }
     let decision = engine.decide_input(&request.tool_name, &request.input);
     CheckReport {
         decision: decision.decision,

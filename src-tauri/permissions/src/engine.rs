@@ -119,8 +119,13 @@ impl State {
             dirs.push(canonical(&self.cwd, d));
         }
         self.working_dirs = dirs;
+        let managed_only = self.settings.managed_rules_only;
         self.index = RuleIndex::build(
-            self.settings.rules.iter().chain(self.session_rules.iter()),
+            self.settings.rules.iter().chain(
+                self.session_rules
+                    .iter()
+                    .filter(|r| !(managed_only && r.kind == RuleKind::Allow)),
+            ),
             &self.cwd,
             &self.home,
         );

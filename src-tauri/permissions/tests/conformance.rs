@@ -8,7 +8,8 @@
 //! * `settings`: `{ "policy" | "flag" | "local" | "project" | "user": JSON
 //!   object or raw text, "dropin": [object or text, …] }`;
 //! * `trust` (default true), `mode`, `cwd` (relative to the project),
-//!   `add_dirs`;
+//!   `add_dirs`; `session_allow` / `session_deny` / `session_ask` and
+//!   `flag_allow` / `flag_deny` / `flag_ask`: rule lists of those sources;
 //! * `setup`: `{ "files": [path, …], "dirs": [path, …], "symlinks":
 //!   [[link, target], …] }`;
 //! * `tool`, `input`; `expect` (allow | ask | deny), `reason` (the reason's
@@ -147,6 +148,38 @@ fn run_case(case: &Map<String, Value>) -> Result<(), String> {
         .flatten()
     {
         request.additional_dirs.push(resolve(d.as_str().unwrap()));
+    }
+    for (key, kind) in [
+        ("session_allow", "allow"),
+        ("session_deny", "deny"),
+        ("session_ask", "ask"),
+    ] {
+        for rule in case
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            request.session_rules.push(
+                serde_json::from_value(serde_json::json!({"kind": kind, "rule": rule})).unwrap(),
+            );
+        }
+    }
+    for (key, kind) in [
+        ("flag_allow", "allow"),
+        ("flag_deny", "deny"),
+        ("flag_ask", "ask"),
+    ] {
+        for rule in case
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            request
+                .flag_rules
+                .push(serde_json::from_value(serde_json::json!([kind, rule])).unwrap());
+        }
     }
     if let Some(Value::Object(settings)) = case.get("settings") {
         for (key, value) in settings {
