@@ -10,6 +10,10 @@
 //! * [`paths`], [`domain`] — path and domain matching.
 //! * [`session`] — session rules and their store.
 //! * [`check`] — the function behind `gatehouse-cli check`.
+//! * [`hook`] — combining PreToolUse hook verdicts with a decision.
+//! * [`writeback`] — "always allow" into a settings file, atomically.
+//! * [`watch`] — reloading settings when their files change.
+//! * [`index`], [`tools`] — rule index; built-in tools' subjects.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 

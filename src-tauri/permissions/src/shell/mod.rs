@@ -236,9 +236,8 @@ impl Walker {
             self.fail("substitutions nested too deeply to analyse".into());
             return;
         }
-        if has_empty_heredoc_delimiter(text) {
-            // brush-parser 0.4 allocates without bound on some of these.
-            self.fail("a here-document with an empty delimiter".into());
+        if let Some(hazard) = parser_hazard(text) {
+            self.fail(hazard.into());
             return;
         }
         let options = &self.options;
@@ -643,6 +642,36 @@ impl Walker {
             _ => {}
         }
     }
+}
+
+/// Inputs brush-parser 0.4 mishandles (found by fuzzing), refused before
+/// parsing: the reason to fail closed, or `None`.
+fn parser_hazard(text: &str) -> Option<&'static str> {
+    if has_empty_heredoc_delimiter(text) {
+        // Unbounded allocation when the input ends after the delimiter.
+        return Some("a here-document with an empty delimiter");
+    }
+    if has_oversized_fd_number(text) {
+        // `99999999999>x`: the parser unwraps an overflowing integer.
+        return Some("a redirection file-descriptor number too large to be real");
+    }
+    None
+}
+
+/// True when a run of 10 or more digits is directly followed by `<` or `>`.
+fn has_oversized_fd_number(text: &str) -> bool {
+    let mut run = 0usize;
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+        } else {
+            if run >= 10 && (b == b'<' || b == b'>') {
+                return true;
+            }
+            run = 0;
+        }
+    }
+    false
 }
 
 /// True when `text` has `<<` followed by a delimiter made only of quotes
