@@ -251,7 +251,7 @@ fn fuzz_regressions() {
         "cat <<-'' ",
         "cat << '' ",
         // brush-parser 0.4 unwraps an overflowing file-descriptor number.
-        "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\06\0\0\0\0\0\u{14}\nE=OF\n)",
+        "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\u{0}6\0\0\0\0\0\u{14}\nE=OF\n)",
         "echo 99999999999>x",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
