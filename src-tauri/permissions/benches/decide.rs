@@ -19,6 +19,7 @@ fn engine_with_rules(dir: &std::path::Path, n: usize) -> PermissionEngine {
     let project = dir.join("project");
     let home = dir.join("home");
     fs::create_dir_all(project.join("src")).unwrap();
+    fs::write(project.join("src/main.rs"), "fn main() {}").unwrap();
     fs::create_dir_all(home.join(".claude")).unwrap();
     let mut allow = vec![
         "Bash(npm test:*)".to_string(),
@@ -52,21 +53,40 @@ fn engine_with_rules(dir: &std::path::Path, n: usize) -> PermissionEngine {
 }
 
 fn decide(c: &mut Criterion) {
-    let input = json!({"command": "git status && npm test -- --watch=false"});
-    let mut group = c.benchmark_group("bash_decision");
-    for n in [10, 10_000] {
-        let tmp = tempfile::tempdir().unwrap();
-        let engine = engine_with_rules(tmp.path(), n);
-        let d = engine.decide_input("Bash", &input);
-        assert_eq!(
-            d.decision,
-            gatehouse_protocol::permission::PermissionBehavior::Allow
-        );
-        group.bench_function(format!("{n}_rules"), |b| {
-            b.iter(|| black_box(engine.decide_input("Bash", black_box(&input))))
-        });
+    let calls = [
+        (
+            "bash_rule",
+            "Bash",
+            json!({"command": "git status && npm test -- --watch=false"}),
+        ),
+        (
+            "bash_paths",
+            "Bash",
+            json!({"command": "cat src/main.rs | grep fn && ls src"}),
+        ),
+        ("read", "Read", json!({"file_path": "src/main.rs"})),
+    ];
+    let small = tempfile::tempdir().unwrap();
+    let large = tempfile::tempdir().unwrap();
+    let engines = [
+        (10, engine_with_rules(small.path(), 10)),
+        (10_000, engine_with_rules(large.path(), 10_000)),
+    ];
+    for (name, tool, input) in &calls {
+        let mut group = c.benchmark_group(*name);
+        for (n, engine) in &engines {
+            let d = engine.decide_input(tool, input);
+            assert_eq!(
+                d.decision,
+                gatehouse_protocol::permission::PermissionBehavior::Allow,
+                "{name} with {n} rules: {d:?}"
+            );
+            group.bench_function(format!("{n}_rules"), |b| {
+                b.iter(|| black_box(engine.decide_input(tool, black_box(input))))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, decide);

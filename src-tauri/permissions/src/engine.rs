@@ -445,20 +445,18 @@ impl<'a> Decider<'a> {
     ) -> Option<Arc<IndexedRule>> {
         let matching = |form: Option<&Path>| -> Option<Arc<IndexedRule>> {
             for tool in self.path_rule_tools(kind, write) {
-                for r in self.st.index.for_tool(kind, tool) {
-                    let hit = match (&r.rule.rule.specifier, &r.path, form) {
-                        (Specifier::Any, _, _) => true,
-                        (Specifier::Path(_), Some(Ok(p)), Some(f)) => p.matches(f),
-                        (Specifier::Path(_), Some(Ok(p)), None) => {
-                            forms.iter().any(|f| p.matches(f))
-                        }
-                        // A pattern that did not compile: deny and ask fail closed.
-                        (Specifier::Path(_), _, _) => kind != RuleKind::Allow,
-                        _ => false,
-                    };
-                    if hit {
-                        return Some(r.clone());
-                    }
+                let Some(list) = self.st.index.list(kind, tool) else {
+                    continue;
+                };
+                let hit = match form {
+                    Some(f) => list.first_path_rule(f),
+                    None => forms
+                        .iter()
+                        .filter_map(|f| list.first_path_rule(f))
+                        .min_by_key(|r| r.order),
+                };
+                if let Some(r) = hit {
+                    return Some(r.clone());
                 }
             }
             None

@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use globset::{GlobSet, GlobSetBuilder};
+
 use crate::paths::{CompiledPathPattern, PatternBases};
 use crate::rule::{RuleKind, Specifier, ToolMatcher};
 use crate::sources::SourcedRule;
@@ -18,6 +20,8 @@ pub struct IndexedRule {
     /// The compiled path pattern of a path rule; `Err` when it could not be
     /// compiled (a deny or ask rule then matches every path: fail closed).
     pub path: Option<Result<CompiledPathPattern, String>>,
+    /// Its place in precedence order (lower comes first).
+    pub order: usize,
 }
 
 /// The rules of one tool in one list.
@@ -29,6 +33,60 @@ pub struct ToolRules {
     pub by_first_word: HashMap<String, Vec<Arc<IndexedRule>>>,
     /// Bash rules without a fixed first word (including `Bash` itself).
     pub unkeyed: Vec<Arc<IndexedRule>>,
+    /// The path patterns of every path rule in one set, each glob mapped
+    /// to its rule's place in `all`: one pass matches all rules.
+    paths: Option<(GlobSet, Vec<usize>)>,
+    /// The place in `all` of the first rule that matches every path: the
+    /// tool alone, or (in deny and ask lists) a pattern that did not compile.
+    first_unconditional: Option<usize>,
+}
+
+impl ToolRules {
+    /// The first rule (highest precedence) matching `path`, by pattern or
+    /// unconditionally.
+    pub fn first_path_rule(&self, path: &Path) -> Option<&Arc<IndexedRule>> {
+        let by_pattern = self
+            .paths
+            .as_ref()
+            .and_then(|(set, owner)| set.matches(path).into_iter().map(|g| owner[g]).min());
+        [self.first_unconditional, by_pattern]
+            .into_iter()
+            .flatten()
+            .min()
+            .and_then(|i| self.all.get(i))
+    }
+
+    fn finish(&mut self, kind: RuleKind) {
+        let mut builder = GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        for (i, r) in self.all.iter().enumerate() {
+            match (&r.rule.rule.specifier, &r.path) {
+                (Specifier::Any, _) => {
+                    self.first_unconditional.get_or_insert(i);
+                }
+                (Specifier::Path(_), Some(Ok(p))) => {
+                    for g in p.globs() {
+                        builder.add(g.clone());
+                        owner.push(i);
+                    }
+                }
+                (Specifier::Path(_), _) if kind != RuleKind::Allow => {
+                    self.first_unconditional.get_or_insert(i);
+                }
+                _ => {}
+            }
+        }
+        if !owner.is_empty() {
+            match builder.build() {
+                Ok(set) => self.paths = Some((set, owner)),
+                // Cannot happen (each glob compiled alone); fail closed.
+                Err(_) if kind != RuleKind::Allow => {
+                    self.first_unconditional = Some(0);
+                }
+                Err(_) => {}
+            }
+        }
+    }
 }
 
 /// All rules, indexed.
@@ -46,7 +104,7 @@ impl RuleIndex {
         home: &Path,
     ) -> Self {
         let mut index = RuleIndex::default();
-        for rule in rules {
+        for (order, rule) in rules.into_iter().enumerate() {
             let path = match &rule.rule.specifier {
                 Specifier::Path(p) => Some(CompiledPathPattern::compile(
                     p,
@@ -61,6 +119,7 @@ impl RuleIndex {
             let indexed = Arc::new(IndexedRule {
                 rule: rule.clone(),
                 path,
+                order,
             });
             let key = (rule.kind, rule.rule.tool.index_key().to_string());
             let entry = index.lists.entry(key).or_default();
@@ -77,7 +136,15 @@ impl RuleIndex {
                 _ => entry.unkeyed.push(indexed),
             }
         }
+        for ((kind, _), rules) in index.lists.iter_mut() {
+            rules.finish(*kind);
+        }
         index
+    }
+
+    /// The rules of `kind` naming exactly `tool`.
+    pub fn list(&self, kind: RuleKind, tool: &str) -> Option<&ToolRules> {
+        self.lists.get(&(kind, tool.to_string()))
     }
 
     /// The rules of `kind` naming `tool` exactly or (for an MCP tool) its

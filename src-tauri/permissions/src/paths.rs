@@ -162,7 +162,8 @@ pub struct PatternBases<'a> {
 /// the canonical spelling of that base.
 #[derive(Debug, Clone)]
 pub struct CompiledPathPattern {
-    globs: GlobSet,
+    globs: Vec<globset::Glob>,
+    set: GlobSet,
 }
 
 impl CompiledPathPattern {
@@ -179,10 +180,14 @@ impl CompiledPathPattern {
             Anchor::Cwd => bases.cwd.to_path_buf(),
         };
         let rest = rest.trim_end_matches('/');
-        let mut builder = GlobSetBuilder::new();
         let lexical_base = lexical_absolute(bases.cwd, &base);
         let canonical_base = canonical(bases.cwd, &base);
-        for b in [&lexical_base, &canonical_base] {
+        let mut globs = Vec::new();
+        let mut bases_seen: Vec<&PathBuf> = vec![&lexical_base];
+        if canonical_base != lexical_base {
+            bases_seen.push(&canonical_base);
+        }
+        for b in bases_seen {
             let escaped = globset::escape(&b.to_string_lossy());
             let prefix = escaped.trim_end_matches('/');
             let mut texts = Vec::new();
@@ -206,18 +211,27 @@ impl CompiledPathPattern {
                     .backslash_escape(true)
                     .build()
                     .map_err(|e| format!("invalid path pattern: {e}"))?;
-                builder.add(glob);
+                globs.push(glob);
             }
         }
-        let globs = builder
+        let mut builder = GlobSetBuilder::new();
+        for g in &globs {
+            builder.add(g.clone());
+        }
+        let set = builder
             .build()
             .map_err(|e| format!("invalid path pattern: {e}"))?;
-        Ok(CompiledPathPattern { globs })
+        Ok(CompiledPathPattern { globs, set })
+    }
+
+    /// The globs, for building a combined set over many rules.
+    pub fn globs(&self) -> &[globset::Glob] {
+        &self.globs
     }
 
     /// True when `path` (absolute) is matched.
     pub fn matches(&self, path: &Path) -> bool {
-        self.globs.is_match(path)
+        self.set.is_match(path)
     }
 }
 
