@@ -1068,6 +1068,26 @@ impl<'a> Decider<'a> {
                 message: format!("no allow rule matches `{text}`"),
             });
         }
+        if class == Classification::ChangesDirectory {
+            let name = c.name().unwrap_or_default();
+            if c.core_words()[1..].iter().any(|w| w.text == "-") {
+                return PieceOutcome::Ask(DecisionReason::ToolCheck {
+                    message: "`cd -` goes to the previous directory, which is not known here"
+                        .into(),
+                });
+            }
+            let has_target = c.core_words()[1..].iter().any(|w| !w.text.starts_with('-'));
+            if name == "popd" || !has_target {
+                // `cd` alone goes home; `popd` goes wherever the stack says.
+                return PieceOutcome::Ask(DecisionReason::WorkingDirectory {
+                    path: if name == "popd" {
+                        "the directory stack".into()
+                    } else {
+                        self.st.home.display().to_string()
+                    },
+                });
+            }
+        }
         for (forms, raw, _) in self.argument_paths(c) {
             match forms {
                 None => {
