@@ -253,9 +253,13 @@ fn fuzz_regressions() {
         // brush-parser 0.4 unwraps an overflowing file-descriptor number.
         "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\u{0}6\0\0\0\0\0\u{14}\nE=OF\n)",
         "echo 99999999999>x",
+        // Exponential backtracking in brush-parser 0.4 (18 s before the
+        // grouping limit).
+        "l rmx&(((((((((((((((((((((((>>&$ rm sh& $$$$$!\0\0\0\0x&>>& \u{a3}r&m\u{a3}$- ",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];
+    let start = std::time::Instant::now();
     for command in cases {
         let analysis = analyse(command, Path::new("/w"), Path::new("/h"));
         let appended = format!("{command}\n\nrm -rf x");
@@ -270,4 +274,9 @@ fn fuzz_regressions() {
         );
         let _ = analysis;
     }
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "regressions took {:?}",
+        start.elapsed()
+    );
 }

@@ -651,11 +651,61 @@ fn parser_hazard(text: &str) -> Option<&'static str> {
         // Unbounded allocation when the input ends after the delimiter.
         return Some("a here-document with an empty delimiter");
     }
+    let (parens, cases) = count_groupings(text);
+    if parens > MAX_GROUPING_PARENS || cases > MAX_CASE_CLAUSES {
+        // Unbalanced groupings make brush-parser 0.4 backtrack exponentially
+        // (24 `(` take seconds, each one more doubles it).
+        return Some("too many nested groupings to analyse");
+    }
     if has_oversized_fd_number(text) {
         // `99999999999>x`: the parser unwraps an overflowing integer.
         return Some("a redirection file-descriptor number too large to be real");
     }
     None
+}
+
+/// More bare `(` than this (outside quotes, not `$(`, `<(`, `>(`) fail
+/// closed before parsing.
+const MAX_GROUPING_PARENS: usize = 16;
+/// More `case` keywords than this fail closed before parsing.
+const MAX_CASE_CLAUSES: usize = 8;
+
+/// Counts, outside quotes and escapes, the `(` that open subshells or
+/// `((` (not those of `$(`, `<(`, `>(`, `$((`) and the `case` keywords.
+fn count_groupings(text: &str) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let (mut parens, mut cases) = (0, 0);
+    let (mut single, mut double) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'(' if !single && !double => {
+                let prev = i.checked_sub(1).map(|j| bytes[j]);
+                let prev2 = i.checked_sub(2).map(|j| bytes[j]);
+                let substitution = matches!(prev, Some(b'$' | b'<' | b'>'))
+                    || (prev == Some(b'(') && prev2 == Some(b'$'));
+                if !substitution {
+                    parens += 1;
+                }
+            }
+            b'c' if !single && !double && bytes[i..].starts_with(b"case") => {
+                let before = i.checked_sub(1).map(|j| bytes[j]);
+                let after = bytes.get(i + 4).copied();
+                let boundary =
+                    |c: Option<u8>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == b'_'));
+                if boundary(before) && boundary(after) {
+                    cases += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (parens, cases)
 }
 
 /// True when a run of 10 or more digits is directly followed by `<` or `>`.
@@ -912,6 +962,26 @@ mod tests {
         ] {
             assert!(!has_empty_heredoc_delimiter(cmd), "{cmd}");
         }
+    }
+
+    #[test]
+    fn exponential_parser_inputs_fail_closed_fast() {
+        let start = std::time::Instant::now();
+        for cmd in [
+            "(".repeat(40),
+            "( ".repeat(40),
+            "case x in x) ".repeat(30),
+            format!("l rmx&{}>>&$ rm sh&", "(".repeat(30)),
+        ] {
+            assert!(!a(&cmd).is_transparent(), "{cmd}");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        // Parentheses in quotes, escapes and substitutions do not count.
+        assert_eq!(
+            count_groupings(r#"grep -E '(a)(b)(c)' "(x)" \( $(ls) <(ls) $((1))"#),
+            (0, 0)
+        );
+        assert_eq!(count_groupings("(ls) && (cd x; case y in esac)"), (2, 1));
     }
 
     #[test]
