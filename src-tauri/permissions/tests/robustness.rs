@@ -249,6 +249,9 @@ fn fuzz_regressions() {
         "cat <<'' ",
         "cat <<\"\" ",
         "cat <<-'' ",
+        // ... and loops forever on `<<` followed by another operator.
+        "\"$(c&.\n <<<<<<<< <<r <<< <<<<<<<< <<r ",
+        "$(c << <<r ",
         "cat << '' ",
         // brush-parser 0.4 unwraps an overflowing file-descriptor number.
         "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\u{0}6\0\0\0\0\0\u{14}\nE=OF\n)",

@@ -648,8 +648,8 @@ impl Walker {
 /// parsing: the reason to fail closed, or `None`.
 fn parser_hazard(text: &str) -> Option<&'static str> {
     if has_empty_heredoc_delimiter(text) {
-        // Unbounded allocation when the input ends after the delimiter.
-        return Some("a here-document with an empty delimiter");
+        // Unbounded allocation or an endless loop in the tokenizer.
+        return Some("a here-document without a delimiter word");
     }
     let (parens, cases) = count_groupings(text);
     if parens > MAX_GROUPING_PARENS || cases > MAX_CASE_CLAUSES {
@@ -724,9 +724,9 @@ fn has_oversized_fd_number(text: &str) -> bool {
     false
 }
 
-/// True when `text` has `<<` followed by a delimiter made only of quotes
-/// (`<<''`, `<< ""`, `<<-$''`): an empty here-document delimiter, which
-/// makes brush-parser 0.4 exhaust memory when the input ends after it.
+/// True when `text` has `<<` followed by no delimiter word, or one made only
+/// of quotes (`<<''`, `<< ""`, `<< <<r`, `<<` at the end): brush-parser 0.4
+/// then exhausts memory or loops forever.
 fn has_empty_heredoc_delimiter(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -743,12 +743,13 @@ fn has_empty_heredoc_delimiter(text: &str) -> bool {
             while matches!(bytes.get(j), Some(b' ' | b'\t')) {
                 j += 1;
             }
-            let start = j;
             while matches!(bytes.get(j), Some(b'\'' | b'"' | b'$')) {
                 j += 1;
             }
             let word_continues = bytes.get(j).is_some_and(|b| !b" \t\r\n;&|<>()".contains(b));
-            if j > start && !word_continues {
+            // Only quotes, or nothing at all (`<< <<r`, `<<` at the end):
+            // either way no delimiter word.
+            if !word_continues {
                 return true;
             }
             i = j.max(i + 2);
@@ -950,6 +951,9 @@ mod tests {
             "cat <<-'' ",
             "cat << '' ",
             "cat <<''<V $(",
+            "$(c << <<r ",
+            "cat <<",
+            "cat << ;",
         ] {
             assert!(has_empty_heredoc_delimiter(cmd), "{cmd}");
             assert!(!a(cmd).is_transparent(), "{cmd}");
