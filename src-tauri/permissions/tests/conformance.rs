@@ -12,8 +12,11 @@
 //!   `flag_allow` / `flag_deny` / `flag_ask`: rule lists of those sources;
 //! * `setup`: `{ "files": [path, …], "dirs": [path, …], "symlinks":
 //!   [[link, target], …] }`;
-//! * `tool`, `input`; `expect` (allow | ask | deny), `reason` (the reason's
-//!   kind), `rule` (the rule text in the reason), `source`.
+//! * `tool`, `input`; `hook` (allow | ask | deny: a PreToolUse hook's
+//!   verdict) and `updated_input` (the hook's rewrite, decided in place of
+//!   `input`);
+//! * `expect` (allow | ask | deny), `reason` (the reason's kind), `rule`
+//!   (the rule text in the reason), `source`, `settings_errors` (count).
 //!
 //! Strings may use `$ROOT`, `$PROJECT` and `$HOME`; they are replaced by the
 //! case's temporary directories.
@@ -23,7 +26,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use gatehouse_permissions::hook::{HookVerdict, combine};
 use gatehouse_permissions::{CheckRequest, check};
+use gatehouse_protocol::permission::PermissionDecision;
 use serde_json::{Map, Value};
 
 fn substitute(value: &Value, root: &Path) -> Value {
@@ -210,8 +215,27 @@ fn run_case(case: &Map<String, Value>) -> Result<(), String> {
         request.managed_file = Some(root.join("policy/managed-settings.json"));
         request.managed_dropin_dir = Some(root.join("policy/managed-settings.d"));
     }
+    // A PreToolUse hook: its `updated_input` is decided again, then its
+    // verdict is combined with the engine's decision.
+    if let Some(input) = case.get("updated_input") {
+        request.input = input.clone();
+    }
     let report = check(&request);
-    let got = serde_json::to_value(&report).unwrap();
+    let mut got = serde_json::to_value(&report).unwrap();
+    if let Some(hook) = case.get("hook").and_then(Value::as_str) {
+        let decision = PermissionDecision {
+            decision: report.decision,
+            reason: report.reason.clone(),
+            trace: report.trace.clone(),
+        };
+        let verdict = HookVerdict {
+            hook: "conformance-hook".into(),
+            decision: Some(serde_json::from_value(Value::String(hook.into())).unwrap()),
+            message: None,
+        };
+        let combined = combine(decision, Some(&verdict));
+        got = serde_json::to_value(&combined).unwrap();
+    }
     let mut problems = Vec::new();
     let expect = case["expect"].as_str().unwrap();
     if got["decision"] != expect {
