@@ -252,6 +252,7 @@ fn fuzz_regressions() {
         // ... and loops forever on `<<` followed by another operator.
         "\"$(c&.\n <<<<<<<< <<r <<< <<<<<<<< <<r ",
         "$(c << <<r ",
+        "ls\nr \u{4d1}\\& \n~WWWf[ ls 0&&\\\\$(cat <<$[  ",
         "cat << '' ",
         // brush-parser 0.4 unwraps an overflowing file-descriptor number.
         "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\u{0}6\0\0\0\0\0\u{14}\nE=OF\n)",

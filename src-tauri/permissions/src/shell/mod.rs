@@ -647,9 +647,9 @@ impl Walker {
 /// Inputs brush-parser 0.4 mishandles (found by fuzzing), refused before
 /// parsing: the reason to fail closed, or `None`.
 fn parser_hazard(text: &str) -> Option<&'static str> {
-    if has_empty_heredoc_delimiter(text) {
+    if has_unusual_heredoc_delimiter(text) {
         // Unbounded allocation or an endless loop in the tokenizer.
-        return Some("a here-document without a delimiter word");
+        return Some("a here-document delimiter that is not a plain word");
     }
     let (parens, cases) = count_groupings(text);
     if parens > MAX_GROUPING_PARENS || cases > MAX_CASE_CLAUSES {
@@ -724,38 +724,58 @@ fn has_oversized_fd_number(text: &str) -> bool {
     false
 }
 
-/// True when `text` has `<<` followed by no delimiter word, or one made only
-/// of quotes (`<<''`, `<< ""`, `<< <<r`, `<<` at the end): brush-parser 0.4
-/// then exhausts memory or loops forever.
-fn has_empty_heredoc_delimiter(text: &str) -> bool {
+/// True when `text` has a `<<` here-document whose delimiter is not a plain
+/// word: `EOF`, `'EOF'`, `"EOF"` or `\EOF` (letters, digits, `_`, `.`,
+/// `-`). Anything else (`<<''`, `<< <<r`, `<<$[`, `<<` at the end) makes
+/// brush-parser 0.4 exhaust memory or loop forever, and no agent needs it.
+fn has_unusual_heredoc_delimiter(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let ends_word = |b: Option<&u8>| b.is_none_or(|b| b" \t\r\n;&|<>()".contains(b));
     let mut i = 0;
     while i + 1 < bytes.len() {
-        if bytes[i] == b'<' && bytes[i + 1] == b'<' {
-            let mut j = i + 2;
-            if bytes.get(j) == Some(&b'<') {
-                i = j + 1; // `<<<`: a here-string
-                continue;
-            }
-            if bytes.get(j) == Some(&b'-') {
+        if !(bytes[i] == b'<' && bytes[i + 1] == b'<') {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        if bytes.get(j) == Some(&b'<') {
+            i = j + 1; // `<<<`: a here-string
+            continue;
+        }
+        if bytes.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        if bytes.get(j) == Some(&b'\\') {
+            j += 1;
+        }
+        let quote = match bytes.get(j) {
+            Some(&q @ (b'\'' | b'"')) => {
                 j += 1;
+                Some(q)
             }
-            while matches!(bytes.get(j), Some(b' ' | b'\t')) {
-                j += 1;
-            }
-            while matches!(bytes.get(j), Some(b'\'' | b'"' | b'$')) {
-                j += 1;
-            }
-            let word_continues = bytes.get(j).is_some_and(|b| !b" \t\r\n;&|<>()".contains(b));
-            // Only quotes, or nothing at all (`<< <<r`, `<<` at the end):
-            // either way no delimiter word.
-            if !word_continues {
+            _ => None,
+        };
+        let start = j;
+        while bytes.get(j).is_some_and(|&b| plain(b)) {
+            j += 1;
+        }
+        if j == start {
+            return true;
+        }
+        if let Some(q) = quote {
+            if bytes.get(j) != Some(&q) {
                 return true;
             }
-            i = j.max(i + 2);
-        } else {
-            i += 1;
+            j += 1;
         }
+        if !ends_word(bytes.get(j)) {
+            return true;
+        }
+        i = j;
     }
     false
 }
@@ -944,7 +964,7 @@ mod tests {
     }
 
     #[test]
-    fn empty_heredoc_delimiters_fail_closed_without_parsing() {
+    fn unusual_heredoc_delimiters_fail_closed_without_parsing() {
         for cmd in [
             "cat <<'' ",
             "cat <<\"\" ",
@@ -954,8 +974,11 @@ mod tests {
             "$(c << <<r ",
             "cat <<",
             "cat << ;",
+            "$(cat <<$[  ",
+            "cat <<'EOF",
+            "cat <<E$X",
         ] {
-            assert!(has_empty_heredoc_delimiter(cmd), "{cmd}");
+            assert!(has_unusual_heredoc_delimiter(cmd), "{cmd}");
             assert!(!a(cmd).is_transparent(), "{cmd}");
         }
         for cmd in [
@@ -963,8 +986,12 @@ mod tests {
             "cat <<'EOF'\nx\nEOF\n",
             "cat <<< ''",
             "echo a<<b",
+            "cat <<-\"END\"\n\tx\nEND\n",
+            "cat <<\\EOF\nx\nEOF\n",
+            "python3 - <<PY_2.x\nprint(1)\nPY_2.x\n",
+            "echo $((1 << 2))",
         ] {
-            assert!(!has_empty_heredoc_delimiter(cmd), "{cmd}");
+            assert!(!has_unusual_heredoc_delimiter(cmd), "{cmd}");
         }
     }
 
