@@ -257,12 +257,26 @@ fn fuzz_regressions() {
         // brush-parser 0.4 unwraps an overflowing file-descriptor number.
         "ech<>o 66666666666>6666666666686978302\0\0\0\u{2}66\u{0}6\0\0\0\0\0\u{14}\nE=OF\n)",
         "echo 99999999999>x",
+        // ... and a directory-stack index after `~`.
+        "\nx\n>~222222&\n>~2222&\n>~22ll\n>~#22#22\n>~222\n>~77777777777777777777777222222&\n>~2222&",
+        "cd ~+99999999999999999999",
+        "cd ~-99999999999999999999",
+        "(( 99999999999999999999999 ))",
+        "echo $((99999999999999999999999))",
         // Exponential backtracking in brush-parser 0.4 (18 s before the
         // grouping limit).
         "l rmx&(((((((((((((((((((((((>>&$ rm sh& $$$$$!\0\0\0\0x&>>& \u{a3}r&m\u{a3}$- ",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];
+    // The parser must not even panic (a panic is caught and fails closed,
+    // but an app built with `panic = "abort"` would die).
+    static PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("panic: {info}");
+        PANICKED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }));
     let start = std::time::Instant::now();
     for command in cases {
         let analysis = analyse(command, Path::new("/w"), Path::new("/h"));
@@ -282,5 +296,10 @@ fn fuzz_regressions() {
         start.elapsed() < std::time::Duration::from_secs(5),
         "regressions took {:?}",
         start.elapsed()
+    );
+    std::panic::set_hook(previous);
+    assert!(
+        !PANICKED.load(std::sync::atomic::Ordering::SeqCst),
+        "the parser panicked"
     );
 }

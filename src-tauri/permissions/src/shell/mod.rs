@@ -658,8 +658,9 @@ fn parser_hazard(text: &str) -> Option<&'static str> {
         return Some("too many nested groupings to analyse");
     }
     if has_oversized_fd_number(text) {
-        // `99999999999>x`: the parser unwraps an overflowing integer.
-        return Some("a redirection file-descriptor number too large to be real");
+        // `99999999999>x`, `~99999999999`: the parser unwraps an
+        // overflowing integer.
+        return Some("a file-descriptor or directory-stack number too large to be real");
     }
     None
 }
@@ -708,18 +709,35 @@ fn count_groupings(text: &str) -> (usize, usize) {
     (parens, cases)
 }
 
-/// True when a run of 10 or more digits is directly followed by `<` or `>`.
+/// True when a run of 10 or more digits is directly followed by `<` or `>`
+/// (a file-descriptor number), or follows `~`, `~+` or `~-` (a directory
+/// stack index): numbers the parser unwraps into machine integers.
 fn has_oversized_fd_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
     let mut run = 0usize;
-    for b in text.bytes() {
+    for (i, &b) in bytes.iter().enumerate() {
         if b.is_ascii_digit() {
             run += 1;
-        } else {
-            if run >= 10 && (b == b'<' || b == b'>') {
+            continue;
+        }
+        if run >= 10 {
+            let start = i - run;
+            let before = start.checked_sub(1).map(|j| bytes[j]);
+            let before2 = start.checked_sub(2).map(|j| bytes[j]);
+            let tilde = before == Some(b'~')
+                || (matches!(before, Some(b'+' | b'-')) && before2 == Some(b'~'));
+            if tilde || b == b'<' || b == b'>' {
                 return true;
             }
-            run = 0;
         }
+        run = 0;
+    }
+    if run >= 10 {
+        let start = bytes.len() - run;
+        let before = start.checked_sub(1).map(|j| bytes[j]);
+        let before2 = start.checked_sub(2).map(|j| bytes[j]);
+        return before == Some(b'~')
+            || (matches!(before, Some(b'+' | b'-')) && before2 == Some(b'~'));
     }
     false
 }
