@@ -266,6 +266,8 @@ fn fuzz_regressions() {
         // Exponential backtracking in brush-parser 0.4 (18 s before the
         // grouping limit).
         "l rmx&(((((((((((((((((((((((>>&$ rm sh& $$$$$!\0\0\0\0x&>>& \u{a3}r&m\u{a3}$- ",
+        // ... also inside double quotes (`$"…$( ((((…`).
+        "ch<<EOF\nx\no $(ch$\"$((((oA,[or f in, *; do(((((((\0\0\0\0(in, *; do(((((((\0\0\0\0(_9\nEOF\n",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];

@@ -671,8 +671,9 @@ const MAX_GROUPING_PARENS: usize = 16;
 /// More `case` keywords than this fail closed before parsing.
 const MAX_CASE_CLAUSES: usize = 8;
 
-/// Counts, outside quotes and escapes, the `(` that open subshells or
-/// `((` (not those of `$(`, `<(`, `>(`, `$((`) and the `case` keywords.
+/// Counts, outside single quotes and escapes, the `(` that open subshells
+/// or `((` (not those of `$(`, `<(`, `>(`, `$((`), and outside all quotes
+/// the `case` keywords.
 fn count_groupings(text: &str) -> (usize, usize) {
     let bytes = text.as_bytes();
     let (mut parens, mut cases) = (0, 0);
@@ -684,7 +685,8 @@ fn count_groupings(text: &str) -> (usize, usize) {
             b'\\' if !single => i += 1,
             b'\'' if !double => single = !single,
             b'"' if !single => double = !double,
-            b'(' if !single && !double => {
+            // Double quotes do not make `(` inert: `"$( ((( )"` is code.
+            b'(' if !single => {
                 let prev = i.checked_sub(1).map(|j| bytes[j]);
                 let prev2 = i.checked_sub(2).map(|j| bytes[j]);
                 let substitution = matches!(prev, Some(b'$' | b'<' | b'>'))
@@ -1025,11 +1027,13 @@ mod tests {
             assert!(!a(&cmd).is_transparent(), "{cmd}");
         }
         assert!(start.elapsed() < std::time::Duration::from_secs(2));
-        // Parentheses in quotes, escapes and substitutions do not count.
+        // Parentheses in single quotes, escapes and substitutions do not
+        // count; in double quotes they do (`"$( ((x)) )"` is code).
         assert_eq!(
-            count_groupings(r#"grep -E '(a)(b)(c)' "(x)" \( $(ls) <(ls) $((1))"#),
+            count_groupings(r#"grep -E '(a)(b)(c)' \( $(ls) <(ls) $((1))"#),
             (0, 0)
         );
+        assert_eq!(count_groupings(r#"echo "$( ((x)) )""#), (2, 0));
         assert_eq!(count_groupings("(ls) && (cd x; case y in esac)"), (2, 1));
     }
 
