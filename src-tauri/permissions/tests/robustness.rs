@@ -268,6 +268,10 @@ fn fuzz_regressions() {
         "l rmx&(((((((((((((((((((((((>>&$ rm sh& $$$$$!\0\0\0\0x&>>& \u{a3}r&m\u{a3}$- ",
         // ... also inside double quotes (`$"…$( ((((…`).
         "ch<<EOF\nx\no $(ch$\"$((((oA,[or f in, *; do(((((((\0\0\0\0(in, *; do(((((((\0\0\0\0(_9\nEOF\n",
+        // Exponential inside a here-document inside `$(…)` (16 parentheses).
+        "echo echo $(cat <<EOF\nxo echo((ch$((*(((((7 \u{4}(!a\t\0\0\0\0\0\0\0cat <<EOF\nxo echo((ch$((*(((((7 \u{4}(!a\t\0t\nEKF\necho $(<<E<\u{69a}\\[[ -E\nEOF\n)0",
+        // brush-parser's word parser reads an unparseable `$(…)` as text.
+        "echo $(cat <<EOF\nxo echo((ch\nEOF\n)",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];
@@ -284,6 +288,10 @@ fn fuzz_regressions() {
         let analysis = analyse(command, Path::new("/w"), Path::new("/h"));
         let appended = format!("{command}\n\nrm -rf x");
         let with_rm = analyse(&appended, Path::new("/w"), Path::new("/h"));
+        assert!(
+            !analysis.is_transparent() || !command.contains("$(cat"),
+            "{command:?} hid a substitution"
+        );
         assert!(
             !with_rm.is_transparent()
                 || with_rm

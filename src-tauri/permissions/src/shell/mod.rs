@@ -241,16 +241,21 @@ impl Walker {
             return;
         }
         let options = &self.options;
-        let parsed =
-            guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program());
+        let parsed = parse_with_deadline(text, options);
         match parsed {
-            None => self.fail("the shell parser failed on this command".into()),
-            Some(Ok(program)) => {
-                for list in &program.complete_commands {
-                    self.list(list, cwd, depth, hidden);
+            ParseOutcome::TimedOut => self.fail(format!(
+                "the shell parser took over {} ms on this command",
+                PARSE_DEADLINE.as_millis()
+            )),
+            ParseOutcome::Panicked => self.fail("the shell parser failed on this command".into()),
+            ParseOutcome::Done(parsed) => match parsed {
+                Ok(program) => {
+                    for list in &program.complete_commands {
+                        self.list(list, cwd, depth, hidden);
+                    }
                 }
-            }
-            Some(Err(e)) => self.fail(format!("cannot parse the command: {e}")),
+                Err(e) => self.fail(format!("cannot parse the command: {e}")),
+            },
         }
     }
 
@@ -667,7 +672,7 @@ fn parser_hazard(text: &str) -> Option<&'static str> {
 
 /// More bare `(` than this (outside quotes, not `$(`, `<(`, `>(`) fail
 /// closed before parsing.
-const MAX_GROUPING_PARENS: usize = 16;
+const MAX_GROUPING_PARENS: usize = 10;
 /// More `case` keywords than this fail closed before parsing.
 const MAX_CASE_CLAUSES: usize = 8;
 
@@ -798,6 +803,50 @@ fn has_unusual_heredoc_delimiter(text: &str) -> bool {
         i = j;
     }
     false
+}
+
+/// How long one parse may take before the command fails closed. The
+/// pre-parse checks keep known exponential inputs out; this bounds the
+/// unknown ones, so a decision always comes back.
+pub const PARSE_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The result of a parse with a deadline.
+enum ParseOutcome {
+    /// The parser returned.
+    Done(Result<ast::Program, brush_parser::ParseError>),
+    /// The parser panicked.
+    Panicked,
+    /// The parser did not return in time (it keeps running on its thread;
+    /// there is no way to stop it, but the decision does not wait).
+    TimedOut,
+}
+
+/// Parses `text` on a helper thread and waits at most [`PARSE_DEADLINE`].
+fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = text.to_owned();
+    let thread_options = options.clone();
+    let spawned = std::thread::Builder::new()
+        .name("shell-parse".into())
+        .spawn(move || {
+            let result = guarded(|| {
+                brush_parser::Parser::new(owned.as_bytes(), &thread_options).parse_program()
+            });
+            let _ = tx.send(result);
+        });
+    if spawned.is_err() {
+        // No thread: parse here rather than not at all.
+        return match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program())
+        {
+            Some(r) => ParseOutcome::Done(r),
+            None => ParseOutcome::Panicked,
+        };
+    }
+    match rx.recv_timeout(PARSE_DEADLINE) {
+        Ok(Some(result)) => ParseOutcome::Done(result),
+        Ok(None) => ParseOutcome::Panicked,
+        Err(_) => ParseOutcome::TimedOut,
+    }
 }
 
 /// Runs a parser call, turning a panic inside the parser crate into `None`

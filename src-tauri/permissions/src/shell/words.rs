@@ -30,7 +30,11 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
     };
     let parsed = super::guarded(|| word::parse(raw, options));
     match parsed {
-        Some(Ok(pieces)) => walk(raw, &pieces, false, &mut info),
+        Some(Ok(pieces)) => {
+            let mut live = String::new();
+            walk(raw, &pieces, false, &mut info, &mut live);
+            check_live_text(&live, &mut info);
+        }
         None => {
             info.literal = false;
             info.text = raw.to_string();
@@ -55,10 +59,44 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
     info
 }
 
-fn walk(raw: &str, pieces: &[WordPieceWithSource], quoted: bool, info: &mut WordInfo) {
+/// Text the shell still interprets (unquoted or in double quotes) that the
+/// word parser left as plain text: brush-parser 0.4 falls back to text when
+/// it cannot parse a `$(…)`, so `$(`, `${`, `$[` or a backtick there is a
+/// substitution it did not recognise — fail closed. A `$` before a name is
+/// an expansion it did not recognise: not literal.
+fn check_live_text(live: &str, info: &mut WordInfo) {
+    if ["$(", "${", "$[", "`"].iter().any(|m| live.contains(m)) {
+        info.literal = false;
+        info.fail_reasons.push(format!(
+            "a substitution the parser could not read: `{}`",
+            short(live)
+        ));
+        return;
+    }
+    let bytes = live.as_bytes();
+    let expansion = bytes
+        .windows(2)
+        .any(|w| w[0] == b'$' && (w[1].is_ascii_alphanumeric() || b"_@*#?!$-".contains(&w[1])));
+    if expansion {
+        info.literal = false;
+    }
+}
+
+fn walk(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    quoted: bool,
+    info: &mut WordInfo,
+    live: &mut String,
+) {
     for p in pieces {
+        if !matches!(p.piece, WordPiece::Text(_)) {
+            // Keep pieces apart so `$` + `(…)` only joins across text.
+            live.push('\0');
+        }
         match &p.piece {
             WordPiece::Text(t) => {
+                live.push_str(t);
                 if !quoted && t.contains(['*', '?', '[']) {
                     info.has_glob = true;
                 }
@@ -86,7 +124,7 @@ fn walk(raw: &str, pieces: &[WordPieceWithSource], quoted: bool, info: &mut Word
             }
             WordPiece::DoubleQuotedSequence(inner)
             | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                walk(raw, inner, true, info);
+                walk(raw, inner, true, info, live);
             }
             WordPiece::TildeExpansion(t) => match t {
                 TildeExpr::Home => info.text.push('~'),
@@ -154,5 +192,7 @@ pub fn short(text: &str) -> String {
 /// Walks already-parsed pieces (a here-document body) as quoted text,
 /// collecting substitutions and fail-closed reasons into `info`.
 pub fn walk_pieces(raw: &str, pieces: &[WordPieceWithSource], info: &mut WordInfo) {
-    walk(raw, pieces, true, info);
+    let mut live = String::new();
+    walk(raw, pieces, true, info, &mut live);
+    check_live_text(&live, info);
 }
