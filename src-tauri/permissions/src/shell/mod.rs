@@ -1087,6 +1087,20 @@ mod tests {
     }
 
     #[test]
+    fn a_parse_that_runs_too_long_fails_closed_at_the_deadline() {
+        // 26 unbalanced `(` take the parser minutes (the pre-parse limit
+        // normally refuses them; here the parser is called directly).
+        let start = std::time::Instant::now();
+        let outcome = parse_with_deadline(&"(".repeat(26), &ParserOptions::default());
+        assert!(matches!(outcome, ParseOutcome::TimedOut));
+        assert!(start.elapsed() < PARSE_DEADLINE + std::time::Duration::from_secs(1));
+        assert!(matches!(
+            parse_with_deadline("ls -la", &ParserOptions::default()),
+            ParseOutcome::Done(Ok(_))
+        ));
+    }
+
+    #[test]
     fn many_subcommands_are_all_kept() {
         let cmd = vec!["true"; 60].join(" && ") + " && rm x";
         assert_eq!(a(&cmd).commands.len(), 61);
