@@ -818,10 +818,22 @@ enum ParseOutcome {
     Panicked,
     /// The parser did not return in time (it keeps running on its thread;
     /// there is no way to stop it, but the decision does not wait).
+    #[cfg_attr(feature = "fuzzing", allow(dead_code))]
     TimedOut,
 }
 
+/// Parses `text` on the calling thread (feature `fuzzing`: the fuzzer must
+/// see hangs, and libFuzzer's per-thread state grows with every thread).
+#[cfg(feature = "fuzzing")]
+fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
+    match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program()) {
+        Some(r) => ParseOutcome::Done(r),
+        None => ParseOutcome::Panicked,
+    }
+}
+
 /// Parses `text` on a helper thread and waits at most [`PARSE_DEADLINE`].
+#[cfg(not(feature = "fuzzing"))]
 fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
     let (tx, rx) = std::sync::mpsc::channel();
     let owned = text.to_owned();
@@ -1087,6 +1099,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(feature = "fuzzing"))]
     fn a_parse_that_runs_too_long_fails_closed_at_the_deadline() {
         // 26 unbalanced `(` take the parser minutes (the pre-parse limit
         // normally refuses them; here the parser is called directly).
