@@ -276,7 +276,7 @@ impl PermissionEngine {
     /// and read-only flag of built-in tools from the input (what the CLI's
     /// `check` does, where no tool objects exist).
     pub fn decide_input(&self, tool_name: &str, input: &serde_json::Value) -> PermissionDecision {
-        let facts = crate::tools::builtin_facts(tool_name, input);
+        let facts = crate::tools::builtin_subject_facts(tool_name, input);
         let verdict = ToolPermissionVerdict::Passthrough;
         let query = PermissionQuery {
             tool_name,
@@ -346,7 +346,7 @@ impl<'a> Decider<'a> {
     fn subject(&self) -> Subject {
         let subject = match self.q.subject {
             Some(s) => Some(s.clone()),
-            None => crate::tools::builtin_facts(self.q.tool_name, self.q.input).subject,
+            None => crate::tools::builtin_subject_facts(self.q.tool_name, self.q.input).subject,
         };
         match subject {
             Some(PermissionSubject::Command(c)) => Subject::Command(c),

@@ -30,12 +30,23 @@ fn string_field(input: &Value, keys: &[&str]) -> Option<String> {
 /// (MCP tools included) get no subject and are not read-only: the fail-
 /// closed defaults of the tool contract.
 pub fn builtin_facts(tool: &str, input: &Value) -> ToolFacts {
+    facts(tool, input, true)
+}
+
+/// [`builtin_facts`] without Bash's `is_read_only` (which costs a second
+/// parse): what the engine needs to decide, since it analyses the command
+/// itself.
+pub(crate) fn builtin_subject_facts(tool: &str, input: &Value) -> ToolFacts {
+    facts(tool, input, false)
+}
+
+fn facts(tool: &str, input: &Value, bash_read_only: bool) -> ToolFacts {
     let path = |keys: &[&str]| string_field(input, keys).map(PathBuf::from);
     match tool {
         "Bash" => {
             let command = string_field(input, &["command"]).unwrap_or_default();
             ToolFacts {
-                is_read_only: crate::shell::is_read_only(&command),
+                is_read_only: bash_read_only && crate::shell::is_read_only(&command),
                 subject: Some(PermissionSubject::Command(command)),
                 requires_user_interaction: false,
             }
