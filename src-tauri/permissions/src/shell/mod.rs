@@ -832,9 +832,27 @@ fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
     }
 }
 
-/// Parses `text` on a helper thread and waits at most [`PARSE_DEADLINE`].
+/// True when `text` has the features every slow parse found so far had:
+/// groupings (`(`, `case`) or here-documents. Only those are parsed on a
+/// helper thread; a plain command line is parsed in place (a thread
+/// hand-off costs more than the parse).
+#[cfg(not(feature = "fuzzing"))]
+fn needs_deadline(text: &str) -> bool {
+    let (parens, cases) = count_groupings(text);
+    parens > 2 || cases > 0 || text.contains("<<")
+}
+
+/// Parses `text`, on a helper thread waiting at most [`PARSE_DEADLINE`]
+/// when [`needs_deadline`] says so.
 #[cfg(not(feature = "fuzzing"))]
 fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
+    if !needs_deadline(text) {
+        return match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program())
+        {
+            Some(r) => ParseOutcome::Done(r),
+            None => ParseOutcome::Panicked,
+        };
+    }
     let (tx, rx) = std::sync::mpsc::channel();
     let owned = text.to_owned();
     let thread_options = options.clone();
@@ -1104,6 +1122,10 @@ mod tests {
         // 26 unbalanced `(` take the parser minutes (the pre-parse limit
         // normally refuses them; here the parser is called directly).
         let start = std::time::Instant::now();
+        assert!(needs_deadline(&"(".repeat(26)));
+        assert!(!needs_deadline(
+            "git status && cargo test -- --nocapture | tail"
+        ));
         let outcome = parse_with_deadline(&"(".repeat(26), &ParserOptions::default());
         assert!(matches!(outcome, ParseOutcome::TimedOut));
         assert!(start.elapsed() < PARSE_DEADLINE + std::time::Duration::from_secs(1));
