@@ -833,6 +833,17 @@ impl<'a> Decider<'a> {
                 soft.push(format!("cannot tell which file `{raw}` is before running"));
             }
         }
+        if !analysis.opaque.is_empty() {
+            // Some commands may be unseen: deny rules could not be checked,
+            // so neither bypass mode nor any allow rule may run it.
+            let message = analysis.opaque.join("; ");
+            self.trace
+                .push(step("shell_analysis", TraceOutcome::Ask, message.clone()));
+            return (
+                PermissionBehavior::Ask,
+                DecisionReason::ToolCheck { message },
+            );
+        }
         if soft.is_empty() {
             self.trace.push(step(
                 "shell_analysis",

@@ -272,6 +272,9 @@ fn fuzz_regressions() {
         "echo echo $(cat <<EOF\nxo echo((ch$((*(((((7 \u{4}(!a\t\0\0\0\0\0\0\0cat <<EOF\nxo echo((ch$((*(((((7 \u{4}(!a\t\0t\nEKF\necho $(<<E<\u{69a}\\[[ -E\nEOF\n)0",
         // brush-parser's word parser reads an unparseable `$(…)` as text.
         "echo $(cat <<EOF\nxo echo((ch\nEOF\n)",
+        // Endless allocation: a here-document inside an unterminated `$(`.
+        "RRRRRRl $(catFE\nO<<\t F&\t\t",
+        "$(c\nO<<  F&\t\t",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];

@@ -157,6 +157,10 @@ pub struct ShellAnalysis {
     pub accesses: Vec<FileAccess>,
     /// Why the command line must fail closed, if it must.
     pub fail_closed: Vec<String>,
+    /// The subset of `fail_closed` where the analysis could not see every
+    /// command (unparseable, over-long, a parser hazard or timeout): deny
+    /// rules could not be checked, so not even bypass mode may run it.
+    pub opaque: Vec<String>,
 }
 
 impl ShellAnalysis {
@@ -174,7 +178,7 @@ pub fn analyse(command: &str, cwd: &Path, home: &Path) -> ShellAnalysis {
         out: ShellAnalysis::default(),
     };
     if command.len() > MAX_COMMAND_LEN {
-        walker.out.fail_closed.push(format!(
+        walker.opaque(format!(
             "the command is {} bytes long, over the {MAX_COMMAND_LEN}-byte analysis limit",
             command.len()
         ));
@@ -231,30 +235,38 @@ impl Walker {
         }
     }
 
+    /// Fails closed because some commands may be unseen.
+    fn opaque(&mut self, reason: String) {
+        if !self.out.opaque.contains(&reason) {
+            self.out.opaque.push(reason.clone());
+        }
+        self.fail(reason);
+    }
+
     fn program(&mut self, text: &str, cwd: &mut Option<PathBuf>, depth: usize, hidden: bool) {
         if depth > MAX_DEPTH {
-            self.fail("substitutions nested too deeply to analyse".into());
+            self.opaque("substitutions nested too deeply to analyse".into());
             return;
         }
         if let Some(hazard) = parser_hazard(text) {
-            self.fail(hazard.into());
+            self.opaque(hazard.into());
             return;
         }
         let options = &self.options;
         let parsed = parse_with_deadline(text, options);
         match parsed {
-            ParseOutcome::TimedOut => self.fail(format!(
+            ParseOutcome::TimedOut => self.opaque(format!(
                 "the shell parser took over {} ms on this command",
                 PARSE_DEADLINE.as_millis()
             )),
-            ParseOutcome::Panicked => self.fail("the shell parser failed on this command".into()),
+            ParseOutcome::Panicked => self.opaque("the shell parser failed on this command".into()),
             ParseOutcome::Done(parsed) => match parsed {
                 Ok(program) => {
                     for list in &program.complete_commands {
                         self.list(list, cwd, depth, hidden);
                     }
                 }
-                Err(e) => self.fail(format!("cannot parse the command: {e}")),
+                Err(e) => self.opaque(format!("cannot parse the command: {e}")),
             },
         }
     }
@@ -306,7 +318,7 @@ impl Walker {
 
     fn backstop(&mut self, what: &str, text: &str) {
         if text.contains("$(") || text.contains('`') || text.contains("<(") || text.contains(">(") {
-            self.fail(format!("{what} contains a substitution: `{}`", short(text)));
+            self.opaque(format!("{what} contains a substitution: `{}`", short(text)));
         }
         if text.contains("IFS") {
             self.fail("uses `$IFS`".into());
@@ -400,7 +412,7 @@ impl Walker {
                     Some(Ok(_))
                 ) {
                     // bash then re-reads `((…))` as nested subshells and runs it.
-                    self.fail(format!(
+                    self.opaque(format!(
                         "`(({}))` is not arithmetic; bash would run it as commands",
                         short(expr)
                     ));
@@ -417,7 +429,7 @@ impl Walker {
                 self.scoped(&f.body.list, cwd, depth, hidden);
             }
             CompoundCommand::Coprocess(_) => {
-                self.fail("starts a coprocess".into());
+                self.opaque("starts a coprocess".into());
             }
         }
     }
@@ -426,7 +438,11 @@ impl Walker {
     fn word(&mut self, raw: &str, cwd: &Option<PathBuf>, depth: usize) -> WordInfo {
         let info = classify(raw, &self.options);
         for reason in &info.fail_reasons {
-            self.fail(reason.clone());
+            if info.opaque {
+                self.opaque(reason.clone());
+            } else {
+                self.fail(reason.clone());
+            }
         }
         for sub in &info.substitutions {
             let mut own = cwd.clone();
@@ -470,7 +486,7 @@ impl Walker {
                 if doc.requires_expansion {
                     let options = &self.options;
                     match guarded(|| brush_parser::word::parse_heredoc(&doc.doc.value, options)) {
-                        None => self.fail("the shell parser failed on a here-document".into()),
+                        None => self.opaque("the shell parser failed on a here-document".into()),
                         Some(Ok(pieces)) => {
                             let mut info = WordInfo::default();
                             words::walk_pieces(&doc.doc.value, &pieces, &mut info);
@@ -482,7 +498,7 @@ impl Walker {
                                 self.program(sub, &mut own, depth + 1, true);
                             }
                         }
-                        Some(Err(e)) => self.fail(format!("cannot parse here-document: {e}")),
+                        Some(Err(e)) => self.opaque(format!("cannot parse here-document: {e}")),
                     }
                 }
             }
@@ -656,6 +672,11 @@ fn parser_hazard(text: &str) -> Option<&'static str> {
         // Unbounded allocation or an endless loop in the tokenizer.
         return Some("a here-document delimiter that is not a plain word");
     }
+    if has_heredoc(text) && ["$(", "`", "<(", ">("].iter().any(|m| text.contains(m)) {
+        // A here-document inside a substitution sends the tokenizer into
+        // endless allocation for inputs no pattern describes.
+        return Some("a here-document together with a substitution");
+    }
     let (parens, cases) = count_groupings(text);
     if parens > MAX_GROUPING_PARENS || cases > MAX_CASE_CLAUSES {
         // Unbalanced groupings make brush-parser 0.4 backtrack exponentially
@@ -745,6 +766,23 @@ fn has_oversized_fd_number(text: &str) -> bool {
         let before2 = start.checked_sub(2).map(|j| bytes[j]);
         return before == Some(b'~')
             || (matches!(before, Some(b'+' | b'-')) && before2 == Some(b'~'));
+    }
+    false
+}
+
+/// True when `text` has a `<<` that is not a `<<<` here-string.
+fn has_heredoc(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'<' && bytes[i + 1] == b'<' {
+            if bytes.get(i + 2) == Some(&b'<') {
+                i += 3;
+                continue;
+            }
+            return true;
+        }
+        i += 1;
     }
     false
 }

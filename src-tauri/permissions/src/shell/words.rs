@@ -20,6 +20,9 @@ pub struct WordInfo {
     pub substitutions: Vec<String>,
     /// Constructs that make the whole command fail closed, described.
     pub fail_reasons: Vec<String>,
+    /// True when the parser could not read the word, so commands inside it
+    /// may be unseen (the whole command is then opaque).
+    pub opaque: bool,
 }
 
 /// Classifies a raw word as the parser produced it.
@@ -37,6 +40,7 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
         }
         None => {
             info.literal = false;
+            info.opaque = true;
             info.text = raw.to_string();
             info.fail_reasons
                 .push(format!("the shell parser failed on word `{}`", short(raw)));
@@ -44,6 +48,7 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
         }
         Some(Err(e)) => {
             info.literal = false;
+            info.opaque = true;
             info.text = raw.to_string();
             info.fail_reasons
                 .push(format!("cannot parse word `{raw}`: {e}"));
@@ -67,6 +72,7 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
 fn check_live_text(live: &str, info: &mut WordInfo) {
     if ["$(", "${", "$[", "`"].iter().any(|m| live.contains(m)) {
         info.literal = false;
+        info.opaque = true;
         info.fail_reasons.push(format!(
             "a substitution the parser could not read: `{}`",
             short(live)
