@@ -275,6 +275,8 @@ fn fuzz_regressions() {
         // Endless allocation: a here-document inside an unterminated `$(`.
         "RRRRRRl $(catFE\nO<<\t F&\t\t",
         "$(c\nO<<  F&\t\t",
+        // brush's arithmetic parser backtracks exponentially.
+        "fo<&h]]\u{7f}o r && ((ZZZZZ&Z^ZZZZZZZZ&Z^ZZZ[ZZZZZZZZZAZZZ&Z^ZZZ[ZZZZZ[ZZZZZZZZZAZZZ&Z^ZZZ[ZZZZZZZZZAs>)); $",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];

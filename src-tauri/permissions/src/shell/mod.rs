@@ -407,18 +407,17 @@ impl Walker {
             }
             CompoundCommand::Arithmetic(a) => {
                 let expr = &a.expr.value;
-                if !matches!(
-                    guarded(|| brush_parser::arithmetic::parse(expr)),
-                    Some(Ok(_))
-                ) {
-                    // bash then re-reads `((…))` as nested subshells and runs it.
+                // Only plain numbers and operators are analysed. Anything else
+                // either evaluates variables (whose values may run commands) or
+                // is not arithmetic, and bash then re-reads `((…))` as nested
+                // subshells and runs it. (brush's arithmetic parser is not
+                // called: it backtracks exponentially on some inputs.)
+                let numeric = expr
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || " \t+-*/%<>=!&|^~?:()".contains(c));
+                if !numeric {
                     self.opaque(format!(
-                        "`(({}))` is not arithmetic; bash would run it as commands",
-                        short(expr)
-                    ));
-                } else if expr.contains(|c: char| c.is_ascii_alphabetic() || c == '_') {
-                    self.fail(format!(
-                        "`(({}))` evaluates variables, whose values may run commands",
+                        "`(({}))` is not plain arithmetic: bash may evaluate variables or run it as commands",
                         short(expr)
                     ));
                 }
