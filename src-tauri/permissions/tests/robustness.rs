@@ -277,6 +277,8 @@ fn fuzz_regressions() {
         "$(c\nO<<  F&\t\t",
         // brush's arithmetic parser backtracks exponentially.
         "fo<&h]]\u{7f}o r && ((ZZZZZ&Z^ZZZZZZZZ&Z^ZZZ[ZZZZZZZZZAZZZ&Z^ZZZ[ZZZZZ[ZZZZZZZZZAZZZ&Z^ZZZ[ZZZZZZZZZAs>)); $",
+        // brush's word parser is slow on many unbalanced `${` in one word.
+        "echo0$*(a c~xargs\0\0\0\0${f,h,c]\0EOI=M${fh,cM${f,,c]\0EOf\"F\0${fh,c]\0EO0000000I${fh,c$$$$\u{b}\0$$$s$$$]0000I${ c~xargs\0\0\0\0${f,h,c]\0EOI=M${fh,cM${f,,c]\0EOf\"F\0${fh,c]\0EfOI=M${h,c]\0EOI\na\nOI=nM$[{fh,cM$\0$f\"F\0${fh,c]\0EO0)",
         // A trailing backslash continues the line into what follows.
         "ec\\\\\\\\\\[\\\\FO\\",
     ];

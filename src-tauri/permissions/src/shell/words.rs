@@ -5,6 +5,9 @@
 use brush_parser::ParserOptions;
 use brush_parser::word::{self, TildeExpr, WordPiece, WordPieceWithSource};
 
+/// Words with more `$` than this are not parsed: they fail closed.
+pub const MAX_DOLLARS_PER_WORD: usize = 16;
+
 /// A classified word.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WordInfo {
@@ -31,6 +34,18 @@ pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
         literal: true,
         ..WordInfo::default()
     };
+    if raw.matches('$').count() > MAX_DOLLARS_PER_WORD {
+        // brush's word parser slows down sharply on many (unbalanced)
+        // expansions in one word; no real command needs this many.
+        info.literal = false;
+        info.opaque = true;
+        info.text = raw.to_string();
+        info.fail_reasons.push(format!(
+            "more than {MAX_DOLLARS_PER_WORD} expansions in one word: `{}`",
+            short(raw)
+        ));
+        return info;
+    }
     let parsed = super::guarded(|| word::parse(raw, options));
     match parsed {
         Some(Ok(pieces)) => {
