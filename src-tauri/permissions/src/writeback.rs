@@ -1,0 +1,265 @@
+//! "Always allow": adding a rule to the settings file the user picked,
+//! keeping every other key and the file's formatting (the rule is inserted
+//! as text, nothing is re-serialised), and writing atomically (a temporary
+//! file in the same directory, then a rename).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::rule::{RuleKind, parse_rule};
+use crate::settings::{locate, parse_settings};
+
+/// Why a rule could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteBackError {
+    /// The rule does not parse.
+    #[error("invalid rule: {0}")]
+    InvalidRule(#[from] crate::rule::RuleParseError),
+    /// The file is not valid settings; it is left untouched.
+    #[error("{0}; the file was not changed")]
+    Malformed(crate::settings::SettingsError),
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// The edit did not produce the expected settings (a bug): nothing
+    /// was written.
+    #[error("internal error editing {0}: the result did not contain the rule; nothing was written")]
+    Verification(PathBuf),
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The rule was added.
+    Added,
+    /// The list already had the rule; the file is unchanged.
+    AlreadyPresent,
+}
+
+/// Adds `rule` to `permissions.<kind>` of the settings file at `path`,
+/// creating the file (and its directory) if needed.
+pub fn add_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<WriteOutcome, WriteBackError> {
+    parse_rule(rule)?;
+    let io = |source| WriteBackError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let literal = serde_json::to_string(rule).map_err(|e| io(std::io::Error::other(e)))?;
+    let key = kind.key();
+    let new_text = match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(io)?;
+            }
+            format!(
+                "{{\n  \"permissions\": {{\n    \"{key}\": [\n      {literal}\n    ]\n  }}\n}}\n"
+            )
+        }
+        Err(e) => return Err(io(e)),
+        Ok(text) => {
+            let parsed = parse_settings(path, &text).map_err(WriteBackError::Malformed)?;
+            if parsed
+                .rules
+                .iter()
+                .any(|r| r.kind == kind && r.rule.text == rule)
+            {
+                return Ok(WriteOutcome::AlreadyPresent);
+            }
+            insert(&text, key, &literal)
+                .ok_or_else(|| WriteBackError::Verification(path.to_path_buf()))?
+        }
+    };
+    // Verify before writing: the new text must parse and hold the rule.
+    let check = parse_settings(path, &new_text)
+        .map_err(|_| WriteBackError::Verification(path.to_path_buf()))?;
+    if !check
+        .rules
+        .iter()
+        .any(|r| r.kind == kind && r.rule.text == rule)
+    {
+        return Err(WriteBackError::Verification(path.to_path_buf()));
+    }
+    write_atomically(path, &new_text).map_err(io)?;
+    Ok(WriteOutcome::Added)
+}
+
+/// The indentation of the line `offset` is on.
+fn indent_at(text: &str, offset: usize) -> &str {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// Inserts `"<key>": <value>` as the first member of the object at
+/// `[start, end)`, matching its layout.
+fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Option<String> {
+    let open = start + 1;
+    let inner = text.get(open..end.checked_sub(1)?)?;
+    let first = inner.find(|c: char| !c.is_whitespace());
+    let mut out = String::with_capacity(text.len() + member.len() + 8);
+    out.push_str(&text[..open]);
+    match first {
+        None => {
+            out.push_str(member);
+            out.push_str(&text[open..]);
+        }
+        Some(i) => {
+            let at = open + i;
+            let leading = &text[open..at];
+            if leading.contains('\n') {
+                out.push_str(leading);
+                out.push_str(member);
+                out.push(',');
+                out.push_str(&leading[leading.rfind('\n')?..]);
+            } else {
+                out.push_str(member);
+                out.push_str(", ");
+            }
+            out.push_str(&text[at..]);
+        }
+    }
+    Some(out)
+}
+
+fn insert(text: &str, key: &str, literal: &str) -> Option<String> {
+    let spans = locate::scan(text);
+    if let Some(list) = spans.get(&["permissions", key]) {
+        let mut last = None;
+        let mut i = 0usize;
+        while let Some(item) = spans.get(&["permissions", key, &i.to_string()]) {
+            last = Some(item.clone());
+            i += 1;
+        }
+        let mut out = String::with_capacity(text.len() + literal.len() + 8);
+        match last {
+            None => {
+                // `[]` or `[ ]`: put the rule right after `[`.
+                out.push_str(&text[..list.start + 1]);
+                out.push_str(literal);
+                out.push_str(&text[list.start + 1..]);
+            }
+            Some(item) => {
+                let before_first =
+                    &text[list.start + 1..spans.get(&["permissions", key, "0"])?.start];
+                out.push_str(&text[..item.end]);
+                out.push(',');
+                if before_first.contains('\n') {
+                    out.push('\n');
+                    out.push_str(indent_at(text, item.start));
+                } else {
+                    out.push(' ');
+                }
+                out.push_str(literal);
+                out.push_str(&text[item.end..]);
+            }
+        }
+        return Some(out);
+    }
+    if let Some(perms) = spans.get(&["permissions"]) {
+        return insert_member(
+            text,
+            perms.start,
+            perms.end,
+            &format!("\"{key}\": [{literal}]"),
+        );
+    }
+    let root = spans.get(&[])?;
+    insert_member(
+        text,
+        root.start,
+        root.end,
+        &format!("\"permissions\": {{\"{key}\": [{literal}]}}"),
+    )
+}
+
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(before: &str, kind: RuleKind, rule: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, before).unwrap();
+        assert_eq!(add_rule(&path, kind, rule).unwrap(), WriteOutcome::Added);
+        std::fs::read_to_string(&path).unwrap()
+    }
+
+    #[test]
+    fn appends_to_multiline_list_keeping_layout() {
+        let before = "{\n  \"model\": \"x\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls)\"\n    ]\n  },\n  \"zeta\": 1\n}\n";
+        let after = roundtrip(before, RuleKind::Allow, "Bash(npm test)");
+        assert_eq!(
+            after,
+            "{\n  \"model\": \"x\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls)\",\n      \"Bash(npm test)\"\n    ]\n  },\n  \"zeta\": 1\n}\n"
+        );
+    }
+
+    #[test]
+    fn inline_list_empty_list_missing_list_missing_permissions() {
+        assert_eq!(
+            roundtrip(r#"{"permissions": {"allow": ["A"]}}"#, RuleKind::Allow, "B"),
+            r#"{"permissions": {"allow": ["A", "B"]}}"#
+        );
+        assert_eq!(
+            roundtrip(r#"{"permissions": {"allow": []}}"#, RuleKind::Allow, "B"),
+            r#"{"permissions": {"allow": ["B"]}}"#
+        );
+        assert_eq!(
+            roundtrip(r#"{"permissions": {"deny": ["A"]}}"#, RuleKind::Allow, "B"),
+            r#"{"permissions": {"allow": ["B"], "deny": ["A"]}}"#
+        );
+        assert_eq!(
+            roundtrip("{\n  \"env\": {}\n}\n", RuleKind::Ask, "B"),
+            "{\n  \"permissions\": {\"ask\": [\"B\"]},\n  \"env\": {}\n}\n"
+        );
+        assert_eq!(
+            roundtrip("{}", RuleKind::Allow, "B"),
+            r#"{"permissions": {"allow": ["B"]}}"#
+        );
+    }
+
+    #[test]
+    fn escapes_creates_and_refuses_malformed() {
+        let after = roundtrip(
+            r#"{"permissions": {"allow": []}}"#,
+            RuleKind::Allow,
+            r#"Bash(echo "hi\there")"#,
+        );
+        assert!(after.contains(r#""Bash(echo \"hi\\there\")""#), "{after}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new/.claude/settings.json");
+        add_rule(&path, RuleKind::Allow, "Read(src/**)").unwrap();
+        assert_eq!(
+            add_rule(&path, RuleKind::Allow, "Read(src/**)").unwrap(),
+            WriteOutcome::AlreadyPresent
+        );
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "{oops").unwrap();
+        assert!(matches!(
+            add_rule(&bad, RuleKind::Allow, "Bash"),
+            Err(WriteBackError::Malformed(_))
+        ));
+        assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{oops");
+        assert!(matches!(
+            add_rule(&path, RuleKind::Allow, "Bash("),
+            Err(WriteBackError::InvalidRule(_))
+        ));
+    }
+}
