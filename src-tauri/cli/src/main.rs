@@ -4,6 +4,8 @@
 //! users' scripts rely on: change them only additively, and document every
 //! change here, in `--help` and in the README.
 
+mod run;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -28,6 +30,15 @@ enum Command {
     /// Projects known to Gatehouse.
     #[command(subcommand)]
     Projects(ProjectsCommand),
+    /// Run a headless agent session in a project and print every event as one
+    /// JSON line (the UI's protocol), ending with `session_completed`.
+    ///
+    /// Events are stored in the session (SQLite) before they are printed.
+    /// Permission prompts are answered by --ask (default deny: nobody is
+    /// there to ask). Exit status: 0 when the session completed, 1 when it
+    /// did not (provider error, interrupt, turn limit), 2 when it could not
+    /// start (bad script, project or key).
+    Run(run::RunArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,7 +57,7 @@ enum ProjectsCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             eprintln!("gatehouse-cli: error: {err:#}");
             ExitCode::FAILURE
@@ -54,8 +65,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Projects(command) => {
             let store = open_store()?;
             match command {
@@ -71,7 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn open_store() -> anyhow::Result<Store> {
