@@ -11,12 +11,14 @@
 //! | [`provider::sse`] | the SSE parser |
 //! | [`retry`] | backoff with jitter |
 //! | [`keys`] | API keys: lookup order, a type that never prints them |
+//! | [`keychain`] | the OS keychain (Secret Service / keyutils, macOS, Windows) |
 //! | [`resume`] | a stored session's events back into a history |
 //! | [`pool`] | the session's tool pool, the stand-in permission resolver, a fixed ask handler |
 //! | [`demo`] | the offline demo: sample project and replay script |
 
 pub mod agent;
 pub mod demo;
+pub mod keychain;
 pub mod keys;
 pub mod message;
 pub mod pool;

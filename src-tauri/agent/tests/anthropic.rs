@@ -387,3 +387,135 @@ async fn an_interrupt_cancels_the_in_flight_request() {
     assert_eq!(out.status, SessionStatus::Interrupted);
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+#[tokio::test]
+async fn thinking_is_passed_through_with_its_signature() {
+    let server = serve(vec![
+        Reply::sse(vec![
+            Part::Bytes(start("m")),
+            Part::Bytes(sse(
+                "content_block_start",
+                &json!({"index":0,"content_block":{"type":"thinking","thinking":""}}),
+            )),
+            Part::Bytes(sse(
+                "content_block_delta",
+                &json!({"index":0,"delta":{"type":"thinking_delta","thinking":"Hmm, "}}),
+            )),
+            Part::Bytes(sse(
+                "content_block_delta",
+                &json!({"index":0,"delta":{"type":"thinking_delta","thinking":"let me see."}}),
+            )),
+            Part::Bytes(sse(
+                "content_block_delta",
+                &json!({"index":0,"delta":{"type":"signature_delta","signature":"sig=="}}),
+            )),
+            Part::Bytes(sse("content_block_stop", &json!({"index":0}))),
+            Part::Bytes(sse(
+                "content_block_start",
+                &json!({"index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}),
+            )),
+            Part::Bytes(sse("content_block_stop", &json!({"index":1}))),
+            Part::Bytes(text_block(2, "Answer.")),
+            Part::Bytes(stop("end_turn")),
+        ]),
+        final_reply(),
+    ])
+    .await;
+    let (mut agent, sink, _d) = setup(&server.url, vec![], 0);
+    let tok = CancellationToken::new();
+    assert_eq!(
+        agent.run_prompt("think", &tok).await.status,
+        SessionStatus::Completed
+    );
+    assert_eq!(
+        agent.run_prompt("again", &tok).await.status,
+        SessionStatus::Completed
+    );
+    let deltas: String = sink
+        .events()
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::AssistantThinkingDelta { thinking, .. } => Some(thinking.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, "Hmm, let me see.");
+    // The next request sends the thinking blocks back unchanged.
+    let requests = server.requests.lock().unwrap().clone();
+    let assistant = &requests[1].body["messages"][1]["content"];
+    assert_eq!(
+        assistant[0],
+        json!({"type":"thinking","thinking":"Hmm, let me see.","signature":"sig=="})
+    );
+    assert_eq!(
+        assistant[1],
+        json!({"type":"redacted_thinking","data":"opaque"})
+    );
+    assert_eq!(assistant[2]["text"], "Answer.");
+}
+
+#[tokio::test]
+async fn a_ten_megabyte_reply_and_a_stalled_stream_end_the_turn_with_clear_errors() {
+    let mega = "x".repeat(1024 * 1024);
+    let mut parts = vec![
+        Part::Bytes(start("m")),
+        Part::Bytes(sse(
+            "content_block_start",
+            &json!({"index":0,"content_block":{"type":"text","text":""}}),
+        )),
+    ];
+    for _ in 0..10 {
+        parts.push(Part::Bytes(sse(
+            "content_block_delta",
+            &json!({"index":0,"delta":{"type":"text_delta","text":mega}}),
+        )));
+    }
+    parts.push(Part::Bytes(sse("content_block_stop", &json!({"index":0}))));
+    parts.push(Part::Bytes(stop("end_turn")));
+    let server = serve(vec![
+        Reply::sse(parts),
+        Reply::sse(vec![
+            Part::Bytes(start("m")),
+            Part::Bytes(text_block(0, "started")),
+            Part::Hang,
+        ]),
+        final_reply(),
+    ])
+    .await;
+    let (agent, _sink, _d) = setup(&server.url, vec![], 0);
+    let mut agent = agent;
+    let tok = CancellationToken::new();
+    let (kind, message) = agent.run_prompt("big", &tok).await.error.unwrap();
+    assert_eq!(kind, SessionErrorKind::MalformedStream);
+    assert!(message.contains("exceeded the limit"), "{message}");
+    // The partial 10 MB text never enters the history.
+    assert!(serde_json::to_string(agent.history()).unwrap().len() < 100_000);
+
+    // A stream that stalls mid-reply: the idle timeout ends the turn.
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = ToolRuntime::builder(
+        Arc::new(ToolPool::new(vec![])),
+        Arc::new(TestResolver::allow_all()),
+        dir.path(),
+    )
+    .build();
+    let mut config = AnthropicConfig::new(ApiKey::new(KEY).unwrap());
+    config.base_url = server.url.clone();
+    let mut ac = AgentConfig::new("claude-test");
+    ac.idle_timeout = Duration::from_millis(300);
+    ac.retry = RetryPolicy::none();
+    let mut stalled = Agent::new(
+        Arc::new(AnthropicProvider::new(config).unwrap()),
+        runtime,
+        ac,
+        ToolUseContext::default(),
+    );
+    let (kind, message) = stalled.run_prompt("stall", &tok).await.error.unwrap();
+    assert_eq!(kind, SessionErrorKind::Timeout);
+    assert!(message.contains("sent nothing"), "{message}");
+    // Recoverable: the same session answers the next prompt.
+    assert_eq!(
+        stalled.run_prompt("again", &tok).await.status,
+        SessionStatus::Completed
+    );
+}

@@ -4,6 +4,7 @@
 //! users' scripts rely on: change them only additively, and document every
 //! change here, in `--help` and in the README.
 
+mod keys_cmd;
 mod run;
 
 use std::path::PathBuf;
@@ -39,6 +40,11 @@ enum Command {
     /// did not (provider error, interrupt, turn limit), 2 when it could not
     /// start (bad script, project or key).
     Run(run::RunArgs),
+    /// API keys in the OS keychain (Secret Service or kernel keyutils on
+    /// Linux, Keychain on macOS, Credential Manager on Windows); never in
+    /// the data directory.
+    #[command(subcommand)]
+    Keys(keys_cmd::KeysCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,6 +74,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
+        Command::Keys(command) => keys_cmd::run(command)?,
         Command::Projects(command) => {
             let store = open_store()?;
             match command {

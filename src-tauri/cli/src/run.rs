@@ -14,7 +14,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use gatehouse_agent::keys::{self, NoKeyStore};
+use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keys::{self, ApiKey, KeyStore, NoKeyStore};
 use gatehouse_agent::provider::Provider;
 use gatehouse_agent::provider::anthropic::{AnthropicConfig, AnthropicProvider};
 use gatehouse_agent::provider::openai::{OpenAiConfig, OpenAiProvider};
@@ -162,10 +163,10 @@ fn build_provider(args: &RunArgs) -> anyhow::Result<(Arc<dyn Provider>, String)>
         }
         ProviderKind::Anthropic => {
             let model = args.model.clone().context("--model is required")?;
-            let Some((key, _source)) = keys::lookup_key("anthropic", None, &env, &NoKeyStore)
-                .map_err(anyhow::Error::msg)?
-            else {
-                bail!("no Anthropic API key: set ANTHROPIC_API_KEY or store one in the keychain");
+            let Some(key) = find_key("anthropic", &env)? else {
+                bail!(
+                    "no Anthropic API key: set ANTHROPIC_API_KEY or store one with `gatehouse-cli keys set anthropic`"
+                );
             };
             let mut config = AnthropicConfig::new(key);
             if let Some(url) = args.base_url.clone().or_else(|| env("ANTHROPIC_BASE_URL")) {
@@ -177,14 +178,35 @@ fn build_provider(args: &RunArgs) -> anyhow::Result<(Arc<dyn Provider>, String)>
         ProviderKind::Openai => {
             let model = args.model.clone().context("--model is required")?;
             let base_url = args.base_url.clone().context("--base-url is required")?;
-            let key = keys::lookup_key("openai", None, &env, &NoKeyStore)
-                .map_err(anyhow::Error::msg)?
-                .map(|(k, _)| k);
+            let key = find_key("openai", &env)?;
             let provider = OpenAiProvider::new(OpenAiConfig::new(base_url, key))
                 .map_err(anyhow::Error::msg)?;
             (Arc::new(provider), model)
         }
     })
+}
+
+/// The environment first; the keychain is opened only when needed, and an
+/// unreachable keychain is then just "no key" (with the reason on stderr).
+fn find_key(
+    provider: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<ApiKey>> {
+    if let Some((key, _)) =
+        keys::lookup_key(provider, None, env, &NoKeyStore).map_err(anyhow::Error::msg)?
+    {
+        return Ok(Some(key));
+    }
+    let store: Box<dyn KeyStore> = match OsKeyStore::open() {
+        Ok(s) => Box::new(s),
+        Err(e) => {
+            eprintln!("gatehouse-cli: note: the keychain is not available: {e}");
+            Box::new(NoKeyStore)
+        }
+    };
+    Ok(keys::lookup_key(provider, None, env, store.as_ref())
+        .map_err(anyhow::Error::msg)?
+        .map(|(k, _)| k))
 }
 
 fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {
@@ -247,11 +269,18 @@ pub fn run(
                 project_path: project_text.clone(),
                 provider: provider.name().to_owned(),
                 model: model.clone(),
-                mode: format!("{mode:?}"),
+                mode: serde_json::to_value(mode)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
             })?;
             (id, Vec::new(), 0)
         }
     };
+    let data_dir = store
+        .path()
+        .parent()
+        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
     drop(store);
     let writer_store = reopen()?;
     let (tx, rx) = mpsc::channel();
@@ -264,9 +293,8 @@ pub fn run(
     let status = runtime.block_on(async {
         let resolver = Arc::new(FailClosedResolver::new(mode));
         let pool = builtin_pool(&project, resolver.as_ref());
-        let session_dir = std::env::temp_dir()
-            .join("gatehouse-sessions")
-            .join(&session_id);
+        // Large tool results are written beside the database.
+        let session_dir = data_dir.join("sessions").join(&session_id);
         let ask = match args.ask {
             AskArg::Allow => StaticAsk::allow(),
             AskArg::Deny => StaticAsk::deny(),

@@ -84,6 +84,8 @@ pub struct Server {
     pub requests: Arc<Mutex<Vec<Request>>>,
     /// When each request arrived.
     pub arrivals: Arc<Mutex<Vec<std::time::Instant>>>,
+    /// When each reply's last byte was written.
+    pub finished: Arc<Mutex<Vec<std::time::Instant>>>,
 }
 
 type Boxed = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -95,15 +97,17 @@ pub async fn serve(replies: Vec<Reply>) -> Server {
     let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
     let requests = Arc::new(Mutex::new(Vec::new()));
     let arrivals = Arc::new(Mutex::new(Vec::new()));
-    let (req2, arr2) = (requests.clone(), arrivals.clone());
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let (req2, arr2, fin2) = (requests.clone(), arrivals.clone(), finished.clone());
     tokio::spawn(async move {
         loop {
             let Ok((sock, _)) = listener.accept().await else {
                 return;
             };
-            let (replies, requests, arrivals) = (replies.clone(), req2.clone(), arr2.clone());
+            let (replies, requests, arrivals, finished) =
+                (replies.clone(), req2.clone(), arr2.clone(), fin2.clone());
             let task: Boxed = Box::pin(async move {
-                handle(sock, replies, requests, arrivals).await;
+                handle(sock, replies, requests, arrivals, finished).await;
             });
             tokio::spawn(task);
         }
@@ -112,6 +116,7 @@ pub async fn serve(replies: Vec<Reply>) -> Server {
         url,
         requests,
         arrivals,
+        finished,
     }
 }
 
@@ -153,6 +158,7 @@ async fn handle(
     replies: Arc<Mutex<VecDeque<Reply>>>,
     requests: Arc<Mutex<Vec<Request>>>,
     arrivals: Arc<Mutex<Vec<std::time::Instant>>>,
+    finished: Arc<Mutex<Vec<std::time::Instant>>>,
 ) {
     let Some(request) = read_request(&mut sock).await else {
         return;
@@ -204,6 +210,8 @@ async fn handle(
         }
     }
     let _ = sock.write_all(b"0\r\n\r\n").await;
+    let _ = sock.flush().await;
+    finished.lock().unwrap().push(std::time::Instant::now());
     let _ = sock.shutdown().await;
 }
 
