@@ -401,3 +401,31 @@ fn run_help_documents_the_flags() {
     }
     let _ = std::io::stdout().flush();
 }
+
+#[test]
+fn keys_status_names_the_source_and_never_prints_the_key() {
+    let f = Fixture::new();
+    let out = cli(f.data.path())
+        .env("ANTHROPIC_API_KEY", "sk-status-secret")
+        .args(["keys", "status", "anthropic"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v, json!({"provider": "anthropic", "source": "env"}));
+    let mut child = cli(f.data.path())
+        .args(["keys", "set", "openai"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no key on stdin"));
+}
