@@ -225,6 +225,38 @@ fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// Cancels `interrupt` on Ctrl-C. The handler is registered before this
+/// returns, so a Ctrl-C right after the session starts is never missed.
+fn watch_interrupt(interrupt: CancellationToken) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::interrupt()) {
+            Ok(mut sigint) => {
+                tokio::spawn(async move {
+                    if sigint.recv().await.is_some() {
+                        interrupt.cancel();
+                    }
+                });
+            }
+            Err(e) => eprintln!("gatehouse-cli: note: Ctrl-C cannot interrupt this run: {e}"),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match tokio::signal::windows::ctrl_c() {
+            Ok(mut ctrl_c) => {
+                tokio::spawn(async move {
+                    if ctrl_c.recv().await.is_some() {
+                        interrupt.cancel();
+                    }
+                });
+            }
+            Err(e) => eprintln!("gatehouse-cli: note: Ctrl-C cannot interrupt this run: {e}"),
+        }
+    }
+}
+
 /// Runs the session; the exit code says how it ended.
 pub fn run(
     args: RunArgs,
@@ -321,12 +353,7 @@ pub fn run(
         };
         let mut agent = Agent::new(provider, rt, config, ctx).with_history(history, turns);
         let interrupt = CancellationToken::new();
-        let on_signal = interrupt.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.cancel();
-            }
-        });
+        watch_interrupt(interrupt.clone());
         let outcome = agent.run_prompt(&prompt, &interrupt).await;
         if let Some((kind, message)) = &outcome.error {
             eprintln!("gatehouse-cli: session {session_id} did not complete ({kind:?}): {message}");

@@ -429,3 +429,39 @@ fn keys_status_names_the_source_and_never_prints_the_key() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no key on stdin"));
 }
+
+#[test]
+fn ctrl_c_interrupts_the_turn_and_the_session_ends_interrupted() {
+    let f = Fixture::new();
+    let turn = json!({"delay_ms": 300, "content": [{"type": "text", "text": "slow"}, {"type": "tool_use", "name": "X", "input": {}}]});
+    let turns: Vec<Value> = std::iter::repeat_n(turn, 50).collect();
+    let script = f.script("slow.json", &json!({ "turns": turns }));
+    let mut child = cli(f.data.path())
+        .args(["run", "--provider", "replay", "--project"])
+        .arg(f.project.path())
+        .arg("--script")
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("model_request_started") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let last: Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "session_completed");
+    assert_eq!(last["status"], "interrupted");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}
