@@ -168,3 +168,62 @@ impl gatehouse_core::ask::AskHandler for StaticAsk {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn query<'a>(
+        read_only: bool,
+        ui: bool,
+        verdict: &'a ToolPermissionVerdict,
+        input: &'a serde_json::Value,
+    ) -> PermissionQuery<'a> {
+        PermissionQuery {
+            tool_name: "T",
+            input,
+            subject: None,
+            is_read_only: read_only,
+            is_destructive: false,
+            requires_user_interaction: ui,
+            tool_verdict: verdict,
+        }
+    }
+
+    #[test]
+    fn the_stand_in_resolver_fails_closed() {
+        use PermissionBehavior::{Allow, Ask, Deny};
+        let input = json!({});
+        let pass = ToolPermissionVerdict::Passthrough;
+        let deny = ToolPermissionVerdict::Deny {
+            reason: "no".into(),
+        };
+        let cases = [
+            (PermissionMode::Default, true, false, &pass, Allow),
+            (PermissionMode::Default, false, false, &pass, Ask),
+            (PermissionMode::AcceptEdits, false, false, &pass, Ask),
+            (PermissionMode::Plan, false, false, &pass, Deny),
+            (PermissionMode::Plan, true, false, &pass, Allow),
+            (PermissionMode::DontAsk, false, false, &pass, Deny),
+            (
+                PermissionMode::BypassPermissions,
+                false,
+                false,
+                &pass,
+                Allow,
+            ),
+            (PermissionMode::BypassPermissions, false, true, &pass, Ask),
+            (PermissionMode::BypassPermissions, true, false, &deny, Deny),
+        ];
+        for (mode, read_only, ui, verdict, expected) in cases {
+            let d = FailClosedResolver::new(mode).decide(&query(read_only, ui, verdict, &input));
+            assert_eq!(
+                d.decision, expected,
+                "{mode:?} read_only={read_only} ui={ui}"
+            );
+            assert_eq!(d.trace.len(), 1);
+        }
+        assert!(!FailClosedResolver::default().is_blanket_denied("Bash"));
+    }
+}
