@@ -89,6 +89,9 @@ fn kind(body: &EventBody) -> &'static str {
         EventBody::ToolInputRejected { .. } => "tool_input_rejected",
         EventBody::HookRan { .. } => "hook_ran",
         EventBody::ContextModified { .. } => "context_modified",
+        // Session-level events (the agent loop) are never emitted by the
+        // tool runtime.
+        _ => "other",
     }
 }
 
