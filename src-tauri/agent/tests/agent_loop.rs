@@ -536,3 +536,30 @@ async fn a_hanging_provider_times_out_with_a_clear_error() {
     assert!(message.contains("sent nothing"), "{message}");
     assert_eq!(*provider.requests.lock().unwrap(), 2);
 }
+
+#[tokio::test]
+async fn the_history_rebuilt_from_events_equals_the_live_history() {
+    let h = harness(vec![
+        TestTool::safe("Read").arc(),
+        TestTool::new("Edit").arc(),
+    ]);
+    let provider = replay(json!({"turns": [
+        {"content": [
+            {"type": "thinking", "thinking": "plan"},
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "name": "Read", "input": {}},
+            {"type": "tool_use", "name": "Edit", "input": {"fail": "disk full"}},
+            {"type": "tool_use", "name": "Nope", "input": {}}
+        ]},
+        {"content": [{"type": "text", "text": "Done."}]},
+        {"content": [{"type": "text", "text": "Second answer."}]}
+    ]}));
+    let mut agent = agent(&h, provider, config());
+    let tok = CancellationToken::new();
+    agent.run_prompt("first", &tok).await;
+    agent.run_prompt("second", &tok).await;
+    let (rebuilt, turns) = gatehouse_agent::resume::history_from_events(&h.sink.events());
+    assert_eq!(rebuilt, agent.history());
+    assert_eq!(turns, agent.turns());
+    assert_eq!(turns, 3);
+}

@@ -131,3 +131,38 @@ async fn server_errors_are_retried_and_bad_chunks_are_reported() {
     assert_eq!(kind, SessionErrorKind::MalformedStream);
     assert!(message.contains("not valid JSON"), "{message}");
 }
+
+#[tokio::test]
+async fn calls_without_ids_get_ids_and_bad_arguments_get_error_results() {
+    let probe = Probe::new();
+    let server = serve(vec![
+        Reply::sse(vec![
+            chunk(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"Read","arguments":"{}"}}]}}]})),
+            chunk(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"Read","arguments":"{\"output\": tru"}}]}}]})),
+            chunk(json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})),
+            Part::Bytes(b"data: [DONE]\n\n".to_vec()),
+        ]),
+        Reply::sse(vec![
+            chunk(json!({"choices":[{"index":0,"delta":{"content":"cut"},"finish_reason":"length"}]})),
+            Part::Bytes(b"data: [DONE]\n\n".to_vec()),
+        ]),
+    ])
+    .await;
+    let (mut agent, _sink, _d) = setup(
+        &server.url,
+        vec![TestTool::safe("Read").with_probe(&probe).arc()],
+    );
+    let out = agent.run_prompt("go", &CancellationToken::new()).await;
+    assert_eq!(out.error.unwrap().0, SessionErrorKind::MaxTokens);
+    assert_eq!(probe.started(), ["call_1"]);
+    let requests = server.requests.lock().unwrap().clone();
+    let msgs = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(msgs[3]["tool_call_id"], "call_1");
+    assert_eq!(msgs[4]["tool_call_id"], "call_2");
+    assert!(
+        msgs[4]["content"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+}
