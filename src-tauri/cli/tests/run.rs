@@ -465,3 +465,63 @@ fn ctrl_c_interrupts_the_turn_and_the_session_ends_interrupted() {
     assert_eq!(last["status"], "interrupted");
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
 }
+
+#[test]
+fn sessions_can_be_listed_shown_and_searched() {
+    let f = Fixture::new();
+    let script = f.script(
+        "s.json",
+        &json!({"turns": [{"content": [{"type": "text", "text": "The wombat migration is done."}]}]}),
+    );
+    let out = f.run_replay(&script, &["--prompt", "migrate the wombats"]);
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let id = lines(printed.as_bytes())[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let out = cli(f.data.path())
+        .args(["sessions", "list", "--project"])
+        .arg(f.project.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = lines(&out.stdout);
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["id"], id.as_str());
+    assert_eq!(list[0]["status"], "completed");
+    assert_eq!(list[0]["title"], "migrate the wombats");
+
+    let out = cli(f.data.path())
+        .args(["sessions", "show", &id])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        printed,
+        "show prints exactly what run printed"
+    );
+
+    let out = cli(f.data.path())
+        .args(["sessions", "search", "wombat*"])
+        .output()
+        .unwrap();
+    let hits = lines(&out.stdout);
+    let kinds: Vec<&str> = hits.iter().map(|h| h["type"].as_str().unwrap()).collect();
+    assert!(
+        kinds.contains(&"user_prompt") && kinds.contains(&"assistant_message"),
+        "{kinds:?}"
+    );
+
+    let out = cli(f.data.path())
+        .args(["sessions", "show", "nope"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored session with id nope"));
+}
