@@ -563,3 +563,25 @@ async fn the_history_rebuilt_from_events_equals_the_live_history() {
     assert_eq!(turns, agent.turns());
     assert_eq!(turns, 3);
 }
+
+#[tokio::test]
+async fn a_recorded_session_replays_to_the_same_transcript() {
+    let script = json!({"turns": [
+        {"content": [
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "r1", "name": "Read", "input": {"output": "x"}}
+        ]},
+        {"content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn"}
+    ]});
+    let h1 = harness(vec![TestTool::safe("Read").arc()]);
+    let mut first = agent(&h1, replay(script), config());
+    first.run_prompt("go", &CancellationToken::new()).await;
+    let recorded = Script::from_events(&h1.sink.events());
+    // The script survives its JSON form.
+    let recorded = Script::parse(&recorded.to_json().to_string()).unwrap();
+    let h2 = harness(vec![TestTool::safe("Read").arc()]);
+    let mut second = agent(&h2, Arc::new(ReplayProvider::new(recorded)), config());
+    let out = second.run_prompt("go", &CancellationToken::new()).await;
+    assert_eq!(out.status, SessionStatus::Completed);
+    assert_eq!(second.history(), first.history());
+}

@@ -78,6 +78,12 @@ enum SessionsCommand {
         /// The session id.
         id: String,
     },
+    /// Print a replay script (JSON) that re-runs a stored session's model
+    /// replies: `run --provider replay --script FILE` plays it.
+    Script {
+        /// The session id.
+        id: String,
+    },
     /// Full-text search (SQLite FTS5 syntax) over prompts, replies, tool
     /// calls, results and errors; prints {"session_id","seq","type","snippet"}
     /// per match, best first.
@@ -133,6 +139,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                             "gatehouse-cli: note: {skipped} event(s) were written by a newer Gatehouse and not shown"
                         );
                     }
+                }
+                SessionsCommand::Script { id } => {
+                    if store.session(&id)?.is_none() {
+                        anyhow::bail!("no stored session with id {id}");
+                    }
+                    let (events, _) = store.session_events(&id)?;
+                    let script = gatehouse_agent::provider::replay::Script::from_events(&events);
+                    println!("{}", serde_json::to_string_pretty(&script.to_json())?);
                 }
                 SessionsCommand::Search { query, limit } => {
                     for hit in store.search_sessions(&query, limit)? {

@@ -90,6 +90,91 @@ fn empty_object() -> Value {
 }
 
 impl Script {
+    /// The script that replays a recorded session: one turn per stored
+    /// `assistant_message` (text, thinking and tool_use blocks with their
+    /// ids and stop reasons; redacted thinking is left out).
+    pub fn from_events(events: &[gatehouse_protocol::event::Event]) -> Self {
+        use gatehouse_protocol::event::EventBody;
+        let turns = events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::AssistantMessage {
+                    content,
+                    stop_reason,
+                    ..
+                } => Some(ScriptTurn {
+                    content: content
+                        .iter()
+                        .filter_map(|b| {
+                            serde_json::from_value::<crate::message::Block>(b.clone()).ok()
+                        })
+                        .filter_map(|b| match b {
+                            Block::Text { text } => Some(ScriptBlock::Text { text }),
+                            Block::Thinking { thinking, .. } => {
+                                Some(ScriptBlock::Thinking { thinking })
+                            }
+                            Block::ToolUse { id, name, input } => Some(ScriptBlock::ToolUse {
+                                id: Some(id),
+                                name,
+                                input,
+                            }),
+                            _ => None,
+                        })
+                        .collect(),
+                    // Turns that ended in an error or an interrupt replay as
+                    // what the model had said by then.
+                    stop_reason: match stop_reason.as_str() {
+                        "error" | "interrupted" => None,
+                        other => Some(other.to_owned()),
+                    },
+                    delay_ms: 0,
+                    usage: None,
+                }),
+                _ => None,
+            })
+            .collect();
+        Self { turns }
+    }
+
+    /// The script as JSON (the format [`Script::parse`] reads).
+    pub fn to_json(&self) -> serde_json::Value {
+        let turns: Vec<Value> = self
+            .turns
+            .iter()
+            .map(|t| {
+                let content: Vec<Value> = t
+                    .content
+                    .iter()
+                    .map(|b| match b {
+                        ScriptBlock::Text { text } => serde_json::json!({"type": "text", "text": text}),
+                        ScriptBlock::Thinking { thinking } => {
+                            serde_json::json!({"type": "thinking", "thinking": thinking})
+                        }
+                        ScriptBlock::ToolUse { id, name, input } => {
+                            let mut v = serde_json::json!({"type": "tool_use", "name": name, "input": input});
+                            if let Some(id) = id {
+                                v["id"] = Value::from(id.as_str());
+                            }
+                            v
+                        }
+                    })
+                    .collect();
+                let mut v = serde_json::json!({ "content": content });
+                if let Some(r) = &t.stop_reason {
+                    v["stop_reason"] = Value::from(r.as_str());
+                }
+                if t.delay_ms > 0 {
+                    v["delay_ms"] = Value::from(t.delay_ms);
+                }
+                if let Some(u) = &t.usage {
+                    v["usage"] = u.clone();
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({ "turns": turns })
+    }
+
     /// Parses a script, saying where it is wrong.
     pub fn parse(text: &str) -> Result<Self, String> {
         serde_json::from_str(text).map_err(|e| format!("invalid replay script: {e}"))
