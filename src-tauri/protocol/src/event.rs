@@ -150,6 +150,176 @@ pub enum EventBody {
         /// the session closed: SIGTERM, then SIGKILL after 3 s").
         message: String,
     },
+    // ---- Session-level events (the agent loop, issue 7). ----
+    /// A session began: the model and project it runs against.
+    SessionStarted {
+        /// The provider (`anthropic`, `openai`, `replay`).
+        provider: String,
+        /// The model name sent to the provider.
+        model: String,
+        /// The project folder the tools work in.
+        project: String,
+        /// Whether the session continues an earlier one (its history was
+        /// reloaded from the store).
+        resumed: bool,
+    },
+    /// The user sent a prompt; a new exchange with the model begins.
+    UserPrompt {
+        /// The prompt text.
+        text: String,
+    },
+    /// A model request is being sent (one per turn).
+    ModelRequestStarted {
+        /// The turn number within the session, from 1.
+        turn: u32,
+        /// How many messages of history the request carries.
+        messages: u32,
+    },
+    /// A model request failed with a retryable error (429, 5xx,
+    /// `overloaded_error`, a dropped connection before any output) and is
+    /// sent again after a delay.
+    ModelRequestRetried {
+        /// The turn.
+        turn: u32,
+        /// Which retry this is, from 1.
+        attempt: u32,
+        /// How long the loop waits before retrying.
+        #[ts(type = "number")]
+        delay_ms: u64,
+        /// What went wrong.
+        error: String,
+    },
+    /// A piece of assistant text as it streams.
+    AssistantTextDelta {
+        /// The turn.
+        turn: u32,
+        /// The content block index within the assistant message.
+        index: u32,
+        /// The new text.
+        text: String,
+    },
+    /// A piece of the model's extended thinking as it streams.
+    AssistantThinkingDelta {
+        /// The turn.
+        turn: u32,
+        /// The content block index within the assistant message.
+        index: u32,
+        /// The new thinking text.
+        thinking: String,
+    },
+    /// The complete assistant message of a turn, exactly as it enters the
+    /// history (Anthropic content blocks: text, thinking, tool_use).
+    AssistantMessage {
+        /// The turn.
+        turn: u32,
+        /// The provider's message id, if it gave one.
+        message_id: Option<String>,
+        /// The content blocks.
+        content: Vec<serde_json::Value>,
+        /// Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+        stop_reason: String,
+    },
+    /// The user message of tool_result blocks sent back to the model, one per
+    /// tool_use of the turn, in the original order.
+    ToolResultsReturned {
+        /// The turn whose tool calls these answer.
+        turn: u32,
+        /// The content blocks (tool_result, then any follow-up text).
+        content: Vec<serde_json::Value>,
+    },
+    /// Token usage reported by the provider for one turn.
+    Usage {
+        /// The turn.
+        turn: u32,
+        /// Input tokens not read from or written to the cache.
+        #[ts(type = "number")]
+        input_tokens: u64,
+        /// Output tokens.
+        #[ts(type = "number")]
+        output_tokens: u64,
+        /// Input tokens written to the prompt cache.
+        #[ts(type = "number")]
+        cache_creation_input_tokens: u64,
+        /// Input tokens read from the prompt cache.
+        #[ts(type = "number")]
+        cache_read_input_tokens: u64,
+    },
+    /// A turn ended: the model's reply was complete and its tool calls (if
+    /// any) have all been answered.
+    TurnCompleted {
+        /// The turn.
+        turn: u32,
+        /// Why the model stopped.
+        stop_reason: String,
+        /// How many tool calls the turn made.
+        tool_calls: u32,
+        /// Wall time of the turn (request, stream and tools).
+        #[ts(type = "number")]
+        duration_ms: u64,
+    },
+    /// Something went wrong in the session (not in a tool call): a provider
+    /// error, a malformed stream, a timeout, the turn limit. The transcript
+    /// up to here is kept.
+    SessionError {
+        /// What kind of failure.
+        kind: SessionErrorKind,
+        /// What happened, for people.
+        message: String,
+        /// Whether the session can continue with another prompt.
+        recoverable: bool,
+    },
+    /// The session (or the current prompt's exchange) ended.
+    SessionCompleted {
+        /// How it ended.
+        status: SessionStatus,
+        /// Model requests made.
+        turns: u32,
+    },
+}
+
+/// What kind of failure a `session_error` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionErrorKind {
+    /// The API key was refused (401/403) or is missing.
+    Authentication,
+    /// The provider refused the request as invalid (400, 404, 413, 422).
+    InvalidRequest,
+    /// Rate limited or overloaded after every retry.
+    Overloaded,
+    /// The provider failed (5xx) after every retry.
+    Server,
+    /// The connection failed or dropped.
+    Network,
+    /// The provider stopped answering in time.
+    Timeout,
+    /// The stream could not be understood (malformed SSE or JSON, an
+    /// unexpected event order, a reply over the size limit).
+    MalformedStream,
+    /// The model stopped for a reason Gatehouse does not know.
+    UnknownStopReason,
+    /// The per-session turn limit was reached.
+    TurnLimit,
+    /// The reply hit `max_tokens` before it was complete.
+    MaxTokens,
+    /// The replay script has no turn left or is invalid.
+    Script,
+    /// Storing the session failed.
+    Storage,
+}
+
+/// How a session (or one prompt's exchange) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// The model finished without asking for more tools.
+    Completed,
+    /// The user interrupted.
+    Interrupted,
+    /// The per-session turn limit stopped it.
+    TurnLimit,
+    /// An error stopped it (see the preceding `session_error`).
+    Failed,
 }
 
 /// The pipeline stage that refused a call before it could run.

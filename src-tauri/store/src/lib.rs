@@ -8,6 +8,7 @@
 mod error;
 mod migrations;
 mod projects;
+mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -16,6 +17,7 @@ use rusqlite::Connection;
 
 pub use error::StoreError;
 pub use migrations::SCHEMA_VERSION;
+pub use sessions::{NewSession, SearchHit, SessionSummary};
 
 /// Environment variable that overrides the platform data directory.
 pub const DATA_DIR_ENV: &str = "GATEHOUSE_DATA_DIR";

@@ -21,6 +21,45 @@ const MIGRATIONS: &[&str] = &[
         last_opened_ms INTEGER NOT NULL
     );
     CREATE INDEX projects_by_last_opened ON projects (last_opened_ms DESC);",
+    // 2: sessions and their append-only event streams, with full-text search.
+    // `session_events` holds every event exactly as emitted (`body` is the
+    // event's JSON line); the extracted columns serve review (by turn),
+    // rule replay (tool_queued + permission_decided by tool_use_id, by
+    // tool_name) and search (`session_search`, FTS5 over the event's text,
+    // rowid = session_events.id). Events are never updated.
+    "CREATE TABLE sessions (
+        id             TEXT PRIMARY KEY,
+        project_path   TEXT NOT NULL,
+        provider       TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        mode           TEXT NOT NULL,
+        status         TEXT NOT NULL DEFAULT 'running',
+        title          TEXT,
+        created_at_ms  INTEGER NOT NULL,
+        updated_at_ms  INTEGER NOT NULL,
+        event_count    INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_by_project ON sessions (project_path, updated_at_ms DESC);
+    CREATE INDEX sessions_by_updated ON sessions (updated_at_ms DESC);
+    CREATE TABLE session_events (
+        id           INTEGER PRIMARY KEY,
+        session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq          INTEGER NOT NULL,
+        ts_ms        INTEGER NOT NULL,
+        type         TEXT NOT NULL,
+        tool_use_id  TEXT,
+        tool_name    TEXT,
+        body         TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+    );
+    CREATE INDEX session_events_by_type ON session_events (type, session_id);
+    CREATE INDEX session_events_by_call ON session_events (tool_use_id) WHERE tool_use_id IS NOT NULL;
+    CREATE INDEX session_events_by_tool ON session_events (tool_name) WHERE tool_name IS NOT NULL;
+    CREATE TRIGGER session_events_append_only BEFORE UPDATE ON session_events
+    BEGIN
+        SELECT RAISE(ABORT, 'session events are append-only');
+    END;
+    CREATE VIRTUAL TABLE session_search USING fts5 (text, tokenize = 'unicode61');",
 ];
 
 /// The schema version this build writes.

@@ -1,7 +1,69 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * Where a permission rule came from, highest precedence first.
@@ -73,66 +135,14 @@ export type PermissionBehavior = "allow" | "ask" | "deny";
 export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
- * What one layer of the evaluation said.
+ * The state of a background task.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * One event of one session.
@@ -310,7 +320,156 @@ output_path: string,
  * What happened, for people ("exited with code 0", "stopped when
  * the session closed: SIGTERM, then SIGKILL after 3 s").
  */
-message: string, });
+message: string, } | { "type": "session_started", 
+/**
+ * The provider (`anthropic`, `openai`, `replay`).
+ */
+provider: string, 
+/**
+ * The model name sent to the provider.
+ */
+model: string, 
+/**
+ * The project folder the tools work in.
+ */
+project: string, 
+/**
+ * Whether the session continues an earlier one (its history was
+ * reloaded from the store).
+ */
+resumed: boolean, } | { "type": "user_prompt", 
+/**
+ * The prompt text.
+ */
+text: string, } | { "type": "model_request_started", 
+/**
+ * The turn number within the session, from 1.
+ */
+turn: number, 
+/**
+ * How many messages of history the request carries.
+ */
+messages: number, } | { "type": "model_request_retried", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * Which retry this is, from 1.
+ */
+attempt: number, 
+/**
+ * How long the loop waits before retrying.
+ */
+delay_ms: number, 
+/**
+ * What went wrong.
+ */
+error: string, } | { "type": "assistant_text_delta", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * The content block index within the assistant message.
+ */
+index: number, 
+/**
+ * The new text.
+ */
+text: string, } | { "type": "assistant_thinking_delta", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * The content block index within the assistant message.
+ */
+index: number, 
+/**
+ * The new thinking text.
+ */
+thinking: string, } | { "type": "assistant_message", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * The provider's message id, if it gave one.
+ */
+message_id: string | null, 
+/**
+ * The content blocks.
+ */
+content: Array<JsonValue>, 
+/**
+ * Why the model stopped (`end_turn`, `tool_use`, `max_tokens`, …).
+ */
+stop_reason: string, } | { "type": "tool_results_returned", 
+/**
+ * The turn whose tool calls these answer.
+ */
+turn: number, 
+/**
+ * The content blocks (tool_result, then any follow-up text).
+ */
+content: Array<JsonValue>, } | { "type": "usage", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * Input tokens not read from or written to the cache.
+ */
+input_tokens: number, 
+/**
+ * Output tokens.
+ */
+output_tokens: number, 
+/**
+ * Input tokens written to the prompt cache.
+ */
+cache_creation_input_tokens: number, 
+/**
+ * Input tokens read from the prompt cache.
+ */
+cache_read_input_tokens: number, } | { "type": "turn_completed", 
+/**
+ * The turn.
+ */
+turn: number, 
+/**
+ * Why the model stopped.
+ */
+stop_reason: string, 
+/**
+ * How many tool calls the turn made.
+ */
+tool_calls: number, 
+/**
+ * Wall time of the turn (request, stream and tools).
+ */
+duration_ms: number, } | { "type": "session_error", 
+/**
+ * What kind of failure.
+ */
+kind: SessionErrorKind, 
+/**
+ * What happened, for people.
+ */
+message: string, 
+/**
+ * Whether the session can continue with another prompt.
+ */
+recoverable: boolean, } | { "type": "session_completed", 
+/**
+ * How it ended.
+ */
+status: SessionStatus, 
+/**
+ * Model requests made.
+ */
+turns: number, });
 
 /**
  * The error every command returns on failure: a message that says what went

@@ -1,0 +1,32 @@
+//! Gatehouse's agent loop and model providers (SPEC §10).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`agent`] | [`Agent`]: the conversation loop (turns, tool calls, retries, interrupts, limits) |
+//! | [`message`] | the conversation: [`Message`], [`Block`], [`StopReason`], [`Usage`] |
+//! | [`provider`] | the [`Provider`] trait and its stream events |
+//! | [`provider::anthropic`] | the Anthropic Messages API over SSE |
+//! | [`provider::openai`] | OpenAI-compatible chat completions |
+//! | [`provider::replay`] | scripted replies: demo, tests, re-runs |
+//! | [`provider::sse`] | the SSE parser |
+//! | [`retry`] | backoff with jitter |
+//! | [`keys`] | API keys: lookup order, a type that never prints them |
+//! | [`keychain`] | the OS keychain (Secret Service / keyutils, macOS, Windows) |
+//! | [`resume`] | a stored session's events back into a history |
+//! | [`pool`] | the session's tool pool, the stand-in permission resolver, a fixed ask handler |
+//! | [`demo`] | the offline demo: sample project and replay script |
+
+pub mod agent;
+pub mod demo;
+pub mod keychain;
+pub mod keys;
+pub mod message;
+pub mod pool;
+pub mod provider;
+pub mod resume;
+pub mod retry;
+
+pub use agent::{Agent, AgentConfig, PromptOutcome};
+pub use message::{Block, Message, Role, StopReason, Usage};
+pub use pool::{FailClosedResolver, StaticAsk, builtin_pool};
+pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

@@ -1,0 +1,103 @@
+//! `gatehouse-cli keys`: API keys in the OS keychain. Keys are read from
+//! stdin and never printed.
+
+use std::io::Read;
+
+use anyhow::{Context, bail};
+use clap::{Subcommand, ValueEnum};
+use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keys::{self, KeySource, KeyStore, NoKeyStore};
+
+/// A provider that has an API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeyProvider {
+    /// The Anthropic API (env ANTHROPIC_API_KEY).
+    Anthropic,
+    /// OpenAI-compatible endpoints (env OPENAI_API_KEY).
+    Openai,
+}
+
+impl KeyProvider {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::Openai => "openai",
+        }
+    }
+}
+
+/// `keys` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Store a provider's key (read from stdin) in the OS keychain; prints
+    /// {"provider","store"}.
+    Set {
+        /// The provider.
+        #[arg(value_enum)]
+        provider: KeyProvider,
+    },
+    /// Remove a provider's key from the OS keychain; prints {"provider","store"}.
+    Delete {
+        /// The provider.
+        #[arg(value_enum)]
+        provider: KeyProvider,
+    },
+    /// Print where a provider's key would come from, never the key:
+    /// {"provider","source"} with source "env", "keychain" or null.
+    Status {
+        /// The provider.
+        #[arg(value_enum)]
+        provider: KeyProvider,
+    },
+}
+
+/// Runs a `keys` subcommand.
+pub fn run(command: KeysCommand) -> anyhow::Result<()> {
+    match command {
+        KeysCommand::Set { provider } => {
+            let mut secret = String::new();
+            std::io::stdin()
+                .read_to_string(&mut secret)
+                .context("reading the key from stdin")?;
+            let secret = secret.trim();
+            if secret.is_empty() {
+                bail!("no key on stdin");
+            }
+            let store = OsKeyStore::open().map_err(anyhow::Error::msg)?;
+            store
+                .set(provider.name(), secret)
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                serde_json::json!({"provider": provider.name(), "store": store.kind()})
+            );
+        }
+        KeysCommand::Delete { provider } => {
+            let store = OsKeyStore::open().map_err(anyhow::Error::msg)?;
+            store.delete(provider.name()).map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                serde_json::json!({"provider": provider.name(), "store": store.kind()})
+            );
+        }
+        KeysCommand::Status { provider } => {
+            let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+            let store: Box<dyn KeyStore> = match OsKeyStore::open() {
+                Ok(s) => Box::new(s),
+                Err(_) => Box::new(NoKeyStore),
+            };
+            let source = keys::lookup_key(provider.name(), None, &env, store.as_ref())
+                .map_err(anyhow::Error::msg)?
+                .map(|(_, source)| match source {
+                    KeySource::Settings => "settings",
+                    KeySource::Env => "env",
+                    KeySource::Keychain => "keychain",
+                });
+            println!(
+                "{}",
+                serde_json::json!({"provider": provider.name(), "source": source})
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Sessions and events against real SQLite files.
+
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, SessionStatus};
+use gatehouse_store::{NewSession, Store, StoreError};
+use serde_json::json;
+
+fn new_session(id: &str) -> NewSession {
+    NewSession {
+        id: id.into(),
+        project_path: "/p".into(),
+        provider: "replay".into(),
+        model: "m".into(),
+        mode: "default".into(),
+    }
+}
+
+fn ev(session: &str, body: EventBody) -> Event {
+    Event {
+        session_id: session.into(),
+        ts_ms: 1_700_000_000_000,
+        body,
+    }
+}
+
+#[test]
+fn events_are_appended_in_order_survive_reopening_and_are_searchable() {
+    let data = tempfile::tempdir().unwrap();
+    {
+        let mut store = Store::open(data.path()).unwrap();
+        store.create_session(&new_session("s1")).unwrap();
+        let events = [
+            EventBody::UserPrompt {
+                text: "find the flaky parser test".into(),
+            },
+            EventBody::ToolQueued {
+                tool_use_id: "t1".into(),
+                name: "Grep".into(),
+                input: json!({"pattern": "zanzibar"}),
+            },
+            EventBody::ToolCompleted {
+                tool_use_id: "t1".into(),
+                is_error: false,
+                content: vec![ContentBlock::Text {
+                    text: "src/quokka.rs:3: fn main".into(),
+                }],
+                duration_ms: 3,
+                persisted_path: None,
+            },
+            EventBody::SessionCompleted {
+                status: SessionStatus::Completed,
+                turns: 1,
+            },
+        ];
+        for (i, body) in events.into_iter().enumerate() {
+            let seq = store.append_event(&ev("s1", body)).unwrap();
+            assert_eq!(seq, i as i64 + 1);
+        }
+    }
+    let store = Store::open(data.path()).unwrap();
+    let (events, skipped) = store.session_events("s1").unwrap();
+    assert_eq!(skipped, 0);
+    assert_eq!(events.len(), 4);
+    assert!(matches!(&events[1].body, EventBody::ToolQueued { name, .. } if name == "Grep"));
+    let s = store.session("s1").unwrap().unwrap();
+    assert_eq!(s.status, "completed");
+    assert_eq!(s.event_count, 4);
+    assert_eq!(s.title.as_deref(), Some("find the flaky parser test"));
+    assert_eq!(store.list_sessions(Some("/p")).unwrap().len(), 1);
+    assert!(store.list_sessions(Some("/q")).unwrap().is_empty());
+
+    let hits = store.search_sessions("zanzibar", 10).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].seq, hits[0].kind.as_str()), (2, "tool_queued"));
+    assert!(
+        hits[0].snippet.contains("[zanzibar]"),
+        "{}",
+        hits[0].snippet
+    );
+    let hits = store.search_sessions("quokka", 10).unwrap();
+    assert_eq!(hits[0].kind, "tool_completed");
+    assert_eq!(store.search_sessions("flaky parser", 10).unwrap()[0].seq, 1);
+}
+
+#[test]
+fn events_of_unknown_sessions_are_refused_and_events_cannot_be_rewritten() {
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    let err = store
+        .append_event(&ev("nope", EventBody::UserPrompt { text: "x".into() }))
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::Invalid(ref m) if m.contains("nope")),
+        "{err}"
+    );
+    store.create_session(&new_session("s")).unwrap();
+    store
+        .append_event(&ev("s", EventBody::UserPrompt { text: "x".into() }))
+        .unwrap();
+    drop(store);
+    let conn = rusqlite::Connection::open(data.path().join("gatehouse.sqlite3")).unwrap();
+    let err = conn
+        .execute("UPDATE session_events SET body = '{}'", [])
+        .unwrap_err();
+    assert!(err.to_string().contains("append-only"), "{err}");
+}
