@@ -19,9 +19,18 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
 ];
 
-/// Debian packages for a window without a display and for WebDriver tests.
-/// `ripgrep`: Grep's results are compared with `rg`'s.
-pub(crate) const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "webkit2gtk-driver", "ripgrep"];
+/// Debian packages the tests need: a virtual display and WebDriver for the
+/// end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
+/// and a real Secret Service for the keychain tests (`gnome-keyring` inside
+/// `dbus-run-session`, from `dbus-daemon`).
+pub(crate) const TEST_PACKAGES: &[&str] = &[
+    "xvfb",
+    "xauth",
+    "webkit2gtk-driver",
+    "ripgrep",
+    "gnome-keyring",
+    "dbus-daemon",
+];
 
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
 const MIN_NODE: (u32, u32) = (20, 19);

@@ -197,13 +197,18 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
     }
     if wants(Group::Rust) {
         report.step("Rust tests", || {
-            let (ok, out) = run_captured(cargo(&root).args([
-                "test",
-                "--workspace",
-                "--locked",
-                "--exclude",
-                "gatehouse-e2e",
-            ]))?;
+            // A private D-Bus session with an unlocked gnome-keyring: the
+            // keychain tests talk to a real Secret Service, never the
+            // developer's own keyring.
+            let mut cmd = Command::new("dbus-run-session");
+            cmd.current_dir(&root)
+                .env("CARGO_TERM_COLOR", "never")
+                .args(["--", "sh", "-c"])
+                .arg(
+                    "printf pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null \
+                     && exec cargo test --workspace --locked --exclude gatehouse-e2e",
+                );
+            let (ok, out) = run_captured(&mut cmd)?;
             Ok(cargo_test_counts(ok, &out))
         });
     }

@@ -1,26 +1,125 @@
-//! The tool pool and permission resolver the CLI (and later the app) start
+//! The tool pool and permission engine the CLI (and later the app) start
 //! sessions with.
 //!
-//! The built-in tools and the permission engine are being written in other
-//! crates; until they are merged, [`builtin_pool`] is empty and
-//! [`FailClosedResolver`] stands in for the engine. Both are the single
-//! places to swap at merge time.
+//! [`builtin_pool`] builds the session's built-in tools (`gatehouse-tools`:
+//! Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TaskOutput, TaskStop)
+//! through the registry; [`load_engine`] loads the permission engine
+//! (`gatehouse-permissions`) from the project's and the user's settings.
+//! Bash learns which commands are read-only from the engine's shell analysis
+//! through [`EngineShellClassifier`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gatehouse_core::ToolPool;
+use gatehouse_core::events::Emitter;
 use gatehouse_core::permission::{PermissionQuery, PermissionResolver, ToolPermissionVerdict};
+use gatehouse_core::registry::{Gate, GateContext, Registry};
+use gatehouse_permissions::settings::SettingsError;
+use gatehouse_permissions::sources::{SettingsLayout, load, os_managed_policy_paths};
+use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, TraceOutcome, TraceStep,
 };
+use gatehouse_tools::bash::classifier::CommandClassifier;
+use gatehouse_tools::bash::{BashConfig, shell_tools};
+use gatehouse_tools::tasks::TaskManager;
+use gatehouse_tools::{FileStateCache, file_tools};
 
-/// The pool of built-in tools for a session in `project`.
-///
-/// MERGE: fill in with `gatehouse-tools`' Read, Grep, Glob, Edit, Bash
-/// (through `gatehouse_core::Registry::assemble_pool`).
-pub fn builtin_pool(_project: &Path, _resolver: &dyn PermissionResolver) -> Arc<ToolPool> {
-    Arc::new(ToolPool::new(Vec::new()))
+/// Bash's view of the permission engine's shell analysis: a command is
+/// read-only (and so may run beside other safe calls) only when the engine's
+/// analyser says every part of it is. The verdict is left to the engine,
+/// which analyses Bash commands itself when it decides.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineShellClassifier;
+
+impl CommandClassifier for EngineShellClassifier {
+    fn is_read_only(&self, command: &str) -> bool {
+        gatehouse_permissions::is_read_only(command)
+    }
+
+    fn check(&self, _command: &str) -> ToolPermissionVerdict {
+        ToolPermissionVerdict::Passthrough
+    }
+}
+
+/// A session's built-in tools and what must be shut down with it.
+#[derive(Debug)]
+pub struct SessionTools {
+    /// The pool the model sees (built-ins by name; no MCP tools yet).
+    pub pool: Arc<ToolPool>,
+    /// Background tasks started by Bash; `shutdown()` them when the session ends.
+    pub tasks: Arc<TaskManager>,
+}
+
+/// The pool of built-in tools for a session whose files live in
+/// `session_dir` (Bash output, task output); `emitter` reports task events.
+pub fn builtin_pool(
+    session_dir: &Path,
+    emitter: Emitter,
+    resolver: &dyn PermissionResolver,
+) -> SessionTools {
+    let tasks = TaskManager::new(session_dir.join("tasks"), emitter);
+    let mut bash = BashConfig::new(session_dir.join("bash"));
+    bash.classifier = Arc::new(EngineShellClassifier);
+    let mut registry = Registry::new(GateContext::from_process(Vec::new()));
+    for tool in file_tools(FileStateCache::new())
+        .into_iter()
+        .chain(shell_tools(Arc::clone(&tasks), bash))
+    {
+        registry.register(tool, Gate::Always);
+    }
+    SessionTools {
+        pool: Arc::new(registry.assemble_pool(resolver, Vec::new())),
+        tasks,
+    }
+}
+
+/// Where a session's permission engine reads its settings from.
+#[derive(Debug, Clone)]
+pub struct EngineSetup {
+    /// The project root (its `.claude/settings*.json`), also the cwd.
+    pub project: PathBuf,
+    /// The home directory (`~/.claude/settings.json`).
+    pub home: PathBuf,
+    /// The mode asked for; `None` uses the settings' `defaultMode`.
+    pub mode: Option<PermissionMode>,
+    /// Whether the user trusts the project (its allow rules apply).
+    pub trust_project: bool,
+    /// Extra settings files given on the command line.
+    pub settings_files: Vec<PathBuf>,
+}
+
+/// Loads the settings and builds the engine. Problems in settings files are
+/// returned (file, line, column, cause) for the caller to show; the engine
+/// already fails closed on them.
+pub fn load_engine(setup: &EngineSetup) -> (PermissionEngine, Vec<SettingsError>) {
+    // The OS-wide managed policy always applies.
+    let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
+    let settings = load(&SettingsLayout {
+        project_dir: setup.project.clone(),
+        home_dir: setup.home.clone(),
+        managed_file: Some(managed_file),
+        managed_dropin_dir: Some(managed_dropin_dir),
+        flag_files: setup.settings_files.clone(),
+        flag_rules: Vec::new(),
+        project_trusted: setup.trust_project,
+    });
+    let errors = settings.errors.clone();
+    let mode = setup
+        .mode
+        .or(settings.default_mode)
+        .unwrap_or(PermissionMode::Default);
+    let engine = PermissionEngine::new(
+        EngineContext {
+            cwd: setup.project.clone(),
+            home: setup.home.clone(),
+            additional_dirs: Vec::new(),
+            mode,
+        },
+        settings,
+    );
+    (engine, errors)
 }
 
 /// A stand-in for the permission engine that fails closed: a tool's own

@@ -4,6 +4,7 @@
 //! users' scripts rely on: change them only additively, and document every
 //! change here, in `--help` and in the README.
 
+mod check_cmd;
 mod keys_cmd;
 mod run;
 
@@ -48,6 +49,13 @@ enum Command {
     /// the data directory.
     #[command(subcommand)]
     Keys(keys_cmd::KeysCommand),
+    /// What the permission engine would decide for one tool call, without
+    /// running it: prints one JSON object {"decision": "allow"|"ask"|"deny",
+    /// "reason", "trace", "mode", "settings_errors", "ignored_rules"}; exit 0
+    /// whatever the decision, 2 when --input is not valid JSON. Reads the
+    /// same settings files as Claude Code (managed policy, --settings,
+    /// project local, project, user).
+    Check(check_cmd::CheckArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -111,6 +119,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Keys(command) => keys_cmd::run(command)?,
+        Command::Check(args) => return check_cmd::run(args),
         Command::Sessions(command) => {
             let store = open_store()?;
             match command {

@@ -21,8 +21,8 @@ use gatehouse_agent::provider::anthropic::{AnthropicConfig, AnthropicProvider};
 use gatehouse_agent::provider::openai::{OpenAiConfig, OpenAiProvider};
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_agent::resume::history_from_events;
-use gatehouse_agent::{Agent, AgentConfig, FailClosedResolver, StaticAsk, builtin_pool};
-use gatehouse_core::events::{EventSink, to_json_line};
+use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, builtin_pool, load_engine};
+use gatehouse_core::events::{Emitter, EventSink, to_json_line};
 use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
 use gatehouse_protocol::permission::PermissionMode;
@@ -60,7 +60,7 @@ pub enum ModeArg {
 }
 
 impl ModeArg {
-    fn mode(self) -> PermissionMode {
+    pub(crate) fn mode(self) -> PermissionMode {
         match self {
             Self::Default => PermissionMode::Default,
             Self::AcceptEdits => PermissionMode::AcceptEdits,
@@ -117,6 +117,10 @@ pub struct RunArgs {
     /// Seconds the provider may stay silent before the request is abandoned.
     #[arg(long, default_value_t = 120)]
     pub timeout_secs: u64,
+    /// Trust the project: its settings' allow rules apply (its deny and ask
+    /// rules always do).
+    #[arg(long)]
+    pub trust_project: bool,
 }
 
 /// A sink that hands events to the writer thread.
@@ -158,7 +162,14 @@ fn build_provider(args: &RunArgs) -> anyhow::Result<(Arc<dyn Provider>, String)>
     Ok(match args.provider {
         ProviderKind::Replay => {
             let path = args.script.as_deref().context("--script is required")?;
-            let script = Script::load(path).map_err(anyhow::Error::msg)?;
+            let script = Script::load(path)
+                .map_err(anyhow::Error::msg)?
+                .with_project_dir(
+                    &args
+                        .project
+                        .canonicalize()
+                        .unwrap_or_else(|_| args.project.clone()),
+                );
             (Arc::new(ReplayProvider::new(script)), "replay".into())
         }
         ProviderKind::Anthropic => {
@@ -323,17 +334,34 @@ pub fn run(
         .build()
         .context("starting the async runtime")?;
     let status = runtime.block_on(async {
-        let resolver = Arc::new(FailClosedResolver::new(mode));
-        let pool = builtin_pool(&project, resolver.as_ref());
-        // Large tool results are written beside the database.
+        let (engine, settings_errors) = load_engine(&EngineSetup {
+            project: project.clone(),
+            home: home_dir(),
+            mode: Some(mode),
+            trust_project: args.trust_project,
+            settings_files: Vec::new(),
+        });
+        for error in &settings_errors {
+            eprintln!("gatehouse-cli: warning: {error}");
+        }
+        let resolver = Arc::new(engine);
+        // Large tool results, Bash output and task output are written beside
+        // the database.
         let session_dir = data_dir.join("sessions").join(&session_id);
+        let sink: Arc<dyn EventSink> = Arc::new(ForwardSink(tx));
+        let tools = builtin_pool(
+            &session_dir,
+            Emitter::new(session_id.clone(), Arc::clone(&sink)),
+            resolver.as_ref(),
+        );
+        let pool = tools.pool;
         let ask = match args.ask {
             AskArg::Allow => StaticAsk::allow(),
             AskArg::Deny => StaticAsk::deny(),
         };
         let rt = ToolRuntime::builder(pool, resolver, session_dir)
             .session_id(session_id.clone())
-            .event_sink(Arc::new(ForwardSink(tx)))
+            .event_sink(sink)
             .ask_handler(Arc::new(ask))
             .build();
         rt.emitter().emit(EventBody::SessionStarted {
@@ -358,6 +386,13 @@ pub fn run(
         if let Some((kind, message)) = &outcome.error {
             eprintln!("gatehouse-cli: session {session_id} did not complete ({kind:?}): {message}");
         }
+        // Background tasks do not outlive the session; say which were stopped.
+        for stopped in tools.tasks.shutdown().await {
+            eprintln!(
+                "gatehouse-cli: stopped background task {} (`{}`) as the session ended",
+                stopped.task_id, stopped.command
+            );
+        }
         outcome.status
         // The agent (and with it the runtime's sink) is dropped here, which
         // ends the writer once it has stored everything.
@@ -378,4 +413,9 @@ pub fn run(
         }
         SessionStatus::TurnLimit | SessionStatus::Failed => ExitCode::FAILURE,
     })
+}
+
+/// The user's home directory (`~/.claude/settings.json` lives there).
+pub(crate) fn home_dir() -> PathBuf {
+    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
 }

@@ -75,3 +75,82 @@ fn a_damaged_database_is_an_error_naming_the_file() {
     assert!(err.contains("gatehouse.sqlite3"), "{err}");
     assert!(err.contains("not a database"), "{err}");
 }
+
+fn check(args: &[&str], home: &std::path::Path) -> serde_json::Value {
+    let data = tempfile::tempdir().unwrap();
+    let out = cli(data.path())
+        .arg("check")
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn check_explains_a_project_deny_rule_and_the_default_ask() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join(".claude")).unwrap();
+    std::fs::write(
+        project.path().join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#,
+    )
+    .unwrap();
+    let project_arg = project.path().to_str().unwrap();
+
+    let denied = check(
+        &[
+            "--project",
+            project_arg,
+            "--tool",
+            "Bash",
+            "--input",
+            r#"{"command": "ls && rm -rf build"}"#,
+        ],
+        home.path(),
+    );
+    assert_eq!(denied["decision"], "deny", "{denied}");
+    assert_eq!(denied["reason"]["kind"], "rule", "{denied}");
+    assert_eq!(denied["reason"]["rule"], "Bash(rm:*)", "{denied}");
+    assert!(denied["trace"].as_array().is_some_and(|t| !t.is_empty()));
+
+    let asked = check(
+        &[
+            "--project",
+            project_arg,
+            "--tool",
+            "Bash",
+            "--input",
+            r#"{"command": "npm publish"}"#,
+        ],
+        home.path(),
+    );
+    assert_eq!(asked["decision"], "ask", "{asked}");
+}
+
+#[test]
+fn check_refuses_input_that_is_not_json() {
+    let data = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let out = cli(data.path())
+        .args([
+            "check",
+            "--tool",
+            "Read",
+            "--input",
+            "{not json",
+            "--project",
+        ])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--input is not valid JSON"));
+}

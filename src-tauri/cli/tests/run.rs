@@ -525,3 +525,43 @@ fn sessions_can_be_listed_shown_and_searched() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no stored session with id nope"));
 }
+
+#[test]
+fn the_demo_script_runs_the_real_tools_on_the_sample_project() {
+    let f = Fixture::new();
+    gatehouse_agent::demo::create_sample_project(f.project.path()).unwrap();
+    let script = f.data.path().join("demo.json");
+    std::fs::write(&script, gatehouse_agent::demo::SCRIPT_JSON).unwrap();
+    let out = f.run_replay(&script, &["--ask", "allow"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = lines(&out.stdout);
+    let completed: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "tool_completed")
+        .collect();
+    let names: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "tool_queued")
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    for tool in ["Glob", "Read", "Grep", "Edit", "Bash"] {
+        assert!(names.contains(&tool), "{tool} missing from {names:?}");
+    }
+    for c in &completed {
+        assert_eq!(c["is_error"], false, "{c}");
+    }
+    let greeter = std::fs::read_to_string(f.project.path().join("src/greeter.py")).unwrap();
+    assert!(greeter.contains("Hello, {name}!"), "{greeter}");
+    let bash = completed.last().unwrap();
+    assert!(
+        bash["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Hello, Ada!"),
+        "{bash}"
+    );
+}

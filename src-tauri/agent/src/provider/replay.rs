@@ -33,6 +33,9 @@ use serde_json::Value;
 use crate::message::{Block, StopReason, Usage};
 use crate::provider::{EventStream, ModelRequest, Provider, ProviderError, StreamEvent};
 
+/// Stands for the project's directory in a script's tool inputs; see
+/// [`Script::with_project_dir`].
+pub const PROJECT_DIR_VAR: &str = "${PROJECT_DIR}";
 /// A whole script.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -178,6 +181,31 @@ impl Script {
     /// Parses a script, saying where it is wrong.
     pub fn parse(text: &str) -> Result<Self, String> {
         serde_json::from_str(text).map_err(|e| format!("invalid replay script: {e}"))
+    }
+
+    /// Replaces `${PROJECT_DIR}` in every string of every tool_use input with
+    /// `dir`, so one script (the demo, a recorded session) runs against any
+    /// checkout: tools such as Read and Edit take absolute paths.
+    pub fn with_project_dir(mut self, dir: &Path) -> Self {
+        fn expand(value: &mut Value, dir: &str) {
+            match value {
+                Value::String(text) if text.contains(PROJECT_DIR_VAR) => {
+                    *text = text.replace(PROJECT_DIR_VAR, dir);
+                }
+                Value::Array(items) => items.iter_mut().for_each(|v| expand(v, dir)),
+                Value::Object(map) => map.values_mut().for_each(|v| expand(v, dir)),
+                _ => {}
+            }
+        }
+        let dir = dir.display().to_string();
+        for turn in &mut self.turns {
+            for block in &mut turn.content {
+                if let ScriptBlock::ToolUse { input, .. } = block {
+                    expand(input, &dir);
+                }
+            }
+        }
+        self
     }
 
     /// Reads and parses a script file.
