@@ -16,6 +16,11 @@ pub enum ToolError {
     /// The call noticed cancellation and stopped.
     #[error("cancelled")]
     Cancelled,
+    /// The call noticed cancellation, stopped, and says what it had done
+    /// by then (e.g. a command's output so far); the model gets this text
+    /// after the reason for the cancellation.
+    #[error("cancelled: {0}")]
+    CancelledWithOutput(String),
     /// An I/O error, with what was being done.
     #[error("{context}: {source}")]
     Io {

@@ -355,6 +355,10 @@ fn json_type(v: &Value) -> &'static str {
 }
 
 /// Resolves when `token` fires, if `enabled`; never otherwise.
+/// How long a cancelled call may take to stop and report (Bash sends
+/// SIGTERM, waits its grace period, then SIGKILL).
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 async fn cancelled_if(enabled: bool, token: &CancellationToken) {
     if enabled {
         token.cancelled().await;
@@ -540,6 +544,11 @@ impl ToolRuntime {
         Outcome::error(CallStatus::Cancelled, reason)
     }
 
+    /// A cancelled call that reported what it had done before it stopped.
+    fn cancelled_with_output(reason: String, output: &str) -> Outcome {
+        Outcome::error(CallStatus::Cancelled, format!("{reason}\n\n{output}"))
+    }
+
     /// Stages 4–9 for a call that passed stages 1–3.
     pub(crate) async fn run_pipeline(
         &self,
@@ -584,17 +593,26 @@ impl ToolRuntime {
             cancel: &call_token,
         };
         let call = AssertUnwindSafe(tool.call(approved.call_input, cx)).catch_unwind();
+        tokio::pin!(call);
         let ended = tokio::select! {
             biased;
-            r = call => Some(r),
+            r = &mut call => Some(r),
             () = tokens.sibling.cancelled() => None,
             () = cancelled_if(cancel_on_interrupt, &tokens.interrupt) => None,
         };
         let mut messages = approved.messages;
         let result = match ended {
             None => {
+                // Tell the call, then give it a moment to stop cleanly and
+                // say what it had done (Bash: the output so far). A call
+                // that does not answer in time is dropped.
                 call_token.cancel();
-                return Self::cancelled(tokens.why());
+                return match tokio::time::timeout(CANCEL_GRACE, &mut call).await {
+                    Ok(Ok(Err(ToolError::CancelledWithOutput(output)))) => {
+                        Self::cancelled_with_output(tokens.why(), &output)
+                    }
+                    _ => Self::cancelled(tokens.why()),
+                };
             }
             Some(Err(panic)) => {
                 let what = panic
@@ -641,6 +659,9 @@ impl ToolRuntime {
                 }
             }
             Err(ToolError::Cancelled) => Self::cancelled(tokens.why()),
+            Err(ToolError::CancelledWithOutput(output)) => {
+                Self::cancelled_with_output(tokens.why(), &output)
+            }
             Err(error) => {
                 let text = format!("Error: {error}");
                 let stop = self

@@ -15,10 +15,11 @@
 //! exit or a timeout is an error result (so a failing Bash call aborts its
 //! siblings, SPEC §4) whose text is the output so far plus what happened.
 //! A cancelled call (user interrupt, failed sibling) ends the process group
-//! and reports `ToolError::Cancelled`: the runtime normally drops the call
-//! future at that point, and the group is then ended from the drop path.
+//! and reports `ToolError::CancelledWithOutput` with the output so far and
+//! how the group ended; the runtime waits a bounded time for that answer,
+//! and if it drops the call instead, the group is ended from the drop path.
 //! Either way a final `tool_progress` event of kind `interrupted` tells the
-//! UI, and the output so far stays on disk.
+//! UI, and the whole output stays on disk.
 
 pub mod classifier;
 pub mod cwd;
@@ -452,7 +453,7 @@ impl TypedTool for BashTool {
                 "message": result.termination,
                 "output_path": result.output_path,
             }));
-            return Err(ToolError::Cancelled);
+            return Err(ToolError::CancelledWithOutput(result.text()));
         }
         if result.is_success() {
             Ok(ToolResult::new(result))
