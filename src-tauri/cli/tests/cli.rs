@@ -1,4 +1,5 @@
 //! The CLI as users' scripts see it: a real process, real data directory.
+#![allow(clippy::unwrap_used)]
 
 use std::process::Command;
 

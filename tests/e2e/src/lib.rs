@@ -37,6 +37,9 @@ pub fn setup() -> Option<(PathBuf, PathBuf)> {
 /// How long to wait for the driver, the window and elements.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How many times to ask for a WebDriver session before giving up.
+const SESSION_ATTEMPTS: u32 = 3;
+
 fn free_port() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
@@ -85,14 +88,21 @@ impl App {
         let mut driver = cmd
             .spawn()
             .with_context(|| format!("starting {}", driver.display()))?;
+        // tauri-driver starts WebKitWebDriver on the native port at once;
+        // a session request before both listen fails.
         let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while TcpStream::connect(("127.0.0.1", port)).is_err()
+            || TcpStream::connect(("127.0.0.1", native_port)).is_err()
+        {
             if let Some(status) = driver.try_wait()? {
                 bail!("tauri-driver exited early: {status}");
             }
             if started.elapsed() > TIMEOUT {
                 stop_group(&mut driver);
-                bail!("tauri-driver did not listen on 127.0.0.1:{port} within {TIMEOUT:?}");
+                bail!(
+                    "tauri-driver (127.0.0.1:{port}) or WebKitWebDriver (127.0.0.1:{native_port}) \
+                     did not listen within {TIMEOUT:?}"
+                );
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -101,15 +111,27 @@ impl App {
             "tauri:options".into(),
             serde_json::json!({ "application": app }),
         );
-        let client = match ClientBuilder::native()
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(client) => client,
-            Err(err) => {
-                stop_group(&mut driver);
-                return Err(err).context("opening a WebDriver session on the app");
+        // On a loaded machine the first request can still be refused while
+        // the drivers settle: try a few times before failing the test.
+        let mut attempt = 0;
+        let client = loop {
+            attempt += 1;
+            match ClientBuilder::native()
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(client) => break client,
+                Err(err) if attempt < SESSION_ATTEMPTS => {
+                    eprintln!("e2e: opening a WebDriver session failed ({err}); retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(err) => {
+                    stop_group(&mut driver);
+                    return Err(err).with_context(|| {
+                        format!("opening a WebDriver session on the app ({attempt} attempts)")
+                    });
+                }
             }
         };
         Ok(Self {
