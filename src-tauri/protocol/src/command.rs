@@ -8,7 +8,13 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::event::Event;
 use crate::project::{AppInfo, Project};
+use crate::session::{
+    AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
+    SendPromptArgs, SessionArgs, SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs,
+    StartSessionArgs,
+};
 
 /// The error every command returns on failure: a message that says what went
 /// wrong and where, ready to show to the user.
@@ -110,4 +116,28 @@ commands! {
     pick_folder(NoArgs) -> Option<String>;
     /// The UI's answer to a smoke launch; the backend prints it and exits.
     smoke_report(SmokeReportArgs) -> ();
+    /// Opens a new session in a project; its events arrive on `EVENT_CHANNEL`.
+    start_session(StartSessionArgs) -> SessionHandle;
+    /// Reopens a stored session with its history and session rules.
+    resume_session(ResumeSessionArgs) -> SessionHandle;
+    /// Sends a prompt; returns at once, the exchange streams as events.
+    send_prompt(SendPromptArgs) -> ();
+    /// Interrupts the running exchange (in-flight request and tools).
+    interrupt(SessionArgs) -> ();
+    /// Changes the session's permission mode.
+    set_mode(SetModeArgs) -> ();
+    /// Answers a pending `permission_requested`.
+    answer_permission(AnswerPermissionArgs) -> ();
+    /// Closes a session: stops its tasks and servers; its events stay stored.
+    close_session(SessionArgs) -> ();
+    /// Stored sessions, newest first.
+    list_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
+    /// Every stored event of a session, oldest first.
+    session_events(SessionArgs) -> Vec<Event>;
+    /// Stores a provider's API key in the OS keychain.
+    set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
+    /// Removes a provider's API key from the OS keychain.
+    delete_api_key(ProviderArgs) -> ApiKeyStatus;
+    /// Where a provider's API key would come from (never the key itself).
+    api_key_status(ProviderArgs) -> ApiKeyStatus;
 }

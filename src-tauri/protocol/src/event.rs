@@ -57,6 +57,46 @@ pub enum EventBody {
         /// Every layer consulted.
         trace: Vec<TraceStep>,
     },
+    /// The engine asks the user about a call; the call waits until a front
+    /// end answers with `answer_permission` (or the session is interrupted).
+    /// The matching `permission_decided` (with `decision: ask`) precedes it.
+    PermissionRequested {
+        /// The call.
+        tool_use_id: String,
+        /// The tool's canonical name.
+        tool_name: String,
+        /// The input the user is asked to judge.
+        input: serde_json::Value,
+        /// Why the engine asks.
+        reason: DecisionReason,
+        /// Every layer consulted.
+        trace: Vec<TraceStep>,
+        /// Rules that "allow for this session" / "always allow" would add —
+        /// one per sub-command for a compound shell command.
+        suggestions: Vec<String>,
+        /// The change an Edit/Write/NotebookEdit would make, when the tool
+        /// can preview it.
+        preview: Option<crate::diff::FileDiff>,
+    },
+    /// A permission prompt was answered (by the user, `--ask`, or an
+    /// interrupt, which denies).
+    PermissionAnswered {
+        /// The call.
+        tool_use_id: String,
+        /// The answer.
+        answer: crate::session::PermissionAnswer,
+    },
+    /// Rules were added to the session ("allow for this session"); they are
+    /// stored and restored when the session is resumed.
+    SessionRulesAdded {
+        /// The rule texts, e.g. `Bash(npm test)`.
+        rules: Vec<String>,
+    },
+    /// The session's permission mode changed (the user, or plan mode).
+    ModeChanged {
+        /// The new mode.
+        mode: crate::permission::PermissionMode,
+    },
     /// Progress streamed by a running call (output bytes, MCP progress…).
     ToolProgress {
         /// The call.

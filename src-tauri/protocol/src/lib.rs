@@ -14,10 +14,12 @@
 //! * [`permission`] — permission decisions, their reasons and traces.
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`project`] — projects and application information.
+//! * [`session`] — driving sessions from a front end, session summaries.
 
 pub mod command;
 pub mod diff;
 pub mod event;
 pub mod permission;
 pub mod project;
+pub mod session;
 pub mod typescript;

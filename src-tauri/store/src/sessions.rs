@@ -31,30 +31,7 @@ pub struct NewSession {
     pub mode: String,
 }
 
-/// A stored session, for lists.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionSummary {
-    /// Its id.
-    pub id: String,
-    /// The project folder.
-    pub project_path: String,
-    /// The provider name.
-    pub provider: String,
-    /// The model name.
-    pub model: String,
-    /// The permission mode it started in.
-    pub mode: String,
-    /// `running`, or the status of its last `session_completed`.
-    pub status: String,
-    /// The first prompt, shortened.
-    pub title: Option<String>,
-    /// When it was created (ms since the epoch).
-    pub created_at_ms: i64,
-    /// When its last event was stored (ms since the epoch).
-    pub updated_at_ms: i64,
-    /// How many events it has.
-    pub event_count: i64,
-}
+pub use gatehouse_protocol::session::SessionSummary;
 
 /// One full-text search match.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -2,26 +2,125 @@
 // `cargo xtask test` fails when this file is stale.
 
 /**
- * What one layer of the evaluation said.
+ * The role of a line in a hunk.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+export type DiffLineKind = "context" | "removed" | "added";
 
 /**
- * One line of a decision trace.
+ * One line of a hunk.
  */
-export type TraceStep = { 
+export type DiffLine = { 
 /**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ * Context, removed or added.
  */
-layer: string, 
+kind: DiffLineKind, 
 /**
- * What it said.
+ * Its line number in the old file (absent for added lines).
  */
-outcome: TraceOutcome, 
+old_line: number | null, 
 /**
- * Details: the rule that matched, the rules tried, the hook's message.
+ * Its line number in the new file (absent for removed lines).
  */
-detail: string, };
+new_line: number | null, 
+/**
+ * The text, without its line terminator.
+ */
+text: string, };
+
+/**
+ * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
+ */
+export type DiffHunk = { 
+/**
+ * First line of the hunk in the old file (1-based; 0 when the old
+ * side is empty).
+ */
+old_start: number, 
+/**
+ * Number of old-file lines in the hunk.
+ */
+old_lines: number, 
+/**
+ * First line of the hunk in the new file (1-based; 0 when the new
+ * side is empty).
+ */
+new_start: number, 
+/**
+ * Number of new-file lines in the hunk.
+ */
+new_lines: number, 
+/**
+ * The lines, in order.
+ */
+lines: Array<DiffLine>, };
+
+/**
+ * What a file-changing call did to one file.
+ */
+export type FileDiff = { 
+/**
+ * The file's absolute (canonical) path.
+ */
+path: string, 
+/**
+ * Whether the file was created (it did not exist before).
+ */
+created: boolean, 
+/**
+ * The changed regions, in file order, with up to three lines of
+ * context around each change.
+ */
+hunks: Array<DiffHunk>, 
+/**
+ * Lines added in total.
+ */
+additions: number, 
+/**
+ * Lines removed in total.
+ */
+deletions: number, };
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
 
 /**
  * Base64 image data as the Messages API expects it.
@@ -53,12 +152,10 @@ text: string, } | { "type": "image",
  */
 source: ImageSource, };
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
 /**
- * What kind of failure a `session_error` reports.
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
  * How a session (or one prompt's exchange) ended.
@@ -66,9 +163,28 @@ export type SessionErrorKind = "authentication" | "invalid_request" | "overloade
 export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * What one layer of the evaluation said.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
  * Permission modes, spelled as in Claude Code's settings files.
@@ -125,26 +241,6 @@ answer: string, } | { "kind": "default",
 message: string, };
 
 /**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
  * One event of one session.
  */
 export type Event = { 
@@ -195,7 +291,53 @@ reason: DecisionReason,
 /**
  * Every layer consulted.
  */
-trace: Array<TraceStep>, } | { "type": "tool_progress", 
+trace: Array<TraceStep>, } | { "type": "permission_requested", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The tool's canonical name.
+ */
+tool_name: string, 
+/**
+ * The input the user is asked to judge.
+ */
+input: JsonValue, 
+/**
+ * Why the engine asks.
+ */
+reason: DecisionReason, 
+/**
+ * Every layer consulted.
+ */
+trace: Array<TraceStep>, 
+/**
+ * Rules that "allow for this session" / "always allow" would add —
+ * one per sub-command for a compound shell command.
+ */
+suggestions: Array<string>, 
+/**
+ * The change an Edit/Write/NotebookEdit would make, when the tool
+ * can preview it.
+ */
+preview: FileDiff | null, } | { "type": "permission_answered", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The answer.
+ */
+answer: PermissionAnswer, } | { "type": "session_rules_added", 
+/**
+ * The rule texts, e.g. `Bash(npm test)`.
+ */
+rules: Array<string>, } | { "type": "mode_changed", 
+/**
+ * The new mode.
+ */
+mode: PermissionMode, } | { "type": "tool_progress", 
 /**
  * The call.
  */
@@ -482,85 +624,6 @@ export type CommandError = {
 message: string, };
 
 /**
- * The role of a line in a hunk.
- */
-export type DiffLineKind = "context" | "removed" | "added";
-
-/**
- * One line of a hunk.
- */
-export type DiffLine = { 
-/**
- * Context, removed or added.
- */
-kind: DiffLineKind, 
-/**
- * Its line number in the old file (absent for added lines).
- */
-old_line: number | null, 
-/**
- * Its line number in the new file (absent for removed lines).
- */
-new_line: number | null, 
-/**
- * The text, without its line terminator.
- */
-text: string, };
-
-/**
- * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
- */
-export type DiffHunk = { 
-/**
- * First line of the hunk in the old file (1-based; 0 when the old
- * side is empty).
- */
-old_start: number, 
-/**
- * Number of old-file lines in the hunk.
- */
-old_lines: number, 
-/**
- * First line of the hunk in the new file (1-based; 0 when the new
- * side is empty).
- */
-new_start: number, 
-/**
- * Number of new-file lines in the hunk.
- */
-new_lines: number, 
-/**
- * The lines, in order.
- */
-lines: Array<DiffLine>, };
-
-/**
- * What a file-changing call did to one file.
- */
-export type FileDiff = { 
-/**
- * The file's absolute (canonical) path.
- */
-path: string, 
-/**
- * Whether the file was created (it did not exist before).
- */
-created: boolean, 
-/**
- * The changed regions, in file order, with up to three lines of
- * context around each change.
- */
-hunks: Array<DiffHunk>, 
-/**
- * Lines added in total.
- */
-additions: number, 
-/**
- * Lines removed in total.
- */
-deletions: number, };
-
-/**
  * Arguments of a command that takes none.
  */
 export type NoArgs = Record<symbol, never>;
@@ -649,6 +712,231 @@ ok: boolean,
  */
 detail: string, };
 
+/**
+ * Which model a session talks to. API keys are never part of this: they
+ * come from the environment or the OS keychain.
+ */
+export type ProviderChoice = { "kind": "replay", 
+/**
+ * Path of a script file; `None` plays the built-in demo script
+ * against the project.
+ */
+script: string | null, } | { "kind": "anthropic", 
+/**
+ * The model name, e.g. `claude-sonnet-4-5`.
+ */
+model: string, 
+/**
+ * Overrides the API base URL (else settings or `ANTHROPIC_BASE_URL`).
+ */
+base_url: string | null, } | { "kind": "openai", 
+/**
+ * The model name.
+ */
+model: string, 
+/**
+ * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
+ */
+base_url: string, };
+
+/**
+ * Arguments of `start_session`.
+ */
+export type StartSessionArgs = { 
+/**
+ * The project (row id) the session works in.
+ */
+project_id: number, 
+/**
+ * The model to talk to.
+ */
+provider: ProviderChoice, 
+/**
+ * The permission mode to start in.
+ */
+mode: PermissionMode, };
+
+/**
+ * A session that is open in the backend.
+ */
+export type SessionHandle = { 
+/**
+ * Its id, stamped on every event it emits.
+ */
+session_id: string, 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * The current permission mode.
+ */
+mode: PermissionMode, 
+/**
+ * The events stored so far (empty for a new session; the history for a
+ * resumed one), oldest first.
+ */
+events: Array<Event>, 
+/**
+ * The session rules in force ("allow for this session" answers).
+ */
+session_rules: Array<string>, };
+
+/**
+ * Arguments of `resume_session`.
+ */
+export type ResumeSessionArgs = { 
+/**
+ * The stored session to continue.
+ */
+session_id: string, };
+
+/**
+ * Arguments of `send_prompt`.
+ */
+export type SendPromptArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * What the user typed.
+ */
+text: string, };
+
+/**
+ * Arguments of commands that name only a session (`interrupt`,
+ * `close_session`, `session_events`).
+ */
+export type SessionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, };
+
+/**
+ * Arguments of `set_mode`.
+ */
+export type SetModeArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The new mode.
+ */
+mode: PermissionMode, };
+
+/**
+ * Arguments of `answer_permission`.
+ */
+export type AnswerPermissionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The call whose prompt is answered.
+ */
+tool_use_id: string, 
+/**
+ * The answer.
+ */
+answer: PermissionAnswer, };
+
+/**
+ * Arguments of `list_sessions`.
+ */
+export type ListSessionsArgs = { 
+/**
+ * Only sessions of this project folder; all when `None`.
+ */
+project_path: string | null, 
+/**
+ * At most this many, newest first (default 100).
+ */
+limit: number | null, };
+
+/**
+ * A stored session, for lists.
+ */
+export type SessionSummary = { 
+/**
+ * Its id.
+ */
+id: string, 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * The provider name.
+ */
+provider: string, 
+/**
+ * The model name.
+ */
+model: string, 
+/**
+ * The permission mode it started in.
+ */
+mode: string, 
+/**
+ * `running`, or the status of its last `session_completed`.
+ */
+status: string, 
+/**
+ * The first prompt, shortened.
+ */
+title: string | null, 
+/**
+ * When it was created (ms since the epoch).
+ */
+created_at_ms: number, 
+/**
+ * When its last event was stored (ms since the epoch).
+ */
+updated_at_ms: number, 
+/**
+ * How many events it has.
+ */
+event_count: number, };
+
+/**
+ * Arguments of `set_api_key`.
+ */
+export type SetApiKeyArgs = { 
+/**
+ * `anthropic` or `openai`.
+ */
+provider: string, 
+/**
+ * The key; stored in the OS keychain only, never echoed back.
+ */
+key: string, };
+
+/**
+ * Whether a provider has a key, and where it comes from (never the key).
+ */
+export type ApiKeyStatus = { 
+/**
+ * The provider.
+ */
+provider: string, 
+/**
+ * `keychain`, `env`, or `None` when no key is available.
+ */
+source: string | null, };
+
+/**
+ * Arguments of `api_key_status` and `delete_api_key`.
+ */
+export type ProviderArgs = { 
+/**
+ * `anthropic` or `openai`.
+ */
+provider: string, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -663,4 +951,28 @@ export interface Commands {
   pick_folder: { args: NoArgs; result: string | null };
   /** The UI's answer to a smoke launch; the backend prints it and exits. */
   smoke_report: { args: SmokeReportArgs; result: null };
+  /** Opens a new session in a project; its events arrive on `EVENT_CHANNEL`. */
+  start_session: { args: StartSessionArgs; result: SessionHandle };
+  /** Reopens a stored session with its history and session rules. */
+  resume_session: { args: ResumeSessionArgs; result: SessionHandle };
+  /** Sends a prompt; returns at once, the exchange streams as events. */
+  send_prompt: { args: SendPromptArgs; result: null };
+  /** Interrupts the running exchange (in-flight request and tools). */
+  interrupt: { args: SessionArgs; result: null };
+  /** Changes the session's permission mode. */
+  set_mode: { args: SetModeArgs; result: null };
+  /** Answers a pending `permission_requested`. */
+  answer_permission: { args: AnswerPermissionArgs; result: null };
+  /** Closes a session: stops its tasks and servers; its events stay stored. */
+  close_session: { args: SessionArgs; result: null };
+  /** Stored sessions, newest first. */
+  list_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
+  /** Every stored event of a session, oldest first. */
+  session_events: { args: SessionArgs; result: Array<Event> };
+  /** Stores a provider's API key in the OS keychain. */
+  set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
+  /** Removes a provider's API key from the OS keychain. */
+  delete_api_key: { args: ProviderArgs; result: ApiKeyStatus };
+  /** Where a provider's API key would come from (never the key itself). */
+  api_key_status: { args: ProviderArgs; result: ApiKeyStatus };
 }
