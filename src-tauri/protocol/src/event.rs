@@ -308,6 +308,21 @@ pub enum EventBody {
         /// Whether the session can continue with another prompt.
         recoverable: bool,
     },
+    /// An entry of an imported transcript that Gatehouse has no event for
+    /// (Claude Code's `attachment`, `queue-operation`, `api-request`, …,
+    /// and entry types newer than the importer), kept verbatim so nothing
+    /// is lost. Viewers may hide it.
+    ImportedEntry {
+        /// The transcript format, e.g. `claude_code`.
+        source: String,
+        /// The entry's own type name (`"unknown"` when it had none).
+        entry_type: String,
+        /// The line of the source file it came from (from 1).
+        #[ts(type = "number")]
+        line: u64,
+        /// The entry exactly as read.
+        raw: serde_json::Value,
+    },
     /// The session (or the current prompt's exchange) ended.
     SessionCompleted {
         /// How it ended.

@@ -138,16 +138,106 @@ pub struct AnswerPermissionArgs {
     pub answer: PermissionAnswer,
 }
 
-/// Arguments of `list_sessions`.
+/// Arguments of `list_sessions`: which stored sessions, in what order.
+///
+/// Every filter is optional; fields added after the first release are
+/// optional in TypeScript too, so older callers keep working.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ListSessionsArgs {
     /// Only sessions of this project folder; all when `None`.
     pub project_path: Option<String>,
-    /// At most this many, newest first (default 100).
+    /// At most this many (default 100).
     pub limit: Option<u32>,
+    /// The order (default: most recently active first).
+    #[serde(default)]
+    #[ts(optional)]
+    pub sort: Option<SessionSort>,
+    /// Oldest first instead of the sort's natural "biggest/newest first".
+    #[serde(default)]
+    #[ts(optional)]
+    pub ascending: Option<bool>,
+    /// Only sessions that started at or after this time (ms since the epoch).
+    #[serde(default)]
+    #[ts(optional)]
+    pub since_ms: Option<i64>,
+    /// Only sessions that started before this time (ms since the epoch).
+    #[serde(default)]
+    #[ts(optional)]
+    pub until_ms: Option<i64>,
+    /// Only sessions with this model name.
+    #[serde(default)]
+    #[ts(optional)]
+    pub model: Option<String>,
+    /// `true`: only sessions with at least one denied call; `false`: only
+    /// sessions without.
+    #[serde(default)]
+    #[ts(optional)]
+    pub had_denials: Option<bool>,
+    /// `true`: only sessions with at least one error (failed call or
+    /// session error); `false`: only sessions without.
+    #[serde(default)]
+    #[ts(optional)]
+    pub had_errors: Option<bool>,
+    /// Only sessions recorded by Gatehouse, or only imported ones.
+    #[serde(default)]
+    #[ts(optional)]
+    pub origin: Option<SessionOrigin>,
 }
 
-/// A stored session, for lists.
+/// How `list_sessions` orders sessions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionSort {
+    /// By the time its last event was stored.
+    #[default]
+    Updated,
+    /// By the time it started.
+    Started,
+    /// By wall time from its first to its last event.
+    Duration,
+    /// By number of tool calls.
+    ToolCalls,
+    /// By number of errors.
+    Errors,
+    /// By number of denied calls.
+    Denials,
+    /// By tokens in plus out.
+    Tokens,
+}
+
+/// Where a stored session came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionOrigin {
+    /// Recorded by Gatehouse as it ran (or re-imported from a Gatehouse
+    /// JSONL export).
+    #[default]
+    Gatehouse,
+    /// Imported from a Claude Code transcript (`~/.claude/projects`).
+    ClaudeCode,
+}
+
+impl SessionOrigin {
+    /// The snake_case name stored in the database and printed as JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Gatehouse => "gatehouse",
+            Self::ClaudeCode => "claude_code",
+        }
+    }
+
+    /// Parses [`SessionOrigin::as_str`]'s output; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "gatehouse" => Some(Self::Gatehouse),
+            "claude_code" => Some(Self::ClaudeCode),
+            _ => None,
+        }
+    }
+}
+
+/// A stored session, for lists. The counters are maintained as events are
+/// stored, so listing never scans events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SessionSummary {
     /// Its id.
@@ -164,12 +254,96 @@ pub struct SessionSummary {
     pub status: String,
     /// The first prompt, shortened.
     pub title: Option<String>,
-    /// When it was created (ms since the epoch).
+    /// When it was created (ms since the epoch; for an import, the time of
+    /// the transcript's first entry).
     pub created_at_ms: i64,
     /// When its last event was stored (ms since the epoch).
     pub updated_at_ms: i64,
     /// How many events it has.
     pub event_count: i64,
+    /// Recorded by Gatehouse or imported from Claude Code.
+    pub origin: SessionOrigin,
+    /// Wall time from its first to its last event, in ms.
+    pub duration_ms: i64,
+    /// Tool calls made (`tool_queued` events).
+    pub tool_calls: i64,
+    /// Permission decisions that asked the user.
+    pub asks: i64,
+    /// Calls refused: by a rule or mode, or by the user's answer.
+    pub denials: i64,
+    /// Failed calls (not counting refusals) plus session errors.
+    pub errors: i64,
+    /// Input tokens reported by the provider, cache reads and writes included.
+    pub input_tokens: i64,
+    /// Output tokens reported by the provider.
+    pub output_tokens: i64,
+    /// For a sub-agent transcript, the session that started it.
+    pub parent_session_id: Option<String>,
+    /// For an import, the file it was read from.
+    pub source_path: Option<String>,
+}
+
+/// Arguments of `search_sessions`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchSessionsArgs {
+    /// The query: SQLite FTS5 syntax, or plain words when `literal`.
+    pub query: String,
+    /// At most this many matches (default 50).
+    #[serde(default)]
+    #[ts(optional)]
+    pub limit: Option<u32>,
+    /// Treat the query as plain words (each quoted), so `foo(` or `a-b`
+    /// cannot be a syntax error.
+    #[serde(default)]
+    #[ts(optional)]
+    pub literal: Option<bool>,
+    /// Only matches in sessions of this project folder.
+    #[serde(default)]
+    #[ts(optional)]
+    pub project_path: Option<String>,
+    /// Only matches in this session (search inside one session).
+    #[serde(default)]
+    #[ts(optional)]
+    pub session_id: Option<String>,
+}
+
+/// One full-text search match: where to jump to, and the text around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchHit {
+    /// The session.
+    pub session_id: String,
+    /// The matching event's position in the session (from 1): the place
+    /// to jump to.
+    pub seq: i64,
+    /// The event's type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The matching text with the matches in `[` `]`.
+    pub snippet: String,
+    /// The session's title (its first prompt, shortened).
+    pub session_title: Option<String>,
+    /// The session's project folder.
+    pub project_path: String,
+    /// The tool of the matching call, for tool events.
+    pub tool_name: Option<String>,
+}
+
+/// How much disk the stored sessions take.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StorageUsage {
+    /// The database file, in bytes.
+    pub database_bytes: u64,
+    /// Its write-ahead log, in bytes (folded into the file at checkpoints).
+    pub wal_bytes: u64,
+    /// Unused pages inside the database file that `VACUUM` would return.
+    pub reclaimable_bytes: u64,
+    /// Files beside the database (`sessions/<id>/`: spilled tool results,
+    /// Bash and task output), in bytes.
+    pub session_files_bytes: u64,
+    /// Stored sessions.
+    pub sessions: u64,
+    /// Stored events.
+    pub events: u64,
 }
 
 /// Arguments of `set_api_key`.

@@ -63,6 +63,11 @@ pub fn bindings() -> String {
     collector.visit::<CommandError>();
     // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
     collector.visit::<FileDiff>();
+    // Session-browser types not yet behind a command (the UI half of
+    // issue 11 adds the commands).
+    collector.visit::<crate::session::SearchSessionsArgs>();
+    collector.visit::<crate::session::SearchHit>();
+    collector.visit::<crate::session::StorageUsage>();
     visit_command_types(&mut collector);
     let mut out = String::from(HEADER);
     for decl in &collector.decls {

@@ -6,8 +6,12 @@
 //! error that names the file; it is never overwritten or migrated blindly.
 
 mod error;
+mod events;
+mod housekeeping;
+mod imports;
 mod migrations;
 mod projects;
+mod search;
 mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -16,8 +20,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::Connection;
 
 pub use error::StoreError;
+pub use events::{EventRecord, ImportCheckpoint};
+pub use imports::ImportRecord;
 pub use migrations::SCHEMA_VERSION;
-pub use sessions::{NewSession, SearchHit, SessionSummary};
+pub use search::{SearchHit, literal_query};
+pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
 
 /// Environment variable that overrides the platform data directory.
 pub const DATA_DIR_ENV: &str = "GATEHOUSE_DATA_DIR";

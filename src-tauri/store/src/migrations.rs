@@ -60,6 +60,67 @@ const MIGRATIONS: &[&str] = &[
         SELECT RAISE(ABORT, 'session events are append-only');
     END;
     CREATE VIRTUAL TABLE session_search USING fts5 (text, tokenize = 'unicode61');",
+    // Session browser (issue 11): per-session counters kept up to date as
+    // events are appended (so lists never scan events), where a session came
+    // from (Claude Code imports), leftover raw fields of imported entries,
+    // per-file import progress (incremental re-import) and settings
+    // (retention). Existing sessions are backfilled from their events.
+    "ALTER TABLE sessions ADD COLUMN origin TEXT NOT NULL DEFAULT 'gatehouse';
+    ALTER TABLE sessions ADD COLUMN first_event_ms INTEGER;
+    ALTER TABLE sessions ADD COLUMN last_event_ms INTEGER;
+    ALTER TABLE sessions ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN denials INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN parent_session_id TEXT;
+    ALTER TABLE sessions ADD COLUMN source_path TEXT;
+    ALTER TABLE session_events ADD COLUMN raw TEXT;
+    CREATE INDEX sessions_by_created ON sessions (created_at_ms DESC);
+    CREATE INDEX sessions_by_parent ON sessions (parent_session_id) WHERE parent_session_id IS NOT NULL;
+    CREATE TEMP TABLE denied_calls AS
+        SELECT DISTINCT session_id, tool_use_id FROM session_events
+        WHERE (type = 'permission_decided' AND json_extract(body, '$.decision') = 'deny')
+           OR (type = 'permission_answered' AND json_extract(body, '$.answer.kind') = 'deny');
+    UPDATE sessions SET
+        first_event_ms = (SELECT MIN(ts_ms) FROM session_events e WHERE e.session_id = sessions.id),
+        last_event_ms = (SELECT MAX(ts_ms) FROM session_events e WHERE e.session_id = sessions.id),
+        tool_calls = (SELECT COUNT(*) FROM session_events e
+                      WHERE e.session_id = sessions.id AND e.type = 'tool_queued'),
+        asks = (SELECT COUNT(*) FROM session_events e
+                WHERE e.session_id = sessions.id AND e.type = 'permission_decided'
+                  AND json_extract(e.body, '$.decision') = 'ask'),
+        denials = (SELECT COUNT(*) FROM session_events e
+                   WHERE e.session_id = sessions.id
+                     AND ((e.type = 'permission_decided' AND json_extract(e.body, '$.decision') = 'deny')
+                       OR (e.type = 'permission_answered' AND json_extract(e.body, '$.answer.kind') = 'deny'))),
+        errors = (SELECT COUNT(*) FROM session_events e
+                  WHERE e.session_id = sessions.id
+                    AND ((e.type = 'tool_completed' AND json_extract(e.body, '$.is_error')
+                          AND NOT EXISTS (SELECT 1 FROM denied_calls d
+                                          WHERE d.session_id = e.session_id AND d.tool_use_id = e.tool_use_id))
+                      OR e.type = 'session_error')),
+        input_tokens = (SELECT COALESCE(SUM(json_extract(e.body, '$.input_tokens')
+                                   + json_extract(e.body, '$.cache_creation_input_tokens')
+                                   + json_extract(e.body, '$.cache_read_input_tokens')), 0)
+                        FROM session_events e WHERE e.session_id = sessions.id AND e.type = 'usage'),
+        output_tokens = (SELECT COALESCE(SUM(json_extract(e.body, '$.output_tokens')), 0)
+                         FROM session_events e WHERE e.session_id = sessions.id AND e.type = 'usage');
+    DROP TABLE denied_calls;
+    CREATE TABLE import_sources (
+        path           TEXT PRIMARY KEY,
+        session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        byte_offset    INTEGER NOT NULL,
+        line           INTEGER NOT NULL,
+        state          TEXT NOT NULL,
+        updated_at_ms  INTEGER NOT NULL
+    );
+    CREATE INDEX import_sources_by_session ON import_sources (session_id);
+    CREATE TABLE settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );",
 ];
 
 /// The schema version this build writes.

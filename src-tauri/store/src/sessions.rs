@@ -1,20 +1,16 @@
-//! Sessions and their event streams.
+//! Sessions: creating them, their summaries, and listing them with filters.
 //!
-//! Every event is appended in its own transaction the moment it is handed
-//! to [`Store::append_event`], so a killed process loses at most the event
-//! being written (WAL: a committed transaction survives a crash of the
-//! process). Events are stored verbatim as their JSON line, plus a few
-//! extracted columns for review, search and rule replay.
+//! A session's counters (tool calls, asks, denials, errors, tokens, first
+//! and last event time) are maintained by the append path in
+//! [`crate::events`], so a list is one indexed query over `sessions` and
+//! never scans events.
 
-use gatehouse_protocol::event::Event;
-use rusqlite::{OptionalExtension, params};
-use serde::Serialize;
-use serde_json::Value;
+use gatehouse_protocol::session::{ListSessionsArgs, SessionOrigin, SessionSort};
+use rusqlite::{OptionalExtension, params, params_from_iter, types::Value as SqlValue};
 
 use crate::{Store, StoreError, now_ms};
 
-/// The longest text indexed for search per event, in bytes.
-const MAX_INDEXED_TEXT: usize = 64 * 1024;
+pub use gatehouse_protocol::session::SessionSummary;
 
 /// What a new session records about itself (never a secret).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,25 +27,51 @@ pub struct NewSession {
     pub mode: String,
 }
 
-pub use gatehouse_protocol::session::SessionSummary;
-
-/// One full-text search match.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SearchHit {
-    /// The session.
-    pub session_id: String,
-    /// The event's position in the session (from 1).
-    pub seq: i64,
-    /// The event's type.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The matching text with the matches in `[` `]`.
-    pub snippet: String,
+/// Where a session came from, for sessions that were not recorded live:
+/// imports of Claude Code transcripts and of Gatehouse JSONL exports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionProvenance {
+    /// Recorded by Gatehouse or imported from Claude Code.
+    pub origin: SessionOrigin,
+    /// When it started (the first entry's time); now when `None`.
+    pub created_at_ms: Option<i64>,
+    /// For a sub-agent transcript, the session that started it.
+    pub parent_session_id: Option<String>,
+    /// The file it was read from.
+    pub source_path: Option<String>,
 }
 
-const SUMMARY_COLUMNS: &str = "id, project_path, provider, model, mode, status, title, created_at_ms, updated_at_ms, event_count";
+/// The longest session id accepted from outside (imports).
+const MAX_SESSION_ID_LEN: usize = 160;
 
-fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
+/// Checks that a session id taken from a file is safe to use as a folder
+/// name under `sessions/`: ASCII letters, digits, `-`, `_`, `.`, not
+/// starting with `.`, at most 160 bytes.
+pub fn validate_session_id(id: &str) -> Result<(), StoreError> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_LEN
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(StoreError::Invalid(format!(
+            "session id {id:?} is not usable: it must be 1–{MAX_SESSION_ID_LEN} ASCII letters, \
+             digits, '-', '_' or '.', not starting with '.'"
+        )))
+    }
+}
+
+pub(crate) const SUMMARY_COLUMNS: &str = "id, project_path, provider, model, mode, status, title, \
+     created_at_ms, updated_at_ms, event_count, origin, first_event_ms, last_event_ms, tool_calls, \
+     asks, denials, errors, input_tokens, output_tokens, parent_session_id, source_path";
+
+pub(crate) fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
+    let origin: String = row.get(10)?;
+    let first: Option<i64> = row.get(11)?;
+    let last: Option<i64> = row.get(12)?;
     Ok(SessionSummary {
         id: row.get(0)?,
         project_path: row.get(1)?,
@@ -61,76 +83,98 @@ fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary>
         created_at_ms: row.get(7)?,
         updated_at_ms: row.get(8)?,
         event_count: row.get(9)?,
+        // Unknown origins (a newer Gatehouse) read as Gatehouse rather than
+        // failing the whole list.
+        origin: SessionOrigin::parse(&origin).unwrap_or_default(),
+        duration_ms: match (first, last) {
+            (Some(first), Some(last)) => last.saturating_sub(first).max(0),
+            _ => 0,
+        },
+        tool_calls: row.get(13)?,
+        asks: row.get(14)?,
+        denials: row.get(15)?,
+        errors: row.get(16)?,
+        input_tokens: row.get(17)?,
+        output_tokens: row.get(18)?,
+        parent_session_id: row.get(19)?,
+        source_path: row.get(20)?,
     })
 }
 
-/// The searchable text of an event (prompts, replies, tool inputs and
-/// outputs, errors); empty for events with nothing worth searching.
-fn searchable_text(kind: &str, v: &Value) -> String {
-    let s = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let blocks_text = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_array)
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => b.get("text").and_then(Value::as_str).map(str::to_owned),
-                        Some("tool_use") => Some(format!(
-                            "{} {}",
-                            b.get("name").and_then(Value::as_str).unwrap_or_default(),
-                            b.get("input").map(Value::to_string).unwrap_or_default()
-                        )),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default()
-    };
-    let mut text = match kind {
-        "user_prompt" => s("text"),
-        "assistant_message" => blocks_text("content"),
-        "tool_queued" => format!(
-            "{} {}",
-            s("name"),
-            v.get("input").map(Value::to_string).unwrap_or_default()
-        ),
-        "tool_completed" => blocks_text("content"),
-        "session_error" | "tool_input_rejected" => s("message"),
-        _ => String::new(),
-    };
-    if text.len() > MAX_INDEXED_TEXT {
-        let mut end = MAX_INDEXED_TEXT;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
+/// The SQL `ORDER BY` expression of a sort.
+fn order_expression(sort: SessionSort) -> &'static str {
+    match sort {
+        SessionSort::Updated => "updated_at_ms",
+        SessionSort::Started => "created_at_ms",
+        SessionSort::Duration => "COALESCE(last_event_ms - first_event_ms, 0)",
+        SessionSort::ToolCalls => "tool_calls",
+        SessionSort::Errors => "errors",
+        SessionSort::Denials => "denials",
+        SessionSort::Tokens => "(input_tokens + output_tokens)",
     }
-    text
 }
 
 impl Store {
     /// Records a new session (status `running`).
     pub fn create_session(&self, session: &NewSession) -> Result<(), StoreError> {
+        self.create_session_with(session, &SessionProvenance::default())
+    }
+
+    /// Records a new session with its provenance (imports). Imported
+    /// session ids must pass [`validate_session_id`].
+    pub fn create_session_with(
+        &self,
+        session: &NewSession,
+        provenance: &SessionProvenance,
+    ) -> Result<(), StoreError> {
+        if provenance.origin != SessionOrigin::Gatehouse || provenance.source_path.is_some() {
+            validate_session_id(&session.id)?;
+        }
         let now = now_ms();
+        let created = provenance.created_at_ms.unwrap_or(now);
         self.conn
             .execute(
-                "INSERT INTO sessions (id, project_path, provider, model, mode, created_at_ms, updated_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                "INSERT INTO sessions (id, project_path, provider, model, mode, created_at_ms,
+                     updated_at_ms, origin, parent_session_id, source_path)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     session.id,
                     session.project_path,
                     session.provider,
                     session.model,
                     session.mode,
-                    now
+                    created,
+                    if provenance.created_at_ms.is_some() {
+                        created
+                    } else {
+                        now
+                    },
+                    provenance.origin.as_str(),
+                    provenance.parent_session_id,
+                    provenance.source_path,
                 ],
+            )
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(f, _)
+                    if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                {
+                    StoreError::Invalid(format!(
+                        "a session with id {} is already stored",
+                        session.id
+                    ))
+                }
+                e => self.sqlite_error(e),
+            })?;
+        Ok(())
+    }
+
+    /// Sets the model name of a session whose model was not known when it
+    /// was created (an import learns it from the first assistant message).
+    pub fn set_session_model(&self, id: &str, model: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sessions SET model = ?2 WHERE id = ?1",
+                params![id, model],
             )
             .map_err(|e| self.sqlite_error(e))?;
         Ok(())
@@ -150,136 +194,89 @@ impl Store {
         &self,
         project_path: Option<&str>,
     ) -> Result<Vec<SessionSummary>, StoreError> {
+        self.query_sessions(
+            &ListSessionsArgs {
+                project_path: project_path.map(str::to_owned),
+                ..ListSessionsArgs::default()
+            },
+            None,
+        )
+    }
+
+    /// Sessions matching `args`' filters in its order. `limit` overrides
+    /// `args.limit`; with neither, every match is returned.
+    pub fn query_sessions(
+        &self,
+        args: &ListSessionsArgs,
+        limit: Option<u32>,
+    ) -> Result<Vec<SessionSummary>, StoreError> {
+        let mut clauses: Vec<&str> = Vec::new();
+        let mut values: Vec<SqlValue> = Vec::new();
+        let mut push = |clause: &'static str, value: Option<SqlValue>| {
+            clauses.push(clause);
+            if let Some(v) = value {
+                values.push(v);
+            }
+        };
+        if let Some(project) = &args.project_path {
+            push("project_path = ?", Some(SqlValue::Text(project.clone())));
+        }
+        if let Some(since) = args.since_ms {
+            push("created_at_ms >= ?", Some(SqlValue::Integer(since)));
+        }
+        if let Some(until) = args.until_ms {
+            push("created_at_ms < ?", Some(SqlValue::Integer(until)));
+        }
+        if let Some(model) = &args.model {
+            push("model = ?", Some(SqlValue::Text(model.clone())));
+        }
+        if let Some(origin) = args.origin {
+            push("origin = ?", Some(SqlValue::Text(origin.as_str().into())));
+        }
+        match args.had_denials {
+            Some(true) => push("denials > 0", None),
+            Some(false) => push("denials = 0", None),
+            None => {}
+        }
+        match args.had_errors {
+            Some(true) => push("errors > 0", None),
+            Some(false) => push("errors = 0", None),
+            None => {}
+        }
+        let filter = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", clauses.join(" AND "))
+        };
+        let direction = if args.ascending.unwrap_or(false) {
+            "ASC"
+        } else {
+            "DESC"
+        };
+        let order = order_expression(args.sort.unwrap_or_default());
+        let limit = limit.or(args.limit).map_or(-1, i64::from);
+        values.push(SqlValue::Integer(limit));
         let sql = format!(
-            "SELECT {SUMMARY_COLUMNS} FROM sessions WHERE ?1 IS NULL OR project_path = ?1
-             ORDER BY updated_at_ms DESC, id DESC"
+            "SELECT {SUMMARY_COLUMNS} FROM sessions {filter}
+             ORDER BY {order} {direction}, id {direction} LIMIT ?"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.sqlite_error(e))?;
         let rows = stmt
-            .query_map(params![project_path], summary_from_row)
+            .query_map(params_from_iter(values), summary_from_row)
             .map_err(|e| self.sqlite_error(e))?;
         rows.collect::<Result<_, _>>()
             .map_err(|e| self.sqlite_error(e))
     }
 
-    /// Appends one event to its session (which must exist), in its own
-    /// transaction, and returns its position (from 1).
-    pub fn append_event(&mut self, event: &Event) -> Result<i64, StoreError> {
-        let body = serde_json::to_value(event)
-            .map_err(|e| StoreError::Invalid(format!("the event cannot be serialised: {e}")))?;
-        let kind = body
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_owned();
-        let tool_use_id = body
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let tool_name = (kind == "tool_queued")
-            .then(|| body.get("name").and_then(Value::as_str).map(str::to_owned))
-            .flatten();
-        let text = searchable_text(&kind, &body);
-        let title = (kind == "user_prompt").then(|| {
-            let t: String = text.chars().take(80).collect();
-            t
-        });
-        let status = (kind == "session_completed")
-            .then(|| {
-                body.get("status")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            })
-            .flatten();
-        let line = body.to_string();
-        let ts = i64::try_from(event.ts_ms).unwrap_or(i64::MAX);
-        let path = self.path.clone();
-        let sqlite = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
-        let tx = self.conn.transaction().map_err(sqlite)?;
-        let updated = tx
-            .execute(
-                "UPDATE sessions SET updated_at_ms = ?2, event_count = event_count + 1,
-                    title = COALESCE(title, ?3), status = COALESCE(?4, status)
-                 WHERE id = ?1",
-                params![event.session_id, now_ms(), title, status],
-            )
-            .map_err(sqlite)?;
-        if updated == 0 {
-            return Err(StoreError::Invalid(format!(
-                "no session with id {}; create it before appending events",
-                event.session_id
-            )));
-        }
-        let seq: i64 = tx
-            .query_row(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM session_events WHERE session_id = ?1",
-                params![event.session_id],
-                |r| r.get(0),
-            )
-            .map_err(sqlite)?;
-        tx.execute(
-            "INSERT INTO session_events (session_id, seq, ts_ms, type, tool_use_id, tool_name, body)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![event.session_id, seq, ts, kind, tool_use_id, tool_name, line],
-        )
-        .map_err(sqlite)?;
-        let rowid = tx.last_insert_rowid();
-        if !text.is_empty() {
-            tx.execute(
-                "INSERT INTO session_search (rowid, text) VALUES (?1, ?2)",
-                params![rowid, text],
-            )
-            .map_err(sqlite)?;
-        }
-        tx.commit().map_err(sqlite)?;
-        Ok(seq)
-    }
-
-    /// Every event of session `id`, in order. Events this build cannot read
-    /// (written by a newer Gatehouse) are skipped; their count is returned.
-    pub fn session_events(&self, id: &str) -> Result<(Vec<Event>, usize), StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq")
-            .map_err(|e| self.sqlite_error(e))?;
+    /// Sub-agent sessions started by session `id` (imports), oldest first.
+    pub fn child_sessions(&self, id: &str) -> Result<Vec<SessionSummary>, StoreError> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM sessions WHERE parent_session_id = ?1
+             ORDER BY created_at_ms, id"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.sqlite_error(e))?;
         let rows = stmt
-            .query_map(params![id], |r| r.get::<_, String>(0))
-            .map_err(|e| self.sqlite_error(e))?;
-        let mut events = Vec::new();
-        let mut skipped = 0;
-        for row in rows {
-            let body = row.map_err(|e| self.sqlite_error(e))?;
-            match serde_json::from_str(&body) {
-                Ok(e) => events.push(e),
-                Err(_) => skipped += 1,
-            }
-        }
-        Ok((events, skipped))
-    }
-
-    /// Full-text search over every session's prompts, replies, tool calls
-    /// and results (FTS5 query syntax), best matches first.
-    pub fn search_sessions(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT e.session_id, e.seq, e.type, snippet(session_search, 0, '[', ']', '…', 12)
-                 FROM session_search JOIN session_events e ON e.id = session_search.rowid
-                 WHERE session_search MATCH ?1 ORDER BY rank LIMIT ?2",
-            )
-            .map_err(|e| self.sqlite_error(e))?;
-        let rows = stmt
-            .query_map(params![query, limit], |r| {
-                Ok(SearchHit {
-                    session_id: r.get(0)?,
-                    seq: r.get(1)?,
-                    kind: r.get(2)?,
-                    snippet: r.get(3)?,
-                })
-            })
+            .query_map(params![id], summary_from_row)
             .map_err(|e| self.sqlite_error(e))?;
         rows.collect::<Result<_, _>>()
             .map_err(|e| self.sqlite_error(e))

@@ -2,6 +2,129 @@
 // `cargo xtask test` fails when this file is stale.
 
 /**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Why a decision came out the way it did.
+ */
+export type DecisionReason = { "kind": "rule", 
+/**
+ * The rule as written, e.g. `Bash(npm test:*)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from, when it came from a file.
+ */
+file: string | null, } | { "kind": "hook", 
+/**
+ * The hook's name or command.
+ */
+hook: string, 
+/**
+ * The reason the hook gave, if any.
+ */
+message: string | null, } | { "kind": "mode", 
+/**
+ * The mode in force.
+ */
+mode: PermissionMode, } | { "kind": "safety_check", 
+/**
+ * What the check found.
+ */
+message: string, } | { "kind": "working_directory", 
+/**
+ * The path at issue.
+ */
+path: string, } | { "kind": "tool_check", 
+/**
+ * What the tool found.
+ */
+message: string, } | { "kind": "user_answer", 
+/**
+ * The answer, e.g. "allow once" or "deny: <feedback>".
+ */
+answer: string, } | { "kind": "default", 
+/**
+ * Explanation of the default.
+ */
+message: string, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
  * The role of a line in a hunk.
  */
 export type DiffLineKind = "context" | "removed" | "added";
@@ -81,29 +204,19 @@ additions: number,
 deletions: number, };
 
 /**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
  * The state of a background task.
  */
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * The user's answer to a permission prompt.
@@ -123,122 +236,9 @@ destination: RuleSource, } | { "kind": "deny",
 feedback: string | null, };
 
 /**
- * Base64 image data as the Messages API expects it.
+ * What kind of failure a `session_error` reports.
  */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * Why a decision came out the way it did.
- */
-export type DecisionReason = { "kind": "rule", 
-/**
- * The rule as written, e.g. `Bash(npm test:*)`.
- */
-rule: string, 
-/**
- * Which source it came from.
- */
-source: RuleSource, 
-/**
- * The settings file it was read from, when it came from a file.
- */
-file: string | null, } | { "kind": "hook", 
-/**
- * The hook's name or command.
- */
-hook: string, 
-/**
- * The reason the hook gave, if any.
- */
-message: string | null, } | { "kind": "mode", 
-/**
- * The mode in force.
- */
-mode: PermissionMode, } | { "kind": "safety_check", 
-/**
- * What the check found.
- */
-message: string, } | { "kind": "working_directory", 
-/**
- * The path at issue.
- */
-path: string, } | { "kind": "tool_check", 
-/**
- * What the tool found.
- */
-message: string, } | { "kind": "user_answer", 
-/**
- * The answer, e.g. "allow once" or "deny: <feedback>".
- */
-answer: string, } | { "kind": "default", 
-/**
- * Explanation of the default.
- */
-message: string, };
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
 
 /**
  * One event of one session.
@@ -603,7 +603,23 @@ message: string,
 /**
  * Whether the session can continue with another prompt.
  */
-recoverable: boolean, } | { "type": "session_completed", 
+recoverable: boolean, } | { "type": "imported_entry", 
+/**
+ * The transcript format, e.g. `claude_code`.
+ */
+source: string, 
+/**
+ * The entry's own type name (`"unknown"` when it had none).
+ */
+entry_type: string, 
+/**
+ * The line of the source file it came from (from 1).
+ */
+line: number, 
+/**
+ * The entry exactly as read.
+ */
+raw: JsonValue, } | { "type": "session_completed", 
 /**
  * How it ended.
  */
@@ -622,6 +638,66 @@ export type CommandError = {
  * Human-readable explanation, including the path or value at fault.
  */
 message: string, };
+
+/**
+ * Arguments of `search_sessions`.
+ */
+export type SearchSessionsArgs = { 
+/**
+ * The query: SQLite FTS5 syntax, or plain words when `literal`.
+ */
+query: string, 
+/**
+ * At most this many matches (default 50).
+ */
+limit?: number, 
+/**
+ * Treat the query as plain words (each quoted), so `foo(` or `a-b`
+ * cannot be a syntax error.
+ */
+literal?: boolean, 
+/**
+ * Only matches in sessions of this project folder.
+ */
+project_path?: string, 
+/**
+ * Only matches in this session (search inside one session).
+ */
+session_id?: string, };
+
+/**
+ * One full-text search match: where to jump to, and the text around it.
+ */
+export type SearchHit = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The matching event's position in the session (from 1): the place
+ * to jump to.
+ */
+seq: number, 
+/**
+ * The event's type.
+ */
+type: string, 
+/**
+ * The matching text with the matches in `[` `]`.
+ */
+snippet: string, 
+/**
+ * The session's title (its first prompt, shortened).
+ */
+session_title: string | null, 
+/**
+ * The session's project folder.
+ */
+project_path: string, 
+/**
+ * The tool of the matching call, for tool events.
+ */
+tool_name: string | null, };
 
 /**
  * Arguments of a command that takes none.
@@ -845,7 +921,20 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * Arguments of `list_sessions`.
+ * How `list_sessions` orders sessions.
+ */
+export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * Arguments of `list_sessions`: which stored sessions, in what order.
+ *
+ * Every filter is optional; fields added after the first release are
+ * optional in TypeScript too, so older callers keep working.
  */
 export type ListSessionsArgs = { 
 /**
@@ -853,12 +942,47 @@ export type ListSessionsArgs = {
  */
 project_path: string | null, 
 /**
- * At most this many, newest first (default 100).
+ * At most this many (default 100).
  */
-limit: number | null, };
+limit: number | null, 
+/**
+ * The order (default: most recently active first).
+ */
+sort?: SessionSort, 
+/**
+ * Oldest first instead of the sort's natural "biggest/newest first".
+ */
+ascending?: boolean, 
+/**
+ * Only sessions that started at or after this time (ms since the epoch).
+ */
+since_ms?: number, 
+/**
+ * Only sessions that started before this time (ms since the epoch).
+ */
+until_ms?: number, 
+/**
+ * Only sessions with this model name.
+ */
+model?: string, 
+/**
+ * `true`: only sessions with at least one denied call; `false`: only
+ * sessions without.
+ */
+had_denials?: boolean, 
+/**
+ * `true`: only sessions with at least one error (failed call or
+ * session error); `false`: only sessions without.
+ */
+had_errors?: boolean, 
+/**
+ * Only sessions recorded by Gatehouse, or only imported ones.
+ */
+origin?: SessionOrigin, };
 
 /**
- * A stored session, for lists.
+ * A stored session, for lists. The counters are maintained as events are
+ * stored, so listing never scans events.
  */
 export type SessionSummary = { 
 /**
@@ -890,7 +1014,8 @@ status: string,
  */
 title: string | null, 
 /**
- * When it was created (ms since the epoch).
+ * When it was created (ms since the epoch; for an import, the time of
+ * the transcript's first entry).
  */
 created_at_ms: number, 
 /**
@@ -900,7 +1025,47 @@ updated_at_ms: number,
 /**
  * How many events it has.
  */
-event_count: number, };
+event_count: number, 
+/**
+ * Recorded by Gatehouse or imported from Claude Code.
+ */
+origin: SessionOrigin, 
+/**
+ * Wall time from its first to its last event, in ms.
+ */
+duration_ms: number, 
+/**
+ * Tool calls made (`tool_queued` events).
+ */
+tool_calls: number, 
+/**
+ * Permission decisions that asked the user.
+ */
+asks: number, 
+/**
+ * Calls refused: by a rule or mode, or by the user's answer.
+ */
+denials: number, 
+/**
+ * Failed calls (not counting refusals) plus session errors.
+ */
+errors: number, 
+/**
+ * Input tokens reported by the provider, cache reads and writes included.
+ */
+input_tokens: number, 
+/**
+ * Output tokens reported by the provider.
+ */
+output_tokens: number, 
+/**
+ * For a sub-agent transcript, the session that started it.
+ */
+parent_session_id: string | null, 
+/**
+ * For an import, the file it was read from.
+ */
+source_path: string | null, };
 
 /**
  * Arguments of `set_api_key`.

@@ -1,0 +1,403 @@
+//! Appending events, and reading them back.
+//!
+//! A live event is appended in its own transaction the moment it is handed
+//! to [`Store::append_event`], so a killed process loses at most the event
+//! being written (WAL: a committed transaction survives a crash of the
+//! process). Imports append in batches ([`Store::append_batch`]), each batch
+//! one transaction together with the import's checkpoint, so an interrupted
+//! import resumes exactly after the last committed batch.
+//!
+//! Events are stored verbatim as their JSON line, plus a few extracted
+//! columns for review, search and rule replay, and the session's counters
+//! are updated in the same transaction.
+
+use gatehouse_protocol::event::Event;
+use rusqlite::{Transaction, params};
+use serde_json::Value;
+
+use crate::{Store, StoreError, now_ms};
+
+/// The longest text indexed for search per event, in bytes.
+const MAX_INDEXED_TEXT: usize = 64 * 1024;
+
+/// One event to append, with the raw fields of the source entry it came
+/// from (imports) that the event does not carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRecord {
+    /// The event.
+    pub event: Event,
+    /// Leftover fields of the imported entry, as JSON; `None` for live events.
+    pub raw: Option<String>,
+}
+
+/// How far an import has read one source file; committed with the batch
+/// of events read up to there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportCheckpoint {
+    /// The source file (canonical path).
+    pub path: String,
+    /// Bytes consumed (always at a line boundary).
+    pub byte_offset: u64,
+    /// Lines consumed.
+    pub line: u64,
+    /// The importer's own state to resume with (JSON).
+    pub state: String,
+}
+
+/// How one batch changes a session's counters.
+#[derive(Debug, Default)]
+struct CounterDelta {
+    events: i64,
+    tool_calls: i64,
+    asks: i64,
+    denials: i64,
+    errors: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    title: Option<String>,
+    status: Option<String>,
+}
+
+fn u64_field(v: &Value, key: &str) -> i64 {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+/// Truncates to at most `max` bytes at a character boundary.
+fn truncate_at_char(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+}
+
+/// The searchable text of an event (prompts, replies and thinking, tool
+/// inputs and outputs, errors, task commands, hook messages, deny
+/// feedback); empty for events with nothing worth searching.
+fn searchable_text(kind: &str, v: &Value) -> String {
+    let s = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let blocks_text = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+                        Some("text") => b.get("text").and_then(Value::as_str).map(str::to_owned),
+                        Some("thinking") => {
+                            b.get("thinking").and_then(Value::as_str).map(str::to_owned)
+                        }
+                        Some("tool_use") => Some(format!(
+                            "{} {}",
+                            b.get("name").and_then(Value::as_str).unwrap_or_default(),
+                            b.get("input").map(Value::to_string).unwrap_or_default()
+                        )),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    };
+    let mut text = match kind {
+        "user_prompt" => s("text"),
+        "assistant_message" => blocks_text("content"),
+        "tool_queued" => format!(
+            "{} {}",
+            s("name"),
+            v.get("input").map(Value::to_string).unwrap_or_default()
+        ),
+        "tool_completed" => blocks_text("content"),
+        "session_error" | "tool_input_rejected" => s("message"),
+        "task_started" => format!("{} {}", s("command"), s("description")),
+        "hook_ran" => s("message"),
+        "permission_answered" => v
+            .pointer("/answer/feedback")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        _ => String::new(),
+    };
+    truncate_at_char(&mut text, MAX_INDEXED_TEXT);
+    text
+}
+
+/// Inserts one event at position `seq` and adds its effect to `delta`.
+fn insert_event(
+    tx: &Transaction<'_>,
+    seq: i64,
+    record: &EventRecord,
+    delta: &mut CounterDelta,
+) -> Result<(), rusqlite::Error> {
+    let event = &record.event;
+    let body = serde_json::to_value(event).map_err(|e| {
+        rusqlite::Error::ToSqlConversionFailure(Box::new(std::io::Error::other(format!(
+            "the event cannot be serialised: {e}"
+        ))))
+    })?;
+    let kind = body
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_owned();
+    let tool_use_id = body
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let tool_name = (kind == "tool_queued")
+        .then(|| body.get("name").and_then(Value::as_str).map(str::to_owned))
+        .flatten();
+    let text = searchable_text(&kind, &body);
+    let ts = i64::try_from(event.ts_ms).unwrap_or(i64::MAX);
+
+    delta.events += 1;
+    delta.first_ts = Some(delta.first_ts.map_or(ts, |t| t.min(ts)));
+    delta.last_ts = Some(delta.last_ts.map_or(ts, |t| t.max(ts)));
+    match kind.as_str() {
+        "user_prompt" if delta.title.is_none() => {
+            delta.title = Some(text.chars().take(80).collect());
+        }
+        "session_completed" => {
+            if let Some(status) = body.get("status").and_then(Value::as_str) {
+                delta.status = Some(status.to_owned());
+            }
+        }
+        "tool_queued" => delta.tool_calls += 1,
+        "permission_decided" => match body.get("decision").and_then(Value::as_str) {
+            Some("ask") => delta.asks += 1,
+            Some("deny") => delta.denials += 1,
+            _ => {}
+        },
+        "permission_answered" => {
+            if body.pointer("/answer/kind").and_then(Value::as_str) == Some("deny") {
+                delta.denials += 1;
+            }
+        }
+        "tool_completed" if body.get("is_error") == Some(&Value::Bool(true)) => {
+            // A refused call also completes with an error; it is counted
+            // as a denial, not as an error.
+            let denied: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM session_events
+                 WHERE tool_use_id = ?1 AND session_id = ?2
+                   AND ((type = 'permission_decided' AND json_extract(body, '$.decision') = 'deny')
+                     OR (type = 'permission_answered'
+                         AND json_extract(body, '$.answer.kind') = 'deny')))",
+                params![tool_use_id, event.session_id],
+                |r| r.get(0),
+            )?;
+            if !denied {
+                delta.errors += 1;
+            }
+        }
+        "session_error" => delta.errors += 1,
+        "usage" => {
+            delta.input_tokens += u64_field(&body, "input_tokens")
+                + u64_field(&body, "cache_creation_input_tokens")
+                + u64_field(&body, "cache_read_input_tokens");
+            delta.output_tokens += u64_field(&body, "output_tokens");
+        }
+        _ => {}
+    }
+
+    tx.execute(
+        "INSERT INTO session_events (session_id, seq, ts_ms, type, tool_use_id, tool_name, body, raw)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            event.session_id,
+            seq,
+            ts,
+            kind,
+            tool_use_id,
+            tool_name,
+            body.to_string(),
+            record.raw
+        ],
+    )?;
+    let rowid = tx.last_insert_rowid();
+    if !text.is_empty() {
+        tx.execute(
+            "INSERT INTO session_search (rowid, text) VALUES (?1, ?2)",
+            params![rowid, text],
+        )?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Appends one event to its session (which must exist), in its own
+    /// transaction, and returns its position (from 1).
+    pub fn append_event(&mut self, event: &Event) -> Result<i64, StoreError> {
+        let record = EventRecord {
+            event: event.clone(),
+            raw: None,
+        };
+        self.append_batch(&event.session_id, std::slice::from_ref(&record), None)
+    }
+
+    /// Appends `records` to session `session_id` (every record must belong
+    /// to it) in one transaction, together with `checkpoint` when given
+    /// (imports), and returns the position of the last one (or the
+    /// session's last position when `records` is empty).
+    ///
+    /// Imported sessions (`checkpoint` given) take their "last active" time
+    /// from their events rather than from the clock.
+    pub fn append_batch(
+        &mut self,
+        session_id: &str,
+        records: &[EventRecord],
+        checkpoint: Option<&ImportCheckpoint>,
+    ) -> Result<i64, StoreError> {
+        if let Some(stray) = records.iter().find(|r| r.event.session_id != session_id) {
+            return Err(StoreError::Invalid(format!(
+                "an event of session {} was appended to session {session_id}",
+                stray.event.session_id
+            )));
+        }
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        let last_seq: Option<i64> = tx
+            .query_row(
+                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
+                 FROM sessions WHERE id = ?1",
+                params![session_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
+                    "no session with id {session_id}; create it before appending events"
+                )),
+                e => sqlite(e),
+            })
+            .map(Some)?;
+        let mut seq = last_seq.unwrap_or(0);
+        let mut delta = CounterDelta::default();
+        for record in records {
+            seq += 1;
+            insert_event(&tx, seq, record, &mut delta).map_err(sqlite)?;
+        }
+        let imported = checkpoint.is_some();
+        tx.execute(
+            "UPDATE sessions SET
+                updated_at_ms = CASE WHEN ?13 THEN MAX(updated_at_ms, COALESCE(?11, updated_at_ms))
+                                     ELSE ?2 END,
+                event_count = event_count + ?3,
+                title = COALESCE(title, ?4),
+                status = COALESCE(?5, status),
+                tool_calls = tool_calls + ?6,
+                asks = asks + ?7,
+                denials = denials + ?8,
+                errors = errors + ?9,
+                first_event_ms = COALESCE(MIN(first_event_ms, ?10), first_event_ms, ?10),
+                last_event_ms = COALESCE(MAX(last_event_ms, ?11), last_event_ms, ?11),
+                input_tokens = input_tokens + ?12,
+                output_tokens = output_tokens + ?14
+             WHERE id = ?1",
+            params![
+                session_id,
+                now_ms(),
+                delta.events,
+                delta.title,
+                delta.status,
+                delta.tool_calls,
+                delta.asks,
+                delta.denials,
+                delta.errors,
+                delta.first_ts,
+                delta.last_ts,
+                delta.input_tokens,
+                imported,
+                delta.output_tokens,
+            ],
+        )
+        .map_err(sqlite)?;
+        if let Some(cp) = checkpoint {
+            tx.execute(
+                "INSERT INTO import_sources (path, session_id, byte_offset, line, state, updated_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,
+                    byte_offset = excluded.byte_offset, line = excluded.line,
+                    state = excluded.state, updated_at_ms = excluded.updated_at_ms",
+                params![
+                    cp.path,
+                    session_id,
+                    i64::try_from(cp.byte_offset).unwrap_or(i64::MAX),
+                    i64::try_from(cp.line).unwrap_or(i64::MAX),
+                    cp.state,
+                    now_ms()
+                ],
+            )
+            .map_err(sqlite)?;
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(seq)
+    }
+
+    /// Every event of session `id`, in order. Events this build cannot read
+    /// (written by a newer Gatehouse) are skipped; their count is returned.
+    pub fn session_events(&self, id: &str) -> Result<(Vec<Event>, usize), StoreError> {
+        let mut events = Vec::new();
+        let skipped = self.for_each_event(id, |event| {
+            events.push(event);
+            Ok(())
+        })?;
+        Ok((events, skipped))
+    }
+
+    /// Streams the events of session `id` in order to `visit` without
+    /// holding them all in memory (exports of big sessions). Returns how
+    /// many stored events this build could not read and skipped.
+    pub fn for_each_event(
+        &self,
+        id: &str,
+        mut visit: impl FnMut(Event) -> Result<(), StoreError>,
+    ) -> Result<usize, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq")
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut rows = stmt.query(params![id]).map_err(|e| self.sqlite_error(e))?;
+        let mut skipped = 0;
+        while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
+            let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            match serde_json::from_str(&body) {
+                Ok(event) => visit(event)?,
+                Err(_) => skipped += 1,
+            }
+        }
+        Ok(skipped)
+    }
+
+    /// The tool name of call `tool_use_id` in session `session_id`, from
+    /// its `tool_queued` event.
+    pub fn queued_tool_name(
+        &self,
+        session_id: &str,
+        tool_use_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        use rusqlite::OptionalExtension;
+        self.conn
+            .query_row(
+                "SELECT tool_name FROM session_events
+                 WHERE tool_use_id = ?1 AND session_id = ?2 AND type = 'tool_queued' LIMIT 1",
+                params![tool_use_id, session_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.sqlite_error(e))
+    }
+}

@@ -1,0 +1,102 @@
+//! Full-text search over every session (SQLite FTS5).
+
+use gatehouse_protocol::session::SearchSessionsArgs;
+use rusqlite::{params_from_iter, types::Value as SqlValue};
+
+use crate::{Store, StoreError};
+
+pub use gatehouse_protocol::session::SearchHit;
+
+/// The default number of matches.
+const DEFAULT_LIMIT: u32 = 50;
+
+/// Turns plain words into an FTS5 query that matches them all, whatever
+/// characters they contain: each word becomes a quoted string (quotes
+/// doubled), so `foo(` or `a-b` are not syntax errors.
+pub fn literal_query(text: &str) -> String {
+    text.split_whitespace()
+        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Store {
+    /// Full-text search over every session's prompts, replies, tool calls
+    /// and results (FTS5 query syntax), best matches first.
+    pub fn search_sessions(&self, query: &str, limit: u32) -> Result<Vec<SearchHit>, StoreError> {
+        self.search(&SearchSessionsArgs {
+            query: query.to_owned(),
+            limit: Some(limit),
+            ..SearchSessionsArgs::default()
+        })
+    }
+
+    /// Full-text search with filters (one project, one session) and plain
+    /// word queries; best matches first. Each hit names the event to jump
+    /// to (`seq`) and carries a snippet with the matches in `[` `]`.
+    pub fn search(&self, args: &SearchSessionsArgs) -> Result<Vec<SearchHit>, StoreError> {
+        let query = if args.literal.unwrap_or(false) {
+            literal_query(&args.query)
+        } else {
+            args.query.clone()
+        };
+        if query.trim().is_empty() {
+            return Err(StoreError::Invalid(
+                "the search query is empty; type at least one word".into(),
+            ));
+        }
+        let mut filters = String::new();
+        let mut values = vec![SqlValue::Text(query.clone())];
+        if let Some(project) = &args.project_path {
+            filters.push_str(" AND s.project_path = ?");
+            values.push(SqlValue::Text(project.clone()));
+        }
+        if let Some(session) = &args.session_id {
+            filters.push_str(" AND e.session_id = ?");
+            values.push(SqlValue::Text(session.clone()));
+        }
+        values.push(SqlValue::Integer(i64::from(
+            args.limit.unwrap_or(DEFAULT_LIMIT),
+        )));
+        let sql = format!(
+            "SELECT e.session_id, e.seq, e.type, snippet(session_search, 0, '[', ']', '…', 12),
+                    s.title, s.project_path,
+                    CASE WHEN e.tool_use_id IS NULL THEN NULL ELSE
+                      (SELECT q.tool_name FROM session_events q
+                       WHERE q.tool_use_id = e.tool_use_id AND q.session_id = e.session_id
+                         AND q.type = 'tool_queued' LIMIT 1) END
+             FROM session_search
+             JOIN session_events e ON e.id = session_search.rowid
+             JOIN sessions s ON s.id = e.session_id
+             WHERE session_search MATCH ?{filters}
+             ORDER BY rank LIMIT ?"
+        );
+        let invalid_query = |e: rusqlite::Error| match &e {
+            rusqlite::Error::SqliteFailure(_, Some(message))
+                if message.contains("fts5") || message.contains("syntax") =>
+            {
+                StoreError::Invalid(format!(
+                    "the search query {:?} is not valid FTS5 syntax ({message}); \
+                     quote it, or search for plain words (literal)",
+                    args.query
+                ))
+            }
+            _ => self.sqlite_error(e),
+        };
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map(params_from_iter(values), |r| {
+                Ok(SearchHit {
+                    session_id: r.get(0)?,
+                    seq: r.get(1)?,
+                    kind: r.get(2)?,
+                    snippet: r.get(3)?,
+                    session_title: r.get(4)?,
+                    project_path: r.get(5)?,
+                    tool_name: r.get(6)?,
+                })
+            })
+            .map_err(invalid_query)?;
+        rows.collect::<Result<_, _>>().map_err(invalid_query)
+    }
+}
