@@ -128,6 +128,12 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Brings `conn` up to [`SCHEMA_VERSION`], refusing databases from the future.
 pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    migrate_to(conn, path, SCHEMA_VERSION)
+}
+
+/// Brings `conn` up to version `target` (tests stop early to build old
+/// databases), refusing databases from the future.
+fn migrate_to(conn: &mut Connection, path: &Path, target: i64) -> Result<(), StoreError> {
     let sqlite = |source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
@@ -144,7 +150,12 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
             supported: SCHEMA_VERSION,
         });
     }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+    let pending = MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(found as usize)
+        .take(usize::try_from(target - found).unwrap_or(0));
+    for (index, sql) in pending {
         let version = index as i64 + 1;
         let tx = conn.transaction().map_err(sqlite)?;
         tx.execute_batch(sql).map_err(sqlite)?;
@@ -153,4 +164,55 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
         tx.commit().map_err(sqlite)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The session-browser migration fills the new counters of sessions
+    /// recorded before it from their events.
+    #[test]
+    fn the_session_browser_migration_backfills_counters_from_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let mut conn = Connection::open(&path).unwrap();
+        // Version 2: sessions and events, before the counters existed.
+        migrate_to(&mut conn, &path, 2).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO sessions (id, project_path, provider, model, mode, created_at_ms, updated_at_ms, event_count)
+               VALUES ('s', '/p', 'replay', 'm', 'default', 1, 1, 8);
+               INSERT INTO session_events (session_id, seq, ts_ms, type, tool_use_id, tool_name, body) VALUES
+               ('s', 1, 1000, 'user_prompt', NULL, NULL, '{"type":"user_prompt","text":"hi"}'),
+               ('s', 2, 1100, 'tool_queued', 'a', 'Bash', '{"type":"tool_queued","tool_use_id":"a","name":"Bash","input":{}}'),
+               ('s', 3, 1200, 'permission_decided', 'a', NULL, '{"type":"permission_decided","tool_use_id":"a","decision":"deny"}'),
+               ('s', 4, 1300, 'tool_completed', 'a', NULL, '{"type":"tool_completed","tool_use_id":"a","is_error":true}'),
+               ('s', 5, 1400, 'tool_queued', 'b', 'Read', '{"type":"tool_queued","tool_use_id":"b","name":"Read","input":{}}'),
+               ('s', 6, 1500, 'permission_decided', 'b', NULL, '{"type":"permission_decided","tool_use_id":"b","decision":"ask"}'),
+               ('s', 7, 1600, 'tool_completed', 'b', NULL, '{"type":"tool_completed","tool_use_id":"b","is_error":true}'),
+               ('s', 8, 4000, 'usage', NULL, NULL, '{"type":"usage","input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}');"#,
+        )
+        .unwrap();
+        migrate(&mut conn, &path).unwrap();
+        let row: (i64, i64, i64, i64, i64, i64, i64, String) = conn
+            .query_row(
+                "SELECT tool_calls, asks, denials, errors, input_tokens, output_tokens,
+                        last_event_ms - first_event_ms, origin FROM sessions WHERE id = 's'",
+                [],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                    ))
+                },
+            )
+            .unwrap();
+        assert_eq!(row, (2, 1, 1, 1, 13, 5, 3000, "gatehouse".to_owned()));
+    }
 }
