@@ -179,10 +179,10 @@ fn insert_event(
             Some("deny") => delta.denials += 1,
             _ => {}
         },
-        "permission_answered" => {
-            if body.pointer("/answer/kind").and_then(Value::as_str) == Some("deny") {
-                delta.denials += 1;
-            }
+        "permission_answered"
+            if body.pointer("/answer/kind").and_then(Value::as_str) == Some("deny") =>
+        {
+            delta.denials += 1;
         }
         "tool_completed" if body.get("is_error") == Some(&Value::Bool(true)) => {
             // A refused call also completes with an error; it is counted
