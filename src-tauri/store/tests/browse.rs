@@ -1,6 +1,8 @@
 //! The session browser's store side against real SQLite files: counters,
 //! filters and sorts, search, deletion, retention, disk usage, imports.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, SessionErrorKind};
 use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior, PermissionMode};
 use gatehouse_protocol::session::{
