@@ -250,7 +250,8 @@ pub struct SessionSummary {
     pub model: String,
     /// The permission mode it started in.
     pub mode: String,
-    /// `running`, or the status of its last `session_completed`.
+    /// `running`, or the status of its last `session_completed`
+    /// (`imported` for an import that has none).
     pub status: String,
     /// The first prompt, shortened.
     pub title: Option<String>,

@@ -121,7 +121,9 @@ impl Store {
     }
 
     /// Records a new session with its provenance (imports). Imported
-    /// session ids must pass [`validate_session_id`].
+    /// session ids must pass [`validate_session_id`]. A session read from a
+    /// file (`source_path`) starts with status `imported` rather than
+    /// `running`: nothing is running it.
     pub fn create_session_with(
         &self,
         session: &NewSession,
@@ -135,8 +137,9 @@ impl Store {
         self.conn
             .execute(
                 "INSERT INTO sessions (id, project_path, provider, model, mode, created_at_ms,
-                     updated_at_ms, origin, parent_session_id, source_path)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                     updated_at_ms, origin, parent_session_id, source_path, status)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                     CASE WHEN ?10 IS NULL THEN 'running' ELSE 'imported' END)",
                 params![
                     session.id,
                     session.project_path,

@@ -1,0 +1,639 @@
+//! Claude Code transcript entries → Gatehouse events.
+//!
+//! One entry (one JSON line) at a time, with a small state that survives
+//! between incremental imports (it is saved in the import checkpoint):
+//!
+//! - `user` with text content → `user_prompt` (and `mode_changed` when its
+//!   `permissionMode` differs from the last one seen);
+//! - `assistant` lines are one content block each, several per message
+//!   (same `message.id`): a `tool_use` block → `tool_queued` at once (as
+//!   Gatehouse emits it when the block finishes streaming); all blocks are
+//!   gathered and the message is written as one `assistant_message` plus a
+//!   `usage` when the next message, the next prompt or the end of the file
+//!   arrives;
+//! - `user` with `tool_result` blocks → per result: `permission_decided`
+//!   from `permissionDecision` (plus `permission_answered` deny when Claude
+//!   Code's `toolDenialKind` says the approval was refused), the
+//!   `toolUseResult` details as the `tool_progress` payloads Gatehouse's own
+//!   tools stream (Edit/Write `structuredPatch` → `file_diff`, Bash
+//!   stdout/stderr → `output`), then `tool_completed`;
+//! - every other entry type (today `attachment`, `queue-operation`,
+//!   `api-request`, `cost-state`, …; tomorrow anything) → `imported_entry`
+//!   with the entry verbatim.
+//!
+//! Fields of `user`/`assistant` entries that no event carries are kept in
+//! the event row's `raw` column.
+
+use std::collections::BTreeMap;
+
+use gatehouse_protocol::diff::{DiffHunk, DiffLine, DiffLineKind, FileDiff};
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource};
+use gatehouse_protocol::permission::{
+    DecisionReason, PermissionBehavior, PermissionMode, TraceOutcome, TraceStep,
+};
+use gatehouse_protocol::session::PermissionAnswer;
+use gatehouse_store::EventRecord;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// The `source` of `imported_entry` events from Claude Code.
+pub const SOURCE: &str = "claude_code";
+
+/// An assistant message whose blocks are still arriving.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct PendingMessage {
+    id: String,
+    blocks: Vec<Value>,
+    stop_reason: String,
+    usage: Option<Value>,
+    ts_ms: u64,
+    /// Leftover fields of lines that produced no event of their own.
+    raw_lines: Vec<Value>,
+}
+
+/// A call whose result has not arrived yet.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct OpenCall {
+    name: String,
+    ts_ms: u64,
+}
+
+/// What the mapper remembers between lines (and between imports).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct MapState {
+    /// Assistant messages seen (Gatehouse's turn number).
+    pub turn: u32,
+    /// The last `permissionMode` seen.
+    pub mode: Option<String>,
+    /// The model of the first assistant message, once seen.
+    pub model: Option<String>,
+    /// The message being gathered.
+    pub message: Option<PendingMessage>,
+    /// Calls queued and not yet completed.
+    pub open_calls: BTreeMap<String, OpenCall>,
+    /// The time of the last entry that had one.
+    pub last_ts_ms: u64,
+    /// FNV-1a hash of the file's first bytes, to notice a replaced file.
+    pub head_hash: Option<u64>,
+    /// How many bytes `head_hash` covers.
+    pub head_len: u64,
+}
+
+/// Parses an RFC 3339 timestamp into ms since the epoch.
+pub(crate) fn parse_ts(text: &str) -> Option<u64> {
+    let ts: jiff::Timestamp = text.parse().ok()?;
+    u64::try_from(ts.as_millisecond()).ok()
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Maps entries of one transcript to events of session `session_id`.
+pub(crate) struct Mapper {
+    session_id: String,
+    /// The state saved with each checkpoint.
+    pub state: MapState,
+}
+
+impl Mapper {
+    /// A mapper resuming from `state`.
+    pub fn new(session_id: &str, state: MapState) -> Self {
+        Self {
+            session_id: session_id.to_owned(),
+            state,
+        }
+    }
+
+    fn event(&self, ts_ms: u64, body: EventBody) -> EventRecord {
+        EventRecord {
+            event: Event {
+                session_id: self.session_id.clone(),
+                ts_ms,
+                body,
+            },
+            raw: None,
+        }
+    }
+
+    /// Maps entry `entry` read from line `line`, appending its events to
+    /// `out`.
+    pub fn map_entry(&mut self, line: u64, mut entry: Value, out: &mut Vec<EventRecord>) {
+        let ts = str_field(&entry, "timestamp")
+            .and_then(parse_ts)
+            .unwrap_or(self.state.last_ts_ms);
+        self.state.last_ts_ms = self.state.last_ts_ms.max(ts);
+        let kind = str_field(&entry, "type").unwrap_or("unknown").to_owned();
+        let first = out.len();
+        let is_meta = entry.get("isMeta").and_then(Value::as_bool) == Some(true);
+        let handled = match kind.as_str() {
+            "assistant" => self.map_assistant(ts, &mut entry, out),
+            "user" if !is_meta => self.map_user(ts, &mut entry, out),
+            _ => false,
+        };
+        if !handled {
+            out.push(self.event(
+                ts,
+                EventBody::ImportedEntry {
+                    source: SOURCE.into(),
+                    entry_type: kind,
+                    line,
+                    raw: entry,
+                },
+            ));
+            return;
+        }
+        // `entry` now holds the fields no event carries.
+        match out.get_mut(first) {
+            Some(record) => record.raw = Some(entry.to_string()),
+            None => {
+                if let Some(message) = &mut self.state.message {
+                    message.raw_lines.push(entry);
+                }
+            }
+        }
+    }
+
+    /// Writes the message being gathered, if any (at the end of a file, a
+    /// new prompt or a new message).
+    pub fn flush_message(&mut self, out: &mut Vec<EventRecord>) {
+        let Some(message) = self.state.message.take() else {
+            return;
+        };
+        self.state.turn += 1;
+        let turn = self.state.turn;
+        let mut record = self.event(
+            message.ts_ms,
+            EventBody::AssistantMessage {
+                turn,
+                message_id: Some(message.id.clone()),
+                content: message.blocks,
+                stop_reason: message.stop_reason,
+            },
+        );
+        if !message.raw_lines.is_empty() {
+            record.raw = Some(Value::Array(message.raw_lines).to_string());
+        }
+        out.push(record);
+        if let Some(usage) = message.usage {
+            let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            out.push(self.event(
+                message.ts_ms,
+                EventBody::Usage {
+                    turn,
+                    input_tokens: n("input_tokens"),
+                    output_tokens: n("output_tokens"),
+                    cache_creation_input_tokens: n("cache_creation_input_tokens"),
+                    cache_read_input_tokens: n("cache_read_input_tokens"),
+                },
+            ));
+        }
+    }
+
+    /// One block of an assistant message. Returns false when the entry is
+    /// not shaped like one (it is then kept as an `imported_entry`).
+    fn map_assistant(&mut self, ts: u64, entry: &mut Value, out: &mut Vec<EventRecord>) -> bool {
+        let Some(message) = entry.get_mut("message") else {
+            return false;
+        };
+        if !message.get("content").is_some_and(Value::is_array) {
+            return false;
+        }
+        let Some(Value::Array(blocks)) = message.get_mut("content").map(Value::take) else {
+            return false;
+        };
+        let id = str_field(message, "id").unwrap_or_default().to_owned();
+        if self.state.model.is_none()
+            && let Some(model) = str_field(message, "model")
+        {
+            self.state.model = Some(model.to_owned());
+        }
+        if self.state.message.as_ref().is_some_and(|m| m.id != id) || id.is_empty() {
+            self.flush_message(out);
+        }
+        let pending = self.state.message.get_or_insert_with(|| PendingMessage {
+            id: id.clone(),
+            ts_ms: ts,
+            ..PendingMessage::default()
+        });
+        if let Some(stop) = str_field(message, "stop_reason") {
+            pending.stop_reason = stop.to_owned();
+        }
+        if let Some(usage) = message.get("usage") {
+            pending.usage = Some(usage.clone());
+        }
+        let mut queued = Vec::new();
+        for block in blocks {
+            if str_field(&block, "type") == Some("tool_use") {
+                let tool_use_id = str_field(&block, "id").unwrap_or_default().to_owned();
+                let name = str_field(&block, "name").unwrap_or_default().to_owned();
+                let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+                queued.push((tool_use_id, name, input));
+            }
+            pending.blocks.push(block);
+        }
+        for (tool_use_id, name, input) in queued {
+            self.state.open_calls.insert(
+                tool_use_id.clone(),
+                OpenCall {
+                    name: name.clone(),
+                    ts_ms: ts,
+                },
+            );
+            out.push(self.event(
+                ts,
+                EventBody::ToolQueued {
+                    tool_use_id,
+                    name,
+                    input,
+                },
+            ));
+        }
+        true
+    }
+
+    /// A prompt, or the results of tool calls.
+    fn map_user(&mut self, ts: u64, entry: &mut Value, out: &mut Vec<EventRecord>) -> bool {
+        let Some(content) = entry.pointer_mut("/message/content").map(Value::take) else {
+            return false;
+        };
+        let blocks = match content {
+            Value::String(text) => {
+                self.prompt(ts, text, entry, out);
+                return true;
+            }
+            Value::Array(blocks) => blocks,
+            other => {
+                // Put it back: the entry is kept whole.
+                if let Some(slot) = entry.pointer_mut("/message/content") {
+                    *slot = other;
+                }
+                return false;
+            }
+        };
+        let has_results = blocks
+            .iter()
+            .any(|b| str_field(b, "type") == Some("tool_result"));
+        if !has_results {
+            let text = blocks
+                .iter()
+                .filter_map(|b| str_field(b, "text"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            self.prompt(ts, text, entry, out);
+            return true;
+        }
+        let decision = entry.get("permissionDecision").cloned();
+        let denial_kind = str_field(entry, "toolDenialKind").map(str::to_owned);
+        let detail = entry.get("toolUseResult").cloned();
+        let mut detail_mapped = false;
+        let results: Vec<Value> = blocks
+            .into_iter()
+            .filter(|b| str_field(b, "type") == Some("tool_result"))
+            .collect();
+        let single = results.len() == 1;
+        for block in results {
+            let tool_use_id = str_field(&block, "tool_use_id")
+                .unwrap_or_default()
+                .to_owned();
+            let call = self.state.open_calls.remove(&tool_use_id);
+            if let Some(decision) = &decision {
+                self.permission(ts, &tool_use_id, decision, denial_kind.as_deref(), out);
+            }
+            // `toolUseResult` describes the entry's (single) result.
+            if single && let Some(detail) = &detail {
+                detail_mapped = self.detail(ts, &tool_use_id, detail, out);
+            }
+            let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+            out.push(self.event(
+                ts,
+                EventBody::ToolCompleted {
+                    tool_use_id,
+                    is_error,
+                    content: result_content(block.get("content")),
+                    duration_ms: call.map_or(0, |c| ts.saturating_sub(c.ts_ms)),
+                    persisted_path: None,
+                },
+            ));
+        }
+        if detail_mapped && let Some(map) = entry.as_object_mut() {
+            map.remove("toolUseResult");
+        }
+        true
+    }
+
+    fn prompt(&mut self, ts: u64, text: String, entry: &Value, out: &mut Vec<EventRecord>) {
+        self.flush_message(out);
+        out.push(self.event(ts, EventBody::UserPrompt { text }));
+        if let Some(mode) = str_field(entry, "permissionMode")
+            && self.state.mode.as_deref() != Some(mode)
+        {
+            self.state.mode = Some(mode.to_owned());
+            if let Ok(mode) = serde_json::from_value::<PermissionMode>(json!(mode)) {
+                out.push(self.event(ts, EventBody::ModeChanged { mode }));
+            }
+        }
+    }
+
+    fn permission(
+        &self,
+        ts: u64,
+        tool_use_id: &str,
+        decision: &Value,
+        denial_kind: Option<&str>,
+        out: &mut Vec<EventRecord>,
+    ) {
+        let verdict = str_field(decision, "decision").unwrap_or_default();
+        let asked_and_refused = denial_kind == Some("user-rejected");
+        let behavior = match verdict {
+            "accept" | "allow" => PermissionBehavior::Allow,
+            "reject" | "deny" if asked_and_refused => PermissionBehavior::Ask,
+            "reject" | "deny" => PermissionBehavior::Deny,
+            // "ask", and anything newer: the safe reading is that it asked.
+            _ => PermissionBehavior::Ask,
+        };
+        let mode = self
+            .state
+            .mode
+            .as_deref()
+            .and_then(|m| serde_json::from_value::<PermissionMode>(json!(m)).ok());
+        let reason = match (str_field(decision, "reasonType"), mode) {
+            (Some("mode"), Some(mode)) => DecisionReason::Mode { mode },
+            _ => {
+                let parts: Vec<String> = ["source", "reasonType", "ruleSource", "reasonCode"]
+                    .iter()
+                    .filter_map(|k| str_field(decision, k).map(|v| format!("{k} {v}")))
+                    .collect();
+                DecisionReason::Default {
+                    message: format!("Claude Code decided {verdict} ({})", parts.join(", ")),
+                }
+            }
+        };
+        let outcome = match behavior {
+            PermissionBehavior::Allow => TraceOutcome::Allow,
+            PermissionBehavior::Ask => TraceOutcome::Ask,
+            PermissionBehavior::Deny => TraceOutcome::Deny,
+        };
+        out.push(self.event(
+            ts,
+            EventBody::PermissionDecided {
+                tool_use_id: tool_use_id.to_owned(),
+                decision: behavior,
+                reason,
+                trace: vec![TraceStep {
+                    layer: "claude_code".into(),
+                    outcome,
+                    detail: decision.to_string(),
+                }],
+            },
+        ));
+        if asked_and_refused {
+            out.push(self.event(
+                ts,
+                EventBody::PermissionAnswered {
+                    tool_use_id: tool_use_id.to_owned(),
+                    answer: PermissionAnswer::Deny { feedback: None },
+                },
+            ));
+        }
+    }
+
+    /// `toolUseResult` details as `tool_progress` events; true when it was
+    /// fully represented (so it need not be kept raw).
+    fn detail(
+        &self,
+        ts: u64,
+        tool_use_id: &str,
+        detail: &Value,
+        out: &mut Vec<EventRecord>,
+    ) -> bool {
+        if let Some(diff) = file_diff(detail) {
+            out.push(self.event(
+                ts,
+                EventBody::ToolProgress {
+                    tool_use_id: tool_use_id.to_owned(),
+                    data: json!({"type": "file_diff", "diff": diff}),
+                },
+            ));
+            return false; // originalFile and friends stay raw
+        }
+        let (Some(stdout), Some(stderr)) =
+            (str_field(detail, "stdout"), str_field(detail, "stderr"))
+        else {
+            return false;
+        };
+        for (stream, text) in [("stdout", stdout), ("stderr", stderr)] {
+            if !text.is_empty() {
+                out.push(self.event(
+                    ts,
+                    EventBody::ToolProgress {
+                        tool_use_id: tool_use_id.to_owned(),
+                        data: json!({
+                            "kind": "output",
+                            "stream": stream,
+                            "text": text,
+                            "skipped_bytes": 0,
+                            "total_bytes": text.len(),
+                        }),
+                    },
+                ));
+            }
+        }
+        if detail.get("interrupted").and_then(Value::as_bool) == Some(true) {
+            out.push(self.event(
+                ts,
+                EventBody::ToolProgress {
+                    tool_use_id: tool_use_id.to_owned(),
+                    data: json!({"kind": "interrupted", "message": "interrupted (Claude Code)"}),
+                },
+            ));
+        }
+        true
+    }
+}
+
+/// A tool_result's content as Gatehouse content blocks.
+fn result_content(content: Option<&Value>) -> Vec<ContentBlock> {
+    match content {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) => vec![ContentBlock::Text { text: text.clone() }],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| match (str_field(b, "type"), b) {
+                (Some("text"), _) => ContentBlock::Text {
+                    text: str_field(b, "text").unwrap_or_default().to_owned(),
+                },
+                (Some("image"), _) => match b.get("source").and_then(|s| {
+                    Some(ImageSource {
+                        kind: str_field(s, "type")?.to_owned(),
+                        media_type: str_field(s, "media_type")?.to_owned(),
+                        data: str_field(s, "data")?.to_owned(),
+                    })
+                }) {
+                    Some(source) => ContentBlock::Image { source },
+                    None => ContentBlock::Text {
+                        text: b.to_string(),
+                    },
+                },
+                _ => ContentBlock::Text {
+                    text: b.to_string(),
+                },
+            })
+            .collect(),
+        Some(other) => vec![ContentBlock::Text {
+            text: other.to_string(),
+        }],
+    }
+}
+
+fn u32_field(v: &Value, key: &str) -> u32 {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// Claude Code's `structuredPatch` (Edit, MultiEdit, Write of an existing
+/// file) or a created file's `content` (Write) as a Gatehouse diff.
+pub(crate) fn file_diff(detail: &Value) -> Option<FileDiff> {
+    let path = str_field(detail, "filePath")?.to_owned();
+    let patch = detail.get("structuredPatch")?.as_array()?;
+    let created = str_field(detail, "type") == Some("create");
+    let mut hunks: Vec<DiffHunk> = patch
+        .iter()
+        .map(|h| {
+            let (mut old, mut new) = (u32_field(h, "oldStart"), u32_field(h, "newStart"));
+            let lines = h
+                .get("lines")
+                .and_then(Value::as_array)
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .filter_map(|l| {
+                            let (kind, text) = match l.chars().next() {
+                                Some('+') => (DiffLineKind::Added, &l[1..]),
+                                Some('-') => (DiffLineKind::Removed, &l[1..]),
+                                Some(' ') => (DiffLineKind::Context, &l[1..]),
+                                // "\ No newline at end of file" and the like.
+                                Some('\\') => return None,
+                                _ => (DiffLineKind::Context, l),
+                            };
+                            let (old_line, new_line) = match kind {
+                                DiffLineKind::Added => (None, Some(new)),
+                                DiffLineKind::Removed => (Some(old), None),
+                                DiffLineKind::Context => (Some(old), Some(new)),
+                            };
+                            if old_line.is_some() {
+                                old += 1;
+                            }
+                            if new_line.is_some() {
+                                new += 1;
+                            }
+                            Some(DiffLine {
+                                kind,
+                                old_line,
+                                new_line,
+                                text: text.to_owned(),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            DiffHunk {
+                old_start: u32_field(h, "oldStart"),
+                old_lines: u32_field(h, "oldLines"),
+                new_start: u32_field(h, "newStart"),
+                new_lines: u32_field(h, "newLines"),
+                lines,
+            }
+        })
+        .collect();
+    if created
+        && hunks.is_empty()
+        && let Some(content) = str_field(detail, "content")
+    {
+        let lines: Vec<DiffLine> = content
+            .lines()
+            .enumerate()
+            .map(|(i, text)| DiffLine {
+                kind: DiffLineKind::Added,
+                old_line: None,
+                new_line: Some(u32::try_from(i + 1).unwrap_or(u32::MAX)),
+                text: text.to_owned(),
+            })
+            .collect();
+        if !lines.is_empty() {
+            hunks.push(DiffHunk {
+                old_start: 0,
+                old_lines: 0,
+                new_start: 1,
+                new_lines: u32::try_from(lines.len()).unwrap_or(u32::MAX),
+                lines,
+            });
+        }
+    }
+    let count = |kind| {
+        let n = hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .filter(|l| l.kind == kind)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
+    Some(FileDiff {
+        additions: count(DiffLineKind::Added),
+        deletions: count(DiffLineKind::Removed),
+        path,
+        created,
+        hunks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_patches_become_numbered_diffs() {
+        let diff = file_diff(&json!({
+            "filePath": "/p/a.txt",
+            "structuredPatch": [{"oldStart": 3, "oldLines": 3, "newStart": 3, "newLines": 3,
+                "lines": [" keep", "-old", "+new", " tail", "\\ No newline at end of file"]}]
+        }))
+        .unwrap();
+        assert_eq!(
+            (diff.additions, diff.deletions, diff.created),
+            (1, 1, false)
+        );
+        let nums: Vec<_> = diff.hunks[0]
+            .lines
+            .iter()
+            .map(|l| (l.kind, l.old_line, l.new_line, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            nums,
+            [
+                (DiffLineKind::Context, Some(3), Some(3), "keep"),
+                (DiffLineKind::Removed, Some(4), None, "old"),
+                (DiffLineKind::Added, None, Some(4), "new"),
+                (DiffLineKind::Context, Some(5), Some(5), "tail"),
+            ]
+        );
+        let created = file_diff(&json!({
+            "type": "create", "filePath": "/p/n.txt", "content": "a\nb\n", "structuredPatch": []
+        }))
+        .unwrap();
+        assert_eq!((created.additions, created.created), (2, true));
+        assert!(file_diff(&json!({"stdout": "x"})).is_none());
+    }
+
+    #[test]
+    fn timestamps_parse_to_milliseconds() {
+        assert_eq!(parse_ts("1970-01-01T00:00:01.500Z"), Some(1500));
+        assert_eq!(
+            parse_ts("2026-11-30T09:15:11.872Z"),
+            Some(1_796_030_111_872)
+        );
+        assert_eq!(parse_ts("yesterday"), None);
+    }
+}

@@ -1,0 +1,20 @@
+//! Gatehouse's transcript formats, outside the database:
+//!
+//! - [`claude`]: discovering and importing Claude Code transcripts
+//!   (`~/.claude/projects/*/*.jsonl` and sub-agent transcripts),
+//!   incrementally and with bounded memory;
+//! - [`jsonl`]: a session as Gatehouse JSONL (one event per line, the
+//!   format `gatehouse-cli run` prints) and importing that back;
+//! - [`html`]: a session as one self-contained HTML page that renders
+//!   offline.
+//!
+//! The store (`gatehouse-store`) stays SQL only; format code and its
+//! dependencies live here.
+
+pub mod claude;
+mod error;
+pub mod html;
+pub mod jsonl;
+pub mod lines;
+
+pub use error::TranscriptError;
