@@ -209,9 +209,9 @@ fn render_card(
     }
     let text: Vec<&str> = content
         .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            ContentBlock::Image { .. } => Some("[image]"),
+        .map(|b| match b {
+            ContentBlock::Text { text } => text.as_str(),
+            ContentBlock::Image { .. } => "[image]",
         })
         .collect();
     if !text.is_empty() {
@@ -237,62 +237,78 @@ fn time_text(ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms).map_or_else(|_| ms.to_string(), |t| t.to_string())
 }
 
-/// Renders session `summary` with its events (from `events`) as HTML into
-/// `out`.
-pub fn render_html(
-    summary: &SessionSummary,
-    events: &mut dyn FnMut(
-        &mut dyn FnMut(Event) -> Result<(), TranscriptError>,
-    ) -> Result<(), TranscriptError>,
-    out: &mut dyn Write,
-) -> Result<(), TranscriptError> {
-    let io = |e| TranscriptError::io(Path::new("<output>"), e);
-    let title = summary.title.clone().unwrap_or_else(|| summary.id.clone());
-    let mut head = String::new();
-    let _ = write!(
-        head,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1><table class=\"meta\">",
-        escape(&title),
-        escape(&title)
-    );
-    let rows = [
-        ("session", summary.id.clone()),
-        ("project", summary.project_path.clone()),
-        ("origin", summary.origin.as_str().to_owned()),
-        ("model", format!("{} ({})", summary.model, summary.provider)),
-        ("started", time_text(summary.created_at_ms)),
-        (
-            "duration",
-            format!("{:.1} s", summary.duration_ms as f64 / 1000.0),
-        ),
-        (
-            "tool calls",
-            format!(
-                "{} ({} asked, {} denied, {} errors)",
-                summary.tool_calls, summary.asks, summary.denials, summary.errors
-            ),
-        ),
-        (
-            "tokens",
-            format!("{} in, {} out", summary.input_tokens, summary.output_tokens),
-        ),
-        ("status", summary.status.clone()),
-    ];
-    for (k, v) in rows {
-        let _ = write!(head, "<tr><td>{k}</td><td>{}</td></tr>", escape(&v));
-    }
-    head.push_str("</table>\n");
-    out.write_all(head.as_bytes()).map_err(io)?;
+/// Writes one session as HTML, event by event: [`HtmlWriter::begin`],
+/// then [`HtmlWriter::event`] for each event in order, then
+/// [`HtmlWriter::finish`]. Only calls still waiting for their result are
+/// held in memory.
+pub struct HtmlWriter<'a> {
+    out: &'a mut dyn Write,
+    cards: HashMap<String, Card>,
+    hidden: u64,
+}
 
-    let mut cards: HashMap<String, Card> = HashMap::new();
-    let mut hidden = 0u64;
-    let mut render = |event: Event| -> Result<(), TranscriptError> {
+fn output_error(e: std::io::Error) -> TranscriptError {
+    TranscriptError::io(Path::new("<output>"), e)
+}
+
+impl<'a> HtmlWriter<'a> {
+    /// Writes the page's head and the session's summary table.
+    pub fn begin(
+        summary: &SessionSummary,
+        out: &'a mut dyn Write,
+    ) -> Result<Self, TranscriptError> {
+        let title = summary.title.clone().unwrap_or_else(|| summary.id.clone());
+        let mut head = String::new();
+        let _ = write!(
+            head,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1><table class=\"meta\">",
+            escape(&title),
+            escape(&title)
+        );
+        let rows = [
+            ("session", summary.id.clone()),
+            ("project", summary.project_path.clone()),
+            ("origin", summary.origin.as_str().to_owned()),
+            ("model", format!("{} ({})", summary.model, summary.provider)),
+            ("started", time_text(summary.created_at_ms)),
+            (
+                "duration",
+                format!("{:.1} s", summary.duration_ms as f64 / 1000.0),
+            ),
+            (
+                "tool calls",
+                format!(
+                    "{} ({} asked, {} denied, {} errors)",
+                    summary.tool_calls, summary.asks, summary.denials, summary.errors
+                ),
+            ),
+            (
+                "tokens",
+                format!("{} in, {} out", summary.input_tokens, summary.output_tokens),
+            ),
+            ("status", summary.status.clone()),
+        ];
+        for (k, v) in rows {
+            let _ = write!(head, "<tr><td>{k}</td><td>{}</td></tr>", escape(&v));
+        }
+        head.push_str("</table>\n");
+        out.write_all(head.as_bytes()).map_err(output_error)?;
+        Ok(Self {
+            out,
+            cards: HashMap::new(),
+            hidden: 0,
+        })
+    }
+
+    /// Renders the next event.
+    pub fn event(&mut self, event: Event) -> Result<(), TranscriptError> {
+        let cards = &mut self.cards;
         let mut html = String::new();
         match event.body {
             EventBody::UserPrompt { text } => {
-                let _ = write!(html, "<div class=\"prompt\">{}</div>\n", escape(&text));
+                let _ = writeln!(html, "<div class=\"prompt\">{}</div>", escape(&text));
             }
             EventBody::AssistantMessage { content, .. } => {
                 for block in content {
@@ -303,16 +319,16 @@ pub fn render_html(
                                 .and_then(Value::as_str)
                                 .unwrap_or_default();
                             let _ =
-                                write!(html, "<div class=\"assistant\">{}</div>\n", escape(text));
+                                writeln!(html, "<div class=\"assistant\">{}</div>", escape(text));
                         }
                         Some("thinking") => {
                             let text = block
                                 .get("thinking")
                                 .and_then(Value::as_str)
                                 .unwrap_or_default();
-                            let _ = write!(
+                            let _ = writeln!(
                                 html,
-                                "<details class=\"thinking\"><summary>thinking</summary><pre>{}</pre></details>\n",
+                                "<details class=\"thinking\"><summary>thinking</summary><pre>{}</pre></details>",
                                 escape(text)
                             );
                         }
@@ -401,25 +417,31 @@ pub fn render_html(
                 );
             }
             EventBody::SessionError { message, .. } => {
-                let _ = write!(html, "<div class=\"error\">{}</div>\n", escape(&message));
+                let _ = writeln!(html, "<div class=\"error\">{}</div>", escape(&message));
             }
-            EventBody::ImportedEntry { .. } => hidden += 1,
+            EventBody::ImportedEntry { .. } => self.hidden += 1,
             _ => {}
         }
-        out.write_all(html.as_bytes()).map_err(io)
-    };
-    events(&mut render)?;
-    let mut tail = String::new();
-    for (id, card) in &cards {
-        // Calls that never completed (the session was cut off).
-        render_card(&mut tail, id, card, false, &[], 0);
+        self.out.write_all(html.as_bytes()).map_err(output_error)
     }
-    let _ = write!(
-        tail,
-        "<div class=\"note\">Exported by Gatehouse. {hidden} imported entries without a Gatehouse \
-         event (attachments, API requests, …) are not shown.</div>\n</body></html>\n"
-    );
-    out.write_all(tail.as_bytes()).map_err(io)
+
+    /// Renders calls that never completed and closes the page.
+    pub fn finish(self) -> Result<(), TranscriptError> {
+        let mut tail = String::new();
+        let mut open: Vec<(&String, &Card)> = self.cards.iter().collect();
+        open.sort_by_key(|(id, _)| id.as_str());
+        for (id, card) in open {
+            // The session was cut off before these calls ended.
+            render_card(&mut tail, id, card, false, &[], 0);
+        }
+        let _ = write!(
+            tail,
+            "<div class=\"note\">Exported by Gatehouse. {} imported entries without a Gatehouse \
+             event (attachments, API requests, …) are not shown.</div>\n</body></html>\n",
+            self.hidden
+        );
+        self.out.write_all(tail.as_bytes()).map_err(output_error)
+    }
 }
 
 /// Writes stored session `id` as a self-contained HTML page to `out`.
@@ -434,17 +456,18 @@ pub fn export_html(
         ))
         .into());
     };
-    let mut events = |visit: &mut dyn FnMut(Event) -> Result<(), TranscriptError>| {
-        let mut failure = None;
-        store.for_each_event(id, |event| {
-            if failure.is_none()
-                && let Err(e) = visit(event)
-            {
-                failure = Some(e);
-            }
-            Ok(())
-        })?;
-        failure.map_or(Ok(()), Err)
-    };
-    render_html(&summary, &mut events, out)
+    let mut writer = HtmlWriter::begin(&summary, out)?;
+    let mut failure = None;
+    store.for_each_event(id, |event| {
+        if failure.is_none()
+            && let Err(e) = writer.event(event)
+        {
+            failure = Some(e);
+        }
+        Ok(())
+    })?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    writer.finish()
 }

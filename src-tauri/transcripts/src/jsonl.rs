@@ -84,11 +84,12 @@ fn open_lines(path: &Path) -> Result<LineReader<BufReader<File>>, TranscriptErro
     ))
 }
 
+/// What a `session_started` event says: provider, model, project.
+type StartedWith = (String, String, String);
+
 /// The session id of the file's first event, and its `session_started`
 /// (provider, model, project) when it has one.
-fn peek(
-    path: &Path,
-) -> Result<(Option<String>, Option<(String, String, String)>), TranscriptError> {
+fn peek(path: &Path) -> Result<(Option<String>, Option<StartedWith>), TranscriptError> {
     let mut reader = open_lines(path)?;
     let mut id = None;
     while let Some(line) = reader
