@@ -7,6 +7,7 @@
 mod check_cmd;
 mod keys_cmd;
 mod run;
+mod sessions_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,9 +42,11 @@ enum Command {
     /// did not (provider error, interrupt, turn limit), 2 when it could not
     /// start (bad script, project or key).
     Run(run::RunArgs),
-    /// Stored sessions: list, print, search.
+    /// Stored sessions: list, show, search, import (Claude Code transcripts,
+    /// Gatehouse JSONL), export (JSONL, HTML), delete, retention, usage,
+    /// vacuum.
     #[command(subcommand)]
-    Sessions(SessionsCommand),
+    Sessions(sessions_cmd::SessionsCommand),
     /// API keys in the OS keychain (Secret Service or kernel keyutils on
     /// Linux, Keychain on macOS, Credential Manager on Windows); never in
     /// the data directory.
@@ -71,39 +74,6 @@ enum ProjectsCommand {
     },
 }
 
-#[derive(Debug, Subcommand)]
-enum SessionsCommand {
-    /// Print every session as one JSON object per line, most recently active
-    /// first: {"id","project_path","provider","model","mode","status","title",
-    /// "created_at_ms","updated_at_ms","event_count"}.
-    List {
-        /// Only sessions of this project folder.
-        #[arg(long)]
-        project: Option<PathBuf>,
-    },
-    /// Print a session's events as JSON lines, exactly as `run` printed them.
-    Show {
-        /// The session id.
-        id: String,
-    },
-    /// Print a replay script (JSON) that re-runs a stored session's model
-    /// replies: `run --provider replay --script FILE` plays it.
-    Script {
-        /// The session id.
-        id: String,
-    },
-    /// Full-text search (SQLite FTS5 syntax) over prompts, replies, tool
-    /// calls, results and errors; prints {"session_id","seq","type","snippet"}
-    /// per match, best first.
-    Search {
-        /// The query.
-        query: String,
-        /// At most this many matches.
-        #[arg(long, default_value_t = 50)]
-        limit: u32,
-    },
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -120,50 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Keys(command) => keys_cmd::run(command)?,
         Command::Check(args) => return check_cmd::run(args),
-        Command::Sessions(command) => {
-            let store = open_store()?;
-            match command {
-                SessionsCommand::List { project } => {
-                    let project = project
-                        .map(|p| {
-                            p.canonicalize()
-                                .with_context(|| format!("the project folder {}", p.display()))
-                        })
-                        .transpose()?;
-                    let project = project.as_ref().map(|p| p.to_string_lossy().into_owned());
-                    for session in store.list_sessions(project.as_deref())? {
-                        println!("{}", serde_json::to_string(&session)?);
-                    }
-                }
-                SessionsCommand::Show { id } => {
-                    if store.session(&id)?.is_none() {
-                        anyhow::bail!("no stored session with id {id}");
-                    }
-                    let (events, skipped) = store.session_events(&id)?;
-                    for event in events {
-                        print!("{}", gatehouse_core::events::to_json_line(&event));
-                    }
-                    if skipped > 0 {
-                        eprintln!(
-                            "gatehouse-cli: note: {skipped} event(s) were written by a newer Gatehouse and not shown"
-                        );
-                    }
-                }
-                SessionsCommand::Script { id } => {
-                    if store.session(&id)?.is_none() {
-                        anyhow::bail!("no stored session with id {id}");
-                    }
-                    let (events, _) = store.session_events(&id)?;
-                    let script = gatehouse_agent::provider::replay::Script::from_events(&events);
-                    println!("{}", serde_json::to_string_pretty(&script.to_json())?);
-                }
-                SessionsCommand::Search { query, limit } => {
-                    for hit in store.search_sessions(&query, limit)? {
-                        println!("{}", serde_json::to_string(&hit)?);
-                    }
-                }
-            }
-        }
+        Command::Sessions(command) => return sessions_cmd::run(command, open_store()?),
         Command::Projects(command) => {
             let store = open_store()?;
             match command {
