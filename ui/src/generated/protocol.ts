@@ -1,128 +1,17 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * Why a decision came out the way it did.
- */
-export type DecisionReason = { "kind": "rule", 
-/**
- * The rule as written, e.g. `Bash(npm test:*)`.
- */
-rule: string, 
-/**
- * Which source it came from.
- */
-source: RuleSource, 
-/**
- * The settings file it was read from, when it came from a file.
- */
-file: string | null, } | { "kind": "hook", 
-/**
- * The hook's name or command.
- */
-hook: string, 
-/**
- * The reason the hook gave, if any.
- */
-message: string | null, } | { "kind": "mode", 
-/**
- * The mode in force.
- */
-mode: PermissionMode, } | { "kind": "safety_check", 
-/**
- * What the check found.
- */
-message: string, } | { "kind": "working_directory", 
-/**
- * The path at issue.
- */
-path: string, } | { "kind": "tool_check", 
-/**
- * What the tool found.
- */
-message: string, } | { "kind": "user_answer", 
-/**
- * The answer, e.g. "allow once" or "deny: <feedback>".
- */
-answer: string, } | { "kind": "default", 
-/**
- * Explanation of the default.
- */
-message: string, };
-
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * The role of a line in a hunk.
@@ -204,19 +93,9 @@ additions: number,
 deletions: number, };
 
 /**
- * The state of a background task.
+ * Where a permission rule came from, highest precedence first.
  */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * The user's answer to a permission prompt.
@@ -236,9 +115,130 @@ destination: RuleSource, } | { "kind": "deny",
 feedback: string | null, };
 
 /**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
  * What kind of failure a `session_error` reports.
  */
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Why a decision came out the way it did.
+ */
+export type DecisionReason = { "kind": "rule", 
+/**
+ * The rule as written, e.g. `Bash(npm test:*)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from, when it came from a file.
+ */
+file: string | null, } | { "kind": "hook", 
+/**
+ * The hook's name or command.
+ */
+hook: string, 
+/**
+ * The reason the hook gave, if any.
+ */
+message: string | null, } | { "kind": "mode", 
+/**
+ * The mode in force.
+ */
+mode: PermissionMode, } | { "kind": "safety_check", 
+/**
+ * What the check found.
+ */
+message: string, } | { "kind": "working_directory", 
+/**
+ * The path at issue.
+ */
+path: string, } | { "kind": "tool_check", 
+/**
+ * What the tool found.
+ */
+message: string, } | { "kind": "user_answer", 
+/**
+ * The answer, e.g. "allow once" or "deny: <feedback>".
+ */
+answer: string, } | { "kind": "default", 
+/**
+ * Explanation of the default.
+ */
+message: string, };
 
 /**
  * One event of one session.
@@ -700,6 +700,36 @@ project_path: string,
 tool_name: string | null, };
 
 /**
+ * How much disk the stored sessions take.
+ */
+export type StorageUsage = { 
+/**
+ * The database file, in bytes.
+ */
+database_bytes: number, 
+/**
+ * Its write-ahead log, in bytes (folded into the file at checkpoints).
+ */
+wal_bytes: number, 
+/**
+ * Unused pages inside the database file that `VACUUM` would return.
+ */
+reclaimable_bytes: number, 
+/**
+ * Files beside the database (`sessions/<id>/`: spilled tool results,
+ * Bash and task output), in bytes.
+ */
+session_files_bytes: number, 
+/**
+ * Stored sessions.
+ */
+sessions: number, 
+/**
+ * Stored events.
+ */
+events: number, };
+
+/**
  * Arguments of a command that takes none.
  */
 export type NoArgs = Record<symbol, never>;
@@ -921,14 +951,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * How `list_sessions` orders sessions.
- */
-export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
-
-/**
  * Where a stored session came from.
  */
 export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * How `list_sessions` orders sessions.
+ */
+export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1006,7 +1036,8 @@ model: string,
  */
 mode: string, 
 /**
- * `running`, or the status of its last `session_completed`.
+ * `running`, or the status of its last `session_completed`
+ * (`imported` for an import that has none).
  */
 status: string, 
 /**
