@@ -187,15 +187,15 @@ fn insert_event(
         "tool_completed" if body.get("is_error") == Some(&Value::Bool(true)) => {
             // A refused call also completes with an error; it is counted
             // as a denial, not as an error.
-            let denied: bool = tx.query_row(
-                "SELECT EXISTS (SELECT 1 FROM session_events
+            let denied: bool = tx
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM session_events
                  WHERE tool_use_id = ?1 AND session_id = ?2
                    AND ((type = 'permission_decided' AND json_extract(body, '$.decision') = 'deny')
                      OR (type = 'permission_answered'
                          AND json_extract(body, '$.answer.kind') = 'deny')))",
-                params![tool_use_id, event.session_id],
-                |r| r.get(0),
-            )?;
+                )?
+                .query_row(params![tool_use_id, event.session_id], |r| r.get(0))?;
             if !denied {
                 delta.errors += 1;
             }
@@ -210,10 +210,13 @@ fn insert_event(
         _ => {}
     }
 
-    tx.execute(
+    // Cached statements: an import appends millions of rows, and parsing
+    // the SQL each time was a visible share of its time.
+    tx.prepare_cached(
         "INSERT INTO session_events (session_id, seq, ts_ms, type, tool_use_id, tool_name, body, raw)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![
+    )?
+    .execute(params![
             event.session_id,
             seq,
             ts,
@@ -226,10 +229,8 @@ fn insert_event(
     )?;
     let rowid = tx.last_insert_rowid();
     if !text.is_empty() {
-        tx.execute(
-            "INSERT INTO session_search (rowid, text) VALUES (?1, ?2)",
-            params![rowid, text],
-        )?;
+        tx.prepare_cached("INSERT INTO session_search (rowid, text) VALUES (?1, ?2)")?
+            .execute(params![rowid, text])?;
     }
     Ok(())
 }
@@ -380,6 +381,21 @@ impl Store {
             }
         }
         Ok(skipped)
+    }
+
+    /// The leftover raw fields of the imported entry that event `seq` of
+    /// session `session_id` came from (JSON), if it has any.
+    pub fn event_raw(&self, session_id: &str, seq: i64) -> Result<Option<String>, StoreError> {
+        use rusqlite::OptionalExtension;
+        self.conn
+            .query_row(
+                "SELECT raw FROM session_events WHERE session_id = ?1 AND seq = ?2",
+                params![session_id, seq],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(|e| self.sqlite_error(e))
     }
 
     /// The tool name of call `tool_use_id` in session `session_id`, from

@@ -52,7 +52,20 @@ impl Store {
             values.push(SqlValue::Text(project.clone()));
         }
         if let Some(session) = &args.session_id {
-            filters.push_str(" AND e.session_id = ?");
+            // Bound the index scan to the session's rows: FTS5 seeks rowid
+            // ranges, so a common word is not matched across every session
+            // first and filtered afterwards.
+            let (first, last): (Option<i64>, Option<i64>) = self
+                .conn
+                .query_row(
+                    "SELECT MIN(id), MAX(id) FROM session_events WHERE session_id = ?1",
+                    [session],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| self.sqlite_error(e))?;
+            filters.push_str(" AND session_search.rowid BETWEEN ? AND ? AND e.session_id = ?");
+            values.push(SqlValue::Integer(first.unwrap_or(0)));
+            values.push(SqlValue::Integer(last.unwrap_or(-1)));
             values.push(SqlValue::Text(session.clone()));
         }
         values.push(SqlValue::Integer(i64::from(

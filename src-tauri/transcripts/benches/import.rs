@@ -6,7 +6,9 @@
 //! (default 500 MB, `GATEHOUSE_BENCH_IMPORT_MB`, median of
 //! `GATEHOUSE_BENCH_IMPORT_RUNS` runs, default 1): throughput in MB/s and
 //! peak resident memory during the import (VmHWM, reset before each run via
-//! /proc/self/clear_refs), with the ratios full/baseline side by side. A
+//! /proc/self/clear_refs), with the ratios full/baseline side by side.
+//! Throughput is also given per CPU-second (user + system time), which a
+//! busy machine does not distort as much as wall time. A
 //! bounded-memory import has a peak-memory ratio near 1 although it reads
 //! 10× more.
 //!
@@ -105,19 +107,37 @@ fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Imports `transcripts` into a fresh database; returns (seconds, peak RSS
-/// in MB during the import, events).
-fn import_once(db: &Path, transcripts: &[claude::Transcript]) -> (f64, f64, u64) {
+/// CPU time (user + system) of this process so far, in seconds, from
+/// /proc/self/stat (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses).
+    let rest = stat.rsplit(')').next().unwrap_or_default();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Imports `transcripts` into a fresh database; returns (wall seconds, CPU
+/// seconds, peak RSS in MB during the import, events).
+fn import_once(db: &Path, transcripts: &[claude::Transcript]) -> (f64, f64, f64, u64) {
     let _ = std::fs::remove_dir_all(db);
     let mut store = Store::open(db).unwrap();
     // Reset the peak-RSS mark so VmHWM covers the import only.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
     let reports = claude::import_transcripts(&mut store, transcripts, |_| {});
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_start;
     let peak_mb = status_kb("VmHWM:") as f64 / 1024.0;
     let events = reports.into_iter().map(|r| r.unwrap().events).sum();
-    (secs, peak_mb, events)
+    (secs, cpu, peak_mb, events)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -131,20 +151,22 @@ fn measure(name: &str, mb: u64, runs: usize) -> (f64, f64) {
     let transcripts = generate(&home, mb);
     let bytes: u64 = transcripts.iter().map(|t| t.size_bytes).sum();
     let db = base.join(format!("import-db-{mb}mb"));
-    let (mut speeds, mut peaks) = (Vec::new(), Vec::new());
+    let (mut speeds, mut cpu_speeds, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
     let mut events = 0;
     for _ in 0..runs {
-        let (secs, peak, n) = import_once(&db, &transcripts);
+        let (secs, cpu, peak, n) = import_once(&db, &transcripts);
         speeds.push(bytes as f64 / 1e6 / secs);
+        cpu_speeds.push(bytes as f64 / 1e6 / cpu.max(0.01));
         peaks.push(peak);
         events = n;
     }
     let db_mb = std::fs::metadata(db.join(gatehouse_store::DATABASE_FILE))
         .map_or(0.0, |m| m.len() as f64 / 1e6);
-    let (speed, peak) = (median(speeds), median(peaks));
+    let (speed, cpu_speed, peak) = (median(speeds), median(cpu_speeds), median(peaks));
     println!(
         "{name:>9}: {:>7.1} MB in {:>4} files, {events:>9} events, {runs} run(s): \
-         median {speed:>6.1} MB/s, peak RSS {peak:>6.1} MB, database {db_mb:>7.1} MB",
+         median {speed:>6.1} MB/s wall ({cpu_speed:>6.1} MB per CPU-second), \
+         peak RSS {peak:>6.1} MB, database {db_mb:>7.1} MB",
         bytes as f64 / 1e6,
         transcripts.len()
     );

@@ -169,6 +169,47 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
     assert_eq!(hits[0].kind, "tool_completed");
     assert_eq!(hits[0].tool_name.as_deref(), Some("Grep"));
 
+    // Fields no event carries are kept raw beside the event; Read's copy
+    // of the file text is not kept twice.
+    let read_done = events
+        .iter()
+        .position(|e| matches!(&e.body, EventBody::ToolCompleted { content, .. }
+            if matches!(content.first(), Some(ContentBlock::Text { text }) if text.contains("hello world"))))
+        .unwrap();
+    // The raw fields sit on the first event made from the line: the
+    // decision just before the completion.
+    assert!(matches!(
+        events[read_done - 1].body,
+        EventBody::PermissionDecided { .. }
+    ));
+    assert_eq!(store.event_raw(id, read_done as i64 + 1).unwrap(), None);
+    let raw: Value =
+        serde_json::from_str(&store.event_raw(id, read_done as i64).unwrap().unwrap()).unwrap();
+    assert_eq!(
+        raw["toolUseResult"]["file"]["filePath"],
+        "/home/user/project/edit_me.txt"
+    );
+    assert!(
+        raw["toolUseResult"]["file"].get("content").is_none(),
+        "{raw}"
+    );
+    assert!(raw["uuid"].is_string() && raw["message"].get("content").is_none());
+    let message_seq = events
+        .iter()
+        .position(|e| matches!(e.body, EventBody::AssistantMessage { .. }))
+        .unwrap();
+    let raw: Value = serde_json::from_str(
+        &store
+            .event_raw(id, message_seq as i64 + 1)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        raw[0]["requestId"], "req_mock_1829d87b193c",
+        "text-only lines keep theirs on the message: {raw}"
+    );
+
     // Entries Gatehouse has no event for are kept verbatim.
     let kept: Vec<(&str, &Value)> = events
         .iter()

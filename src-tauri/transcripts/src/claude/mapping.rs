@@ -124,8 +124,14 @@ impl Mapper {
             .unwrap_or(self.state.last_ts_ms);
         self.state.last_ts_ms = self.state.last_ts_ms.max(ts);
         let kind = str_field(&entry, "type").unwrap_or("unknown").to_owned();
-        let first = out.len();
         let is_meta = entry.get("isMeta").and_then(Value::as_bool) == Some(true);
+        // A new message or a new prompt ends the message being gathered;
+        // write it first, so that this line's leftover fields go with this
+        // line's own events.
+        if self.ends_message(&kind, is_meta, &entry) {
+            self.flush_message(out);
+        }
+        let first = out.len();
         let handled = match kind.as_str() {
             "assistant" => self.map_assistant(ts, &mut entry, out),
             "user" if !is_meta => self.map_user(ts, &mut entry, out),
@@ -144,6 +150,9 @@ impl Mapper {
             return;
         }
         // `entry` now holds the fields no event carries.
+        if let Some(message) = entry.get_mut("message").and_then(Value::as_object_mut) {
+            message.remove("content");
+        }
         match out.get_mut(first) {
             Some(record) => record.raw = Some(entry.to_string()),
             None => {
@@ -151,6 +160,34 @@ impl Mapper {
                     message.raw_lines.push(entry);
                 }
             }
+        }
+    }
+
+    /// Whether entry `entry` (of type `kind`) begins a new message or a
+    /// new prompt.
+    fn ends_message(&self, kind: &str, is_meta: bool, entry: &Value) -> bool {
+        let Some(pending) = &self.state.message else {
+            return false;
+        };
+        match kind {
+            "assistant" => {
+                entry
+                    .pointer("/message/content")
+                    .is_some_and(Value::is_array)
+                    && entry
+                        .pointer("/message/id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        != pending.id
+            }
+            "user" if !is_meta => match entry.pointer("/message/content") {
+                Some(Value::String(_)) => true,
+                Some(Value::Array(blocks)) => !blocks
+                    .iter()
+                    .any(|b| str_field(b, "type") == Some("tool_result")),
+                _ => false,
+            },
+            _ => false,
         }
     }
 
@@ -318,6 +355,13 @@ impl Mapper {
         }
         if detail_mapped && let Some(map) = entry.as_object_mut() {
             map.remove("toolUseResult");
+        } else if let Some(file) = entry
+            .pointer_mut("/toolUseResult/file")
+            .and_then(Value::as_object_mut)
+        {
+            // Read's copy of the file text is what the tool_result already
+            // holds (with line numbers): keep the rest, not a second copy.
+            file.remove("content");
         }
         true
     }
