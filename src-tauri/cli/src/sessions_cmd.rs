@@ -420,7 +420,7 @@ fn import_claude(
             .context("HOME is not set: pass --home DIR")?,
     };
     let found = claude::discover(&home)?;
-    let chosen: Vec<claude::Transcript> = if select.is_empty() {
+    let chosen: Vec<claude::ClaudeTranscript> = if select.is_empty() {
         found
     } else {
         let mut chosen = Vec::new();
@@ -429,7 +429,7 @@ fn import_claude(
             let hit = found.iter().find(|t| {
                 t.session_id == *wanted
                     || t.session_id == format!("cc-{wanted}")
-                    || (as_path.is_some() && t.path.canonicalize().ok() == as_path)
+                    || (as_path.is_some() && Path::new(&t.path).canonicalize().ok() == as_path)
             });
             match hit {
                 Some(t) => chosen.push(t.clone()),
@@ -443,10 +443,9 @@ fn import_claude(
     };
     if dry_run {
         for t in &chosen {
-            let key = t.path.canonicalize().map_or_else(
-                |_| t.path.to_string_lossy().into_owned(),
-                |p| p.to_string_lossy().into_owned(),
-            );
+            let key = Path::new(&t.path)
+                .canonicalize()
+                .map_or_else(|_| t.path.clone(), |p| p.to_string_lossy().into_owned());
             let imported = store.import_record(&key)?.map(|r| r.byte_offset);
             let mut value = serde_json::to_value(t)?;
             value["imported_bytes"] = json!(imported);

@@ -15,6 +15,7 @@
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`project`] — projects and application information.
 //! * [`session`] — driving sessions from a front end, session summaries.
+//! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 
 pub mod command;
 pub mod diff;
@@ -22,4 +23,5 @@ pub mod event;
 pub mod permission;
 pub mod project;
 pub mod session;
+pub mod transcript;
 pub mod typescript;

@@ -68,6 +68,10 @@ pub fn bindings() -> String {
     collector.visit::<crate::session::SearchSessionsArgs>();
     collector.visit::<crate::session::SearchHit>();
     collector.visit::<crate::session::StorageUsage>();
+    collector.visit::<crate::transcript::ClaudeTranscript>();
+    collector.visit::<crate::transcript::ImportFileReport>();
+    collector.visit::<crate::transcript::ImportProgress>();
+    collector.visit::<crate::transcript::JsonlImportReport>();
     visit_command_types(&mut collector);
     let mut out = String::from(HEADER);
     for decl in &collector.decls {

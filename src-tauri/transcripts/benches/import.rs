@@ -62,7 +62,7 @@ fn fixtures() -> Vec<(String, String)> {
 }
 
 /// Writes `mb` megabytes of transcripts under `home`, unless already there.
-fn generate(home: &Path, mb: u64) -> Vec<claude::Transcript> {
+fn generate(home: &Path, mb: u64) -> Vec<claude::ClaudeTranscript> {
     let project = home.join(".claude/projects/-bench-project");
     let marker = home.join("complete");
     if !marker.exists() {
@@ -125,7 +125,7 @@ fn cpu_seconds() -> f64 {
 
 /// Imports `transcripts` into a fresh database; returns (wall seconds, CPU
 /// seconds, peak RSS in MB during the import, events).
-fn import_once(db: &Path, transcripts: &[claude::Transcript]) -> (f64, f64, f64, u64) {
+fn import_once(db: &Path, transcripts: &[claude::ClaudeTranscript]) -> (f64, f64, f64, u64) {
     let _ = std::fs::remove_dir_all(db);
     let mut store = Store::open(db).unwrap();
     // Reset the peak-RSS mark so VmHWM covers the import only.

@@ -11,19 +11,18 @@
 
 use std::fs::File;
 use std::io::{BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::session::SessionOrigin;
 use gatehouse_store::{
     EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store, validate_session_id,
 };
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::TranscriptError;
-use crate::claude::LineProblem;
 use crate::lines::{Line, LineReader};
+pub use gatehouse_protocol::transcript::{JsonlImportReport, LineProblem};
 
 /// The `source` of `imported_entry` events kept from Gatehouse JSONL.
 pub const SOURCE: &str = "gatehouse";
@@ -58,21 +57,6 @@ pub fn export_jsonl(store: &Store, id: &str, out: &mut dyn Write) -> Result<u64,
         return Err(TranscriptError::io(Path::new("<output>"), e));
     }
     Ok(written)
-}
-
-/// What importing a JSONL file did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct JsonlImportReport {
-    /// The file.
-    pub path: PathBuf,
-    /// The session created.
-    pub session_id: String,
-    /// Events stored.
-    pub events: u64,
-    /// Lines skipped (listed in `problems`, the first 100).
-    pub skipped_lines: u64,
-    /// The skipped lines, with why.
-    pub problems: Vec<LineProblem>,
 }
 
 fn open_lines(path: &Path) -> Result<LineReader<BufReader<File>>, TranscriptError> {
@@ -158,7 +142,7 @@ pub fn import_jsonl(
         started.unwrap_or_else(|| ("unknown".into(), String::new(), String::new()));
     let mut reader = open_lines(&canonical)?;
     let mut report = JsonlImportReport {
-        path: path.to_path_buf(),
+        path: path.to_string_lossy().into_owned(),
         session_id: session_id.clone(),
         events: 0,
         skipped_lines: 0,
@@ -191,7 +175,7 @@ pub fn import_jsonl(
             report.skipped_lines += 1;
             if report.problems.len() < 100 {
                 report.problems.push(LineProblem {
-                    path: path.to_path_buf(),
+                    path: path.to_string_lossy().into_owned(),
                     line: line_no,
                     message,
                 });

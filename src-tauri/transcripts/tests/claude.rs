@@ -10,7 +10,7 @@ use gatehouse_protocol::event::{ContentBlock, Event, EventBody};
 use gatehouse_protocol::permission::PermissionBehavior;
 use gatehouse_protocol::session::{PermissionAnswer, SessionOrigin};
 use gatehouse_store::Store;
-use gatehouse_transcripts::claude::{self, FileOutcome, FileReport, Transcript};
+use gatehouse_transcripts::claude::{self, ClaudeTranscript, ImportFileReport, ImportOutcome};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -30,7 +30,7 @@ fn home_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
     home
 }
 
-fn import_all(store: &mut Store, home: &Path) -> Vec<FileReport> {
+fn import_all(store: &mut Store, home: &Path) -> Vec<ImportFileReport> {
     let found = claude::discover(home).unwrap();
     claude::import_transcripts(store, &found, |_| {})
         .into_iter()
@@ -55,7 +55,7 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
     let report = &reports[0];
     let id = "cc-32a0fdb2-50b6-4f19-8eab-36dc180e601b";
     assert_eq!(report.session_id, id);
-    assert_eq!(report.outcome, FileOutcome::Imported);
+    assert_eq!(report.outcome, ImportOutcome::Imported);
     assert_eq!(report.skipped_lines, 0, "{:?}", report.problems);
     assert_eq!(
         report.lines,
@@ -363,13 +363,13 @@ fn reimporting_reads_only_new_lines_and_a_replaced_file_is_imported_afresh() {
     let r1 = import_all(&mut store, home.path());
     assert_eq!(
         (r1[0].outcome, r1[0].lines),
-        (FileOutcome::Imported, cut as u64)
+        (ImportOutcome::Imported, cut as u64)
     );
 
     let rest: String = all[cut..].iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, format!("{first}{rest}")).unwrap();
     let r2 = import_all(&mut store, home.path());
-    assert_eq!(r2[0].outcome, FileOutcome::Updated);
+    assert_eq!(r2[0].outcome, ImportOutcome::Updated);
     assert_eq!(
         r2[0].lines,
         (all.len() - cut) as u64,
@@ -377,7 +377,7 @@ fn reimporting_reads_only_new_lines_and_a_replaced_file_is_imported_afresh() {
     );
 
     let r3 = import_all(&mut store, home.path());
-    assert_eq!((r3[0].outcome, r3[0].lines), (FileOutcome::Unchanged, 0));
+    assert_eq!((r3[0].outcome, r3[0].lines), (ImportOutcome::Unchanged, 0));
 
     let s = store.session("cc-inc").unwrap().unwrap();
     assert_eq!(s.tool_calls, 8, "no call imported twice");
@@ -406,7 +406,7 @@ fn reimporting_reads_only_new_lines_and_a_replaced_file_is_imported_afresh() {
     let denied = std::fs::read(fixture("permission-denied-1.jsonl")).unwrap();
     std::fs::write(&path, &denied).unwrap();
     let r4 = import_all(&mut store, home.path());
-    assert_eq!(r4[0].outcome, FileOutcome::Reimported);
+    assert_eq!(r4[0].outcome, ImportOutcome::Reimported);
     let s = store.session("cc-inc").unwrap().unwrap();
     assert_eq!((s.tool_calls, s.denials), (1, 1));
 }
@@ -426,7 +426,7 @@ fn sub_agent_transcripts_are_discovered_and_linked_to_their_session() {
     let found = claude::discover(home.path()).unwrap();
     let ids: Vec<(&str, Option<&str>)> = found
         .iter()
-        .map(|t: &Transcript| (t.session_id.as_str(), t.parent_session_id.as_deref()))
+        .map(|t: &ClaudeTranscript| (t.session_id.as_str(), t.parent_session_id.as_deref()))
         .collect();
     assert_eq!(
         ids,

@@ -1,12 +1,10 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
 /**
- * The state of a background task.
+ * Permission modes, spelled as in Claude Code's settings files.
  */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
  * The three outcomes of a permission check.
@@ -93,26 +91,26 @@ additions: number,
 deletions: number, };
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * What one layer of the evaluation said.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
 
 /**
- * The user's answer to a permission prompt.
+ * One line of a decision trace.
  */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+export type TraceStep = { 
 /**
- * The rules to add, as edited by the user.
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
  */
-rules: Array<string>, 
+layer: string, 
 /**
- * Which settings file receives them.
+ * What it said.
  */
-destination: RuleSource, } | { "kind": "deny", 
+outcome: TraceOutcome, 
 /**
- * Optional feedback passed to the model with the refusal.
+ * Details: the rule that matched, the rules tried, the hook's message.
  */
-feedback: string | null, };
+detail: string, };
 
 /**
  * Base64 image data as the Messages API expects it.
@@ -150,36 +148,11 @@ source: ImageSource, };
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
+ * The state of a background task.
  */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
  * How a session (or one prompt's exchange) ended.
@@ -187,9 +160,36 @@ export type SessionErrorKind = "authentication" | "invalid_request" | "overloade
 export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
- * Permission modes, spelled as in Claude Code's settings files.
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
 
 /**
  * Why a decision came out the way it did.
@@ -730,6 +730,139 @@ sessions: number,
 events: number, };
 
 /**
+ * A Claude Code transcript found under `~/.claude/projects`.
+ */
+export type ClaudeTranscript = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * The project folder's name under `projects/` (Claude Code's encoding
+ * of the project path).
+ */
+project_dir: string, 
+/**
+ * The Gatehouse session id it imports into: `cc-<file stem>`, or
+ * `cc-<session>-<agent file stem>` for a sub-agent.
+ */
+session_id: string, 
+/**
+ * For a sub-agent transcript, the session id of its parent.
+ */
+parent_session_id: string | null, 
+/**
+ * Its size in bytes.
+ */
+size_bytes: number, };
+
+/**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+
+/**
+ * A line of a transcript that could not be imported (it was skipped).
+ */
+export type LineProblem = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * Its line number (from 1).
+ */
+line: number, 
+/**
+ * What was wrong.
+ */
+message: string, };
+
+/**
+ * The result of importing one Claude Code transcript.
+ */
+export type ImportFileReport = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * The session it went into.
+ */
+session_id: string, 
+/**
+ * What happened.
+ */
+outcome: ImportOutcome, 
+/**
+ * Lines read this time.
+ */
+lines: number, 
+/**
+ * Events stored this time.
+ */
+events: number, 
+/**
+ * Lines skipped because they were malformed or too long (the first
+ * 100 are listed in `problems`).
+ */
+skipped_lines: number, 
+/**
+ * The skipped lines, with why.
+ */
+problems: Array<LineProblem>, };
+
+/**
+ * Progress of an import, reported after every batch.
+ */
+export type ImportProgress = { 
+/**
+ * The file being read.
+ */
+path: string, 
+/**
+ * Files finished so far.
+ */
+files_done: number, 
+/**
+ * Files to import.
+ */
+files_total: number, 
+/**
+ * Bytes read so far, over all files.
+ */
+bytes_done: number, 
+/**
+ * Bytes to read, over all files (their sizes when the import began).
+ */
+bytes_total: number, };
+
+/**
+ * The result of importing a Gatehouse JSONL export.
+ */
+export type JsonlImportReport = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * The session created.
+ */
+session_id: string, 
+/**
+ * Events stored.
+ */
+events: number, 
+/**
+ * Lines skipped (listed in `problems`, the first 100).
+ */
+skipped_lines: number, 
+/**
+ * The skipped lines, with why.
+ */
+problems: Array<LineProblem>, };
+
+/**
  * Arguments of a command that takes none.
  */
 export type NoArgs = Record<symbol, never>;
@@ -951,14 +1084,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
-
-/**
  * How `list_sessions` orders sessions.
  */
 export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.

@@ -24,8 +24,11 @@ use gatehouse_protocol::session::SessionOrigin;
 use gatehouse_store::{
     EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store, validate_session_id,
 };
-use serde::Serialize;
 use serde_json::Value;
+
+pub use gatehouse_protocol::transcript::{
+    ClaudeTranscript, ImportFileReport, ImportOutcome, ImportProgress, LineProblem,
+};
 
 use crate::TranscriptError;
 use crate::lines::{Line, LineReader};
@@ -44,26 +47,9 @@ const PEEK_LINES: usize = 200;
 /// Line problems kept per file (the rest are only counted).
 const MAX_PROBLEMS: usize = 100;
 
-/// A transcript found under `~/.claude/projects`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Transcript {
-    /// The file.
-    pub path: PathBuf,
-    /// The project folder's name under `projects/` (Claude Code's encoding
-    /// of the project path).
-    pub project_dir: String,
-    /// The Gatehouse session id it imports into: `cc-<file stem>`, or
-    /// `cc-<session>-<agent file stem>` for a sub-agent.
-    pub session_id: String,
-    /// For a sub-agent transcript, the session id of its parent.
-    pub parent_session_id: Option<String>,
-    /// Its size in bytes.
-    pub size_bytes: u64,
-}
-
 /// Lists the transcripts under `<home>/.claude/projects`, sessions first
 /// then sub-agents, each sorted by path. A missing folder lists nothing.
-pub fn discover(home: &Path) -> Result<Vec<Transcript>, TranscriptError> {
+pub fn discover(home: &Path) -> Result<Vec<ClaudeTranscript>, TranscriptError> {
     let root = home.join(".claude").join("projects");
     let mut found = Vec::new();
     let read_dir = |dir: &Path| -> Result<Vec<PathBuf>, TranscriptError> {
@@ -124,12 +110,12 @@ fn transcript(
     project_dir: &str,
     session_id: String,
     parent_session_id: Option<String>,
-) -> Result<Transcript, TranscriptError> {
+) -> Result<ClaudeTranscript, TranscriptError> {
     let size_bytes = std::fs::metadata(path)
         .map_err(|e| TranscriptError::io(path, e))?
         .len();
-    Ok(Transcript {
-        path: path.to_path_buf(),
+    Ok(ClaudeTranscript {
+        path: path.to_string_lossy().into_owned(),
         project_dir: project_dir.to_owned(),
         session_id,
         parent_session_id,
@@ -137,75 +123,14 @@ fn transcript(
     })
 }
 
-/// A line that could not be imported.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LineProblem {
-    /// The file.
-    pub path: PathBuf,
-    /// Its line number (from 1).
-    pub line: u64,
-    /// What was wrong.
-    pub message: String,
-}
-
-/// What happened to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileOutcome {
-    /// First import.
-    Imported,
-    /// New lines were added to an earlier import.
-    Updated,
-    /// Nothing new since the last import.
-    Unchanged,
-    /// The file was replaced (it shrank or its start changed): the old
-    /// import was deleted and the file imported afresh.
-    Reimported,
-}
-
-/// The result of importing one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileReport {
-    /// The file.
-    pub path: PathBuf,
-    /// The session it went into.
-    pub session_id: String,
-    /// What happened.
-    pub outcome: FileOutcome,
-    /// Lines read this time.
-    pub lines: u64,
-    /// Events stored this time.
-    pub events: u64,
-    /// Lines skipped because they were malformed or too long (the first
-    /// 100 are listed in `problems`).
-    pub skipped_lines: u64,
-    /// The skipped lines, with why.
-    pub problems: Vec<LineProblem>,
-}
-
-/// Progress of an import, reported after every batch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ImportProgress {
-    /// The file being read.
-    pub path: PathBuf,
-    /// Files finished so far.
-    pub files_done: usize,
-    /// Files to import.
-    pub files_total: usize,
-    /// Bytes read so far, over all files.
-    pub bytes_done: u64,
-    /// Bytes to read, over all files (their sizes when the import began).
-    pub bytes_total: u64,
-}
-
 /// Imports `transcripts` (from [`discover`]) into `store`, calling
 /// `progress` after every batch. One file's failure (I/O, a clashing
 /// session id) is returned in its place and the others still run.
 pub fn import_transcripts(
     store: &mut Store,
-    transcripts: &[Transcript],
+    transcripts: &[ClaudeTranscript],
     mut progress: impl FnMut(&ImportProgress),
-) -> Vec<Result<FileReport, TranscriptError>> {
+) -> Vec<Result<ImportFileReport, TranscriptError>> {
     let bytes_total = transcripts.iter().map(|t| t.size_bytes).sum();
     let mut bytes_before = 0;
     let mut reports = Vec::with_capacity(transcripts.len());
@@ -213,8 +138,8 @@ pub fn import_transcripts(
         let mut report_progress = |done_in_file: u64| {
             progress(&ImportProgress {
                 path: transcript.path.clone(),
-                files_done: index,
-                files_total: transcripts.len(),
+                files_done: index as u64,
+                files_total: transcripts.len() as u64,
                 bytes_done: bytes_before + done_in_file,
                 bytes_total,
             });
@@ -227,8 +152,8 @@ pub fn import_transcripts(
             .last()
             .map(|t| t.path.clone())
             .unwrap_or_default(),
-        files_done: transcripts.len(),
-        files_total: transcripts.len(),
+        files_done: transcripts.len() as u64,
+        files_total: transcripts.len() as u64,
         bytes_done: bytes_total,
         bytes_total,
     });
@@ -287,10 +212,10 @@ fn peek(path: &Path) -> Result<(Option<String>, Option<u64>), TranscriptError> {
 /// bytes of this file read so far after every batch.
 pub fn import_file(
     store: &mut Store,
-    transcript: &Transcript,
+    transcript: &ClaudeTranscript,
     progress: &mut dyn FnMut(u64),
-) -> Result<FileReport, TranscriptError> {
-    let path = &transcript.path;
+) -> Result<ImportFileReport, TranscriptError> {
+    let path = Path::new(&transcript.path);
     let canonical = path
         .canonicalize()
         .map_err(|e| TranscriptError::io(path, e))?;
@@ -298,7 +223,7 @@ pub fn import_file(
     let size = std::fs::metadata(&canonical)
         .map_err(|e| TranscriptError::io(path, e))?
         .len();
-    let mut outcome = FileOutcome::Imported;
+    let mut outcome = ImportOutcome::Imported;
     let mut resume: Option<(String, u64, u64, MapState)> = None;
     if let Some(record) = store.import_record(&key)? {
         let state: MapState = serde_json::from_str(&record.state).unwrap_or_default();
@@ -308,19 +233,19 @@ pub fn import_file(
                 .is_some_and(|h| head_hash(&canonical, state.head_len).ok() != Some(h));
         if replaced {
             store.delete_session(&record.session_id)?;
-            outcome = FileOutcome::Reimported;
+            outcome = ImportOutcome::Reimported;
         } else if size == record.byte_offset {
-            return Ok(FileReport {
-                path: path.clone(),
+            return Ok(ImportFileReport {
+                path: transcript.path.clone(),
                 session_id: record.session_id,
-                outcome: FileOutcome::Unchanged,
+                outcome: ImportOutcome::Unchanged,
                 lines: 0,
                 events: 0,
                 skipped_lines: 0,
                 problems: Vec::new(),
             });
         } else {
-            outcome = FileOutcome::Updated;
+            outcome = ImportOutcome::Updated;
             resume = Some((record.session_id, record.byte_offset, record.line, state));
         }
     }
@@ -330,12 +255,12 @@ pub fn import_file(
         None => {
             let session_id = transcript.session_id.clone();
             validate_session_id(&session_id).map_err(|e| TranscriptError::Invalid {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
             if store.session(&session_id)?.is_some() {
                 return Err(TranscriptError::Invalid {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     message: format!(
                         "session {session_id} is already stored from another file; \
                          delete it first to import this one"
@@ -375,8 +300,8 @@ pub fn import_file(
     let mut reader = LineReader::new(BufReader::with_capacity(256 * 1024, file), offset, line);
     let had_model = state.model.is_some();
     let mut mapper = Mapper::new(&session_id, state);
-    let mut report = FileReport {
-        path: path.clone(),
+    let mut report = ImportFileReport {
+        path: transcript.path.clone(),
         session_id: session_id.clone(),
         outcome,
         lines: 0,
@@ -410,7 +335,7 @@ pub fn import_file(
                   reader_line: u64|
      -> Result<u64, TranscriptError> {
         let state = serde_json::to_string(&mapper.state).map_err(|e| TranscriptError::Invalid {
-            path: path.clone(),
+            path: path.to_path_buf(),
             message: format!("the import state cannot be saved: {e}"),
         })?;
         store.append_batch(
@@ -453,7 +378,7 @@ pub fn import_file(
             report.skipped_lines += 1;
             if report.problems.len() < MAX_PROBLEMS {
                 report.problems.push(LineProblem {
-                    path: path.clone(),
+                    path: transcript.path.clone(),
                     line: line_no,
                     message,
                 });
