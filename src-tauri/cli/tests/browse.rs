@@ -269,3 +269,45 @@ fn sessions_export_reimport_delete_retention_usage_and_vacuum() {
     assert_eq!(vacuum[0]["after"]["reclaimable_bytes"], 0);
     assert_eq!(vacuum[0]["after"]["wal_bytes"], 0);
 }
+
+#[test]
+fn sessions_help_documents_the_new_subcommands_and_flags() {
+    let data = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| {
+        let out = cli(data.path()).args(args).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sessions = help(&["sessions", "--help"]);
+    for sub in [
+        "list",
+        "show",
+        "script",
+        "search",
+        "import-claude",
+        "export",
+        "import",
+        "delete",
+        "retention",
+        "usage",
+        "vacuum",
+    ] {
+        assert!(sessions.contains(sub), "{sub} missing from\n{sessions}");
+    }
+    let import = help(&["sessions", "import-claude", "--help"]);
+    for flag in ["--home", "--dry-run", "--progress"] {
+        assert!(import.contains(flag), "{flag} missing from\n{import}");
+    }
+    let list = help(&["sessions", "list", "--help"]);
+    for flag in [
+        "--sort",
+        "--since",
+        "--until",
+        "--model",
+        "--had-denials",
+        "--had-errors",
+        "--origin",
+    ] {
+        assert!(list.contains(flag), "{flag} missing from\n{list}");
+    }
+}
