@@ -107,7 +107,7 @@ pub enum SessionsCommand {
     Delete {
         /// Session ids.
         ids: Vec<String>,
-        /// Also (or instead) delete every finished session last active more
+        /// Also (or instead) delete every session last active more
         /// than this many days ago.
         #[arg(long)]
         older_than_days: Option<u32>,

@@ -93,13 +93,17 @@ impl Store {
     }
 
     /// Deletes every session last active before `cutoff_ms` (ms since the
-    /// epoch) that is not running; returns the ids deleted.
+    /// epoch), with its sub-agent sessions; returns the ids deleted.
+    ///
+    /// Status is not consulted: a session killed mid-run stays `running`
+    /// forever, and one untouched for the whole retention period is not
+    /// running in any useful sense.
     pub fn delete_sessions_before(&mut self, cutoff_ms: i64) -> Result<Vec<String>, StoreError> {
         let ids: Vec<String> = {
             let mut stmt = self
                 .conn
                 .prepare(
-                    "SELECT id FROM sessions WHERE updated_at_ms < ?1 AND status != 'running'
+                    "SELECT id FROM sessions WHERE updated_at_ms < ?1
                      AND parent_session_id IS NULL ORDER BY updated_at_ms",
                 )
                 .map_err(|e| self.sqlite_error(e))?;

@@ -341,7 +341,7 @@ fn deleting_a_session_removes_its_events_index_entries_children_and_files() {
 }
 
 #[test]
-fn retention_deletes_old_finished_sessions_and_is_remembered() {
+fn retention_deletes_long_inactive_sessions_even_if_never_completed_and_is_remembered() {
     let data = tempfile::tempdir().unwrap();
     {
         let mut store = Store::open(data.path()).unwrap();
@@ -383,10 +383,21 @@ fn retention_deletes_old_finished_sessions_and_is_remembered() {
             )
             .unwrap();
         record_eventful_session(&mut store, "fresh", "/p");
+        // A live session killed long ago never completed: still "running".
+        store
+            .create_session_with(
+                &new_session("crashed", "/p", "m"),
+                &SessionProvenance {
+                    created_at_ms: Some(3_000),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
     }
     let mut store = Store::open(data.path()).unwrap();
     assert_eq!(store.retention_days().unwrap(), Some(30));
-    assert_eq!(store.apply_retention().unwrap(), ["ancient"]);
+    assert_eq!(store.session("crashed").unwrap().unwrap().status, "running");
+    assert_eq!(store.apply_retention().unwrap(), ["ancient", "crashed"]);
     assert!(store.session("fresh").unwrap().is_some());
     assert!(
         store.import_record("/x/ancient.jsonl").unwrap().is_none(),
