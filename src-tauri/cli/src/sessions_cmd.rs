@@ -370,7 +370,8 @@ fn list(store: &Store, args: ListArgs) -> anyhow::Result<()> {
     };
     let query = ListSessionsArgs {
         project_path: canonical_project(args.project)?,
-        limit: args.limit,
+        // Unlimited unless asked, as `list` always was.
+        limit: Some(args.limit.unwrap_or(u32::MAX)),
         sort: Some(match args.sort {
             SortArg::Updated => SessionSort::Updated,
             SortArg::Started => SessionSort::Started,
@@ -399,7 +400,7 @@ fn list(store: &Store, args: ListArgs) -> anyhow::Result<()> {
             OriginArg::ClaudeCode => SessionOrigin::ClaudeCode,
         }),
     };
-    for session in store.query_sessions(&query, None)? {
+    for session in store.query_sessions(&query)? {
         print(&session)?;
     }
     Ok(())

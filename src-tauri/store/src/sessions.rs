@@ -41,6 +41,9 @@ pub struct SessionProvenance {
     pub source_path: Option<String>,
 }
 
+/// How many sessions a list returns when the caller gives no limit.
+const DEFAULT_LIST_LIMIT: u32 = 100;
+
 /// The longest session id accepted from outside (imports).
 const MAX_SESSION_ID_LEN: usize = 160;
 
@@ -197,21 +200,18 @@ impl Store {
         &self,
         project_path: Option<&str>,
     ) -> Result<Vec<SessionSummary>, StoreError> {
-        self.query_sessions(
-            &ListSessionsArgs {
-                project_path: project_path.map(str::to_owned),
-                ..ListSessionsArgs::default()
-            },
-            None,
-        )
+        self.query_sessions(&ListSessionsArgs {
+            project_path: project_path.map(str::to_owned),
+            limit: Some(u32::MAX),
+            ..ListSessionsArgs::default()
+        })
     }
 
-    /// Sessions matching `args`' filters in its order. `limit` overrides
-    /// `args.limit`; with neither, every match is returned.
+    /// Sessions matching `args`' filters, in its order, at most
+    /// `args.limit` of them (100 when absent, as the protocol documents).
     pub fn query_sessions(
         &self,
         args: &ListSessionsArgs,
-        limit: Option<u32>,
     ) -> Result<Vec<SessionSummary>, StoreError> {
         let mut clauses: Vec<&str> = Vec::new();
         let mut values: Vec<SqlValue> = Vec::new();
@@ -257,7 +257,7 @@ impl Store {
             "DESC"
         };
         let order = order_expression(args.sort.unwrap_or_default());
-        let limit = limit.or(args.limit).map_or(-1, i64::from);
+        let limit = i64::from(args.limit.unwrap_or(DEFAULT_LIST_LIMIT));
         values.push(SqlValue::Integer(limit));
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS} FROM sessions {filter}

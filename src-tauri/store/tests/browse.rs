@@ -168,7 +168,7 @@ fn lists_filter_by_project_date_model_denials_errors_and_origin_and_sort() {
 
     let ids = |args: ListSessionsArgs| -> Vec<String> {
         store
-            .query_sessions(&args, None)
+            .query_sessions(&args)
             .unwrap()
             .into_iter()
             .map(|s| s.id)
@@ -525,4 +525,28 @@ fn batches_append_in_order_with_their_checkpoint_and_refuse_other_sessions_event
         )
         .unwrap_err();
     assert!(dup.to_string().contains("already stored"), "{dup}");
+}
+
+#[test]
+fn lists_return_100_sessions_unless_asked_for_more() {
+    let data = tempfile::tempdir().unwrap();
+    let store = Store::open(data.path()).unwrap();
+    for i in 0..101 {
+        store
+            .create_session(&new_session(&format!("s{i:03}"), "/p", "m"))
+            .unwrap();
+    }
+    assert_eq!(
+        store
+            .query_sessions(&ListSessionsArgs::default())
+            .unwrap()
+            .len(),
+        100
+    );
+    assert_eq!(store.list_sessions(None).unwrap().len(), 101);
+    let all = ListSessionsArgs {
+        limit: Some(1000),
+        ..Default::default()
+    };
+    assert_eq!(store.query_sessions(&all).unwrap().len(), 101);
 }

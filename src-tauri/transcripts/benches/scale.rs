@@ -184,7 +184,7 @@ type Op = (&'static str, Box<dyn Fn(&Store) -> usize>);
 
 fn ops() -> Vec<Op> {
     let list = |args: ListSessionsArgs| -> Box<dyn Fn(&Store) -> usize> {
-        Box::new(move |s: &Store| s.query_sessions(&args, None).unwrap().len())
+        Box::new(move |s: &Store| s.query_sessions(&args).unwrap().len())
     };
     let search = |args: SearchSessionsArgs| -> Box<dyn Fn(&Store) -> usize> {
         Box::new(move |s: &Store| s.search(&args).unwrap().len())

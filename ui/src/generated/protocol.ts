@@ -2,16 +2,6 @@
 // `cargo xtask test` fails when this file is stale.
 
 /**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
  * The role of a line in a hunk.
  */
 export type DiffLineKind = "context" | "removed" | "added";
@@ -113,56 +103,16 @@ outcome: TraceOutcome,
 detail: string, };
 
 /**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
- * How a session (or one prompt's exchange) ended.
+ * The three outcomes of a permission check.
  */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * What kind of failure a `session_error` reports.
@@ -175,21 +125,9 @@ export type SessionErrorKind = "authentication" | "invalid_request" | "overloade
 export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
- * The user's answer to a permission prompt.
+ * Permission modes, spelled as in Claude Code's settings files.
  */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
  * Why a decision came out the way it did.
@@ -239,6 +177,68 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
 
 /**
  * One event of one session.
@@ -757,11 +757,6 @@ parent_session_id: string | null,
 size_bytes: number, };
 
 /**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
-
-/**
  * A line of a transcript that could not be imported (it was skipped).
  */
 export type LineProblem = { 
@@ -777,6 +772,11 @@ line: number,
  * What was wrong.
  */
 message: string, };
+
+/**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
 
 /**
  * The result of importing one Claude Code transcript.
