@@ -297,10 +297,20 @@ pub fn run(
     let mode = args.mode.mode();
     let (session_id, history, turns) = match &args.resume {
         Some(id) => {
-            let Some(_summary) = store.session(id)? else {
+            let Some(summary) = store.session(id)? else {
                 eprintln!("gatehouse-cli: error: no stored session with id {id}");
                 return Ok(ExitCode::from(2));
             };
+            // An imported transcript's history is not one Gatehouse can
+            // send back to a model (no tool_results_returned, another
+            // tool set): refuse rather than send a broken history.
+            if summary.origin != gatehouse_protocol::session::SessionOrigin::Gatehouse {
+                eprintln!(
+                    "gatehouse-cli: error: session {id} was imported from Claude Code and cannot be \
+                     resumed; Gatehouse resumes only sessions it recorded"
+                );
+                return Ok(ExitCode::from(2));
+            }
             let (events, _skipped) = store.session_events(id)?;
             let (history, turns) = history_from_events(&events);
             (id.clone(), history, turns)

@@ -311,3 +311,56 @@ fn sessions_help_documents_the_new_subcommands_and_flags() {
         assert!(list.contains(flag), "{flag} missing from\n{list}");
     }
 }
+
+#[test]
+fn imported_claude_sessions_cannot_be_resumed() {
+    let data = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let home = claude_home();
+    ok(cli(data.path())
+        .args(["sessions", "import-claude", "--home"])
+        .arg(home.path())
+        .output()
+        .unwrap());
+    let before = ok(cli(data.path())
+        .args(["sessions", "show", "--summary", "cc-basic"])
+        .output()
+        .unwrap());
+    let script = data.path().join("s.json");
+    std::fs::write(
+        &script,
+        r#"{"turns": [{"content": [{"type": "text", "text": "hi"}]}]}"#,
+    )
+    .unwrap();
+    let out = cli(data.path())
+        .args([
+            "run",
+            "--provider",
+            "replay",
+            "--prompt",
+            "go on",
+            "--resume",
+            "cc-basic",
+            "--project",
+        ])
+        .arg(project.path())
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("imported from Claude Code and cannot be resumed"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = ok(cli(data.path())
+        .args(["sessions", "show", "--summary", "cc-basic"])
+        .output()
+        .unwrap());
+    assert_eq!(
+        summary[0]["event_count"], before[0]["event_count"],
+        "nothing was appended"
+    );
+}
