@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod keys_cmd;
+mod rules_cmd;
 mod run;
 
 use std::path::PathBuf;
@@ -56,6 +57,11 @@ enum Command {
     /// same settings files as Claude Code (managed policy, --settings,
     /// project local, project, user).
     Check(check_cmd::CheckArgs),
+    /// Permission rules: check the settings files (`lint`, exit 1 on
+    /// errors), or see what edited rules would have decided over the stored
+    /// sessions (`replay`).
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Keys(command) => keys_cmd::run(command)?,
         Command::Check(args) => return check_cmd::run(args),
+        Command::Rules(command) => return rules_cmd::run(command, open_store),
         Command::Sessions(command) => {
             let store = open_store()?;
             match command {

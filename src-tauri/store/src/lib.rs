@@ -5,6 +5,7 @@
 //! that is damaged or was written by a newer Gatehouse is refused with an
 //! error that names the file; it is never overwritten or migrated blindly.
 
+mod calls;
 mod error;
 mod migrations;
 mod projects;
@@ -15,6 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
 
+pub use calls::{CallFilter, CallScan, RuleDecisionCount, StoredCall};
 pub use error::StoreError;
 pub use migrations::SCHEMA_VERSION;
 pub use sessions::{NewSession, SearchHit, SessionSummary};
