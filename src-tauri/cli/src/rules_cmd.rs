@@ -18,7 +18,9 @@ use crate::run::home_dir;
 /// `gatehouse-cli rules …`.
 #[derive(Debug, Subcommand)]
 pub enum RulesCommand {
-    /// Check every settings file (managed policy and its drop-in folder,
+    /// Check every settings file; exit 1 on errors, 0 otherwise.
+    ///
+    /// Checks every settings file (managed policy and its drop-in folder,
     /// --settings files, the project's .claude/settings.local.json and
     /// .claude/settings.json, the user's ~/.claude/settings.json) and print
     /// one JSON object: {"files": [{"path","source","exists"}], "problems":
@@ -31,7 +33,9 @@ pub enum RulesCommand {
     /// Exit 0 when there are no errors (warnings do not fail), 1 when there
     /// are.
     Lint(LintArgs),
-    /// Re-decide the stored tool calls of a project with its settings plus
+    /// What edited rules would have decided over a project's stored calls.
+    ///
+    /// Re-decides the stored tool calls of a project with its settings plus
     /// the --settings files (and --edit replacements), and print one JSON
     /// object: {"total", "unchanged", "changes": [{"from","to","count"}],
     /// "changed_calls": [{"session_id","seq","ts_ms","project_path","mode",

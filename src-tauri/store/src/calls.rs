@@ -51,9 +51,11 @@ pub struct StoredCall {
     pub tool_name: String,
     /// The input as the model wrote it.
     pub input: Value,
-    /// The decision it got.
+    /// The decision the permission engine made: `ask` when the stored
+    /// decision is a user's answer (the engine asked), else the stored one.
+    /// The first `permission_decided` of a call counts.
     pub decision: PermissionBehavior,
-    /// Why (absent when the stored reason is not readable by this build).
+    /// The stored reason (absent when this build cannot read it).
     pub reason: Option<DecisionReason>,
     /// Rules granted "for this session" before the call (allow rules).
     #[serde(skip)]
@@ -211,7 +213,15 @@ impl Store {
                         continue;
                     };
                     let reason: Option<String> = row.get(9).map_err(get)?;
-                    let reason = reason.and_then(|r| serde_json::from_str(&r).ok());
+                    let reason: Option<DecisionReason> =
+                        reason.and_then(|r| serde_json::from_str(&r).ok());
+                    // A headless run records the answer to a prompt in
+                    // place of the engine's `ask`: the engine asked.
+                    let decision = if matches!(reason, Some(DecisionReason::UserAnswer { .. })) {
+                        PermissionBehavior::Ask
+                    } else {
+                        decision
+                    };
                     scan.calls += 1;
                     on_call(StoredCall {
                         session_id: state.id.clone(),
