@@ -281,7 +281,7 @@ impl<C> ReplayTally<C> {
                 count,
             })
             .collect();
-        changes.sort_by(|a, b| b.count.cmp(&a.count));
+        changes.sort_by_key(|c| std::cmp::Reverse(c.count));
         ReplayReport {
             total: self.total,
             unchanged: self.unchanged,
