@@ -83,7 +83,10 @@ pub(crate) fn fuzz(options: &FuzzOptions) -> anyhow::Result<ExitCode> {
     ensure_cargo_fuzz()?;
     for t in &options.targets {
         if !TARGETS.contains(&t.as_str()) {
-            bail!("unknown fuzz target `{t}`; the targets are {}", TARGETS.join(", "));
+            bail!(
+                "unknown fuzz target `{t}`; the targets are {}",
+                TARGETS.join(", ")
+            );
         }
     }
     let selected: Vec<&str> = TARGETS

@@ -203,7 +203,10 @@ fn replay_counts_and_lists_the_calls_an_edit_would_change() {
     assert_eq!(report["unchanged"], 1);
     let on_disk: Value =
         serde_json::from_str(&std::fs::read_to_string(&project_settings).unwrap()).unwrap();
-    assert_eq!(on_disk["permissions"]["allow"], json!(["Bash(mkdir made-dir)"]));
+    assert_eq!(
+        on_disk["permissions"]["allow"],
+        json!(["Bash(mkdir made-dir)"])
+    );
 
     // Without trust the project's allow rule does not apply.
     let untrusted = f.replay(&[]);
