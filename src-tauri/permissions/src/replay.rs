@@ -386,6 +386,25 @@ mod tests {
     }
 
     #[test]
+    fn a_call_of_a_tool_that_no_longer_exists_is_decided_like_any_unknown_tool() {
+        let (_tmp, project, home) = project();
+        let mut replayer = Replayer::new(ReplayRules {
+            home_dir: home,
+            ..ReplayRules::default()
+        });
+        let input = json!({"anything": [1, 2]});
+        let call = ReplayCall {
+            project_dir: &project,
+            mode: PermissionMode::Default,
+            tool_name: "RetiredTool",
+            input: &input,
+            session_rules: &[],
+            original: PermissionBehavior::Allow,
+        };
+        assert_eq!(replayer.decide(&call).decision, PermissionBehavior::Ask);
+    }
+
+    #[test]
     fn the_changed_call_list_is_capped_but_every_change_counted() {
         let mut tally = ReplayTally::new(2);
         for i in 0..5 {
