@@ -71,6 +71,80 @@ fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
     out
 }
 
+/// Strings found under `key` anywhere in `value` (arrays are searched).
+fn strings_under(value: &serde_json::Value, key: &str, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if k == key {
+                    collect_leaves(v, out);
+                } else {
+                    strings_under(v, key, out);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings_under(v, key, out)),
+        _ => {}
+    }
+}
+
+/// Strings (or, for objects, their JSON text) of `value` and its arrays.
+fn collect_leaves(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
+        other => out.push(other.to_string()),
+    }
+}
+
+/// Seeds the corpus of `target` with the inputs of the conformance suite
+/// (commands, rules, settings files), so even a one-minute run starts from
+/// realistic inputs instead of growing them from nothing. Idempotent.
+fn seed_corpus(target: &str, corpus: &Path) -> anyhow::Result<usize> {
+    let cases = crate::root().join("src-tauri/permissions/tests/conformance");
+    let mut seeds = Vec::new();
+    for entry in std::fs::read_dir(&cases)
+        .with_context(|| format!("reading {}", cases.display()))?
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", path.display()))?;
+        match target {
+            "shell_analyser" => strings_under(&doc, "command", &mut seeds),
+            "rule_parser" => {
+                for key in [
+                    "allow",
+                    "deny",
+                    "ask",
+                    "session_allow",
+                    "session_deny",
+                    "flag_deny",
+                ] {
+                    strings_under(&doc, key, &mut seeds);
+                }
+            }
+            _ => {
+                for key in ["user", "project", "local", "policy", "flag"] {
+                    strings_under(&doc, key, &mut seeds);
+                }
+            }
+        }
+    }
+    seeds.sort();
+    seeds.dedup();
+    for (i, seed) in seeds.iter().enumerate() {
+        let file = corpus.join(format!("seed-conformance-{i:04}"));
+        std::fs::write(&file, seed).with_context(|| format!("writing {}", file.display()))?;
+    }
+    Ok(seeds.len())
+}
+
 /// Builds and runs every selected target for `options.seconds` seconds.
 pub(crate) fn fuzz(options: &FuzzOptions) -> anyhow::Result<ExitCode> {
     if !has_nightly()? {
@@ -99,12 +173,17 @@ pub(crate) fn fuzz(options: &FuzzOptions) -> anyhow::Result<ExitCode> {
     let mut findings = Vec::new();
     for target in selected {
         let before = files_under(&artifacts);
-        std::fs::create_dir_all(dir.join("corpus").join(target))
+        let corpus = dir.join("corpus").join(target);
+        std::fs::create_dir_all(&corpus)
             .with_context(|| format!("creating the corpus folder of {target}"))?;
+        let seeded = seed_corpus(target, &corpus)?;
+        println!("xtask fuzz: {target}: {seeded} seed inputs from the conformance suite");
         // `-timeout=3`: hangs are the dangerous finds (the parser runs on
         // the calling thread under the `fuzzing` feature, so a hang is a
         // libFuzzer timeout). `-max_len=512`: every bug found so far fit in
-        // far less, and short inputs keep the run fast.
+        // far less. `-len_control=0`: use that length from the start — by
+        // default libFuzzer grows it slowly and a one-minute run never
+        // tried inputs longer than 14 bytes.
         let (ok, output) = run_captured(
             Command::new("cargo")
                 .current_dir(dir.parent().unwrap_or(&dir))
@@ -113,7 +192,12 @@ pub(crate) fn fuzz(options: &FuzzOptions) -> anyhow::Result<ExitCode> {
                 .arg(target)
                 .arg("--")
                 .arg(format!("-max_total_time={}", options.seconds))
-                .args(["-timeout=3", "-max_len=512", "-rss_limit_mb=2048"]),
+                .args([
+                    "-timeout=3",
+                    "-max_len=512",
+                    "-len_control=0",
+                    "-rss_limit_mb=2048",
+                ]),
         )?;
         let new: Vec<PathBuf> = files_under(&artifacts)
             .difference(&before)
