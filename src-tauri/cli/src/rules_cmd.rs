@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use gatehouse_permissions::lint::lint;
-use gatehouse_permissions::replay::{ReplayCall, ReplayRules, ReplayTally, Replayer};
+use gatehouse_permissions::replay::{ReplayCall, ReplayRules, replay_calls};
 use gatehouse_permissions::sources::{SettingsLayout, os_managed_policy_paths};
-use gatehouse_store::{CallFilter, Store};
+use gatehouse_store::{CallFilter, Store, StoredCall};
 use serde_json::json;
 
 use crate::run::home_dir;
@@ -163,6 +163,18 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("the path {}", path.display()))
 }
 
+/// The engine's view of a stored call.
+fn replay_view(call: &StoredCall) -> ReplayCall<'_> {
+    ReplayCall {
+        project_dir: Path::new(&call.project_path),
+        mode: call.mode,
+        tool_name: &call.tool_name,
+        input: &call.input,
+        session_rules: &call.session_rules,
+        original: call.decision,
+    }
+}
+
 fn run_replay(args: ReplayArgs, store: &Store) -> anyhow::Result<ExitCode> {
     let project = args
         .project
@@ -184,7 +196,7 @@ fn run_replay(args: ReplayArgs, store: &Store) -> anyhow::Result<ExitCode> {
         std::fs::metadata(file).with_context(|| format!("--settings {}", file.display()))?;
     }
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let mut replayer = Replayer::new(ReplayRules {
+    let replayer_rules = ReplayRules {
         home_dir: args.home.unwrap_or_else(home_dir),
         managed_file: Some(managed_file),
         managed_dropin_dir: Some(managed_dropin_dir),
@@ -195,31 +207,23 @@ fn run_replay(args: ReplayArgs, store: &Store) -> anyhow::Result<ExitCode> {
         } else {
             Vec::new()
         },
-    });
+    };
     let filter = CallFilter {
         project_path: Some(project.to_string_lossy().into_owned()),
         session_id: args.session,
         since_ms,
         until_ms: None,
     };
-    let mut tally = ReplayTally::new(args.limit);
-    let scan = store.for_each_stored_call(&filter, |call| {
-        let project_dir = PathBuf::from(&call.project_path);
-        let decision = replayer.decide(&ReplayCall {
-            project_dir: &project_dir,
-            mode: call.mode,
-            tool_name: &call.tool_name,
-            input: &call.input,
-            session_rules: &call.session_rules,
-            original: call.decision,
-        });
-        let from = call.decision;
-        tally.record(call, from, decision);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let mut unreadable = 0;
+    let report = replay_calls(&replayer_rules, args.limit, threads, replay_view, |push| {
+        let scan = store.for_each_stored_call(&filter, push)?;
+        unreadable = scan.unreadable;
+        Ok::<(), gatehouse_store::StoreError>(())
     })?;
-    let report = tally.finish(replayer.settings_errors());
     let mut out = serde_json::to_value(&report)?;
     if let Some(map) = out.as_object_mut() {
-        map.insert("unreadable_events".into(), json!(scan.unreadable));
+        map.insert("unreadable_events".into(), json!(unreadable));
     }
     println!("{out}");
     Ok(ExitCode::SUCCESS)

@@ -1,7 +1,9 @@
 //! Replay of 100,000 stored calls (issue #10: target under 5 s): read from
 //! a real SQLite store with `for_each_stored_call` and re-decided with an
-//! edited rule set, exactly as `gatehouse-cli rules replay` does. Also the
-//! store scan alone, to show where the time goes.
+//! edited rule set, exactly as `gatehouse-cli rules replay` does (one
+//! reading thread, deciding threads as many as the cores, at most 8), and
+//! with one deciding thread; also the store scan alone, to show where the
+//! time goes.
 //!
 //! The store is filled once per run (1,000 sessions of 100 calls: Bash
 //! commands allowed by a rule, read-only pipelines with paths, writes that
@@ -11,14 +13,14 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gatehouse_permissions::replay::{ReplayCall, ReplayRules, ReplayTally, Replayer};
+use gatehouse_permissions::replay::{ReplayCall, ReplayRules, replay_calls};
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior};
-use gatehouse_store::{CallFilter, NewSession, Store};
+use gatehouse_store::{CallFilter, NewSession, Store, StoredCall};
 use serde_json::{Value, json};
 
 const SESSIONS: usize = 1_000;
@@ -113,25 +115,26 @@ fn rules(project: &Path, home: &Path) -> ReplayRules {
     }
 }
 
-fn replay_all(store: &Store, rules: &ReplayRules) -> u64 {
-    let mut replayer = Replayer::new(rules.clone());
-    let mut tally = ReplayTally::new(1000);
-    store
-        .for_each_stored_call(&CallFilter::default(), |call| {
-            let project = PathBuf::from(&call.project_path);
-            let decision = replayer.decide(&ReplayCall {
-                project_dir: &project,
-                mode: call.mode,
-                tool_name: &call.tool_name,
-                input: &call.input,
-                session_rules: &call.session_rules,
-                original: call.decision,
-            });
-            let from = call.decision;
-            tally.record(call.tool_use_id, from, decision);
-        })
-        .unwrap();
-    let report = tally.finish(replayer.settings_errors());
+fn view(call: &StoredCall) -> ReplayCall<'_> {
+    ReplayCall {
+        project_dir: Path::new(&call.project_path),
+        mode: call.mode,
+        tool_name: &call.tool_name,
+        input: &call.input,
+        session_rules: &call.session_rules,
+        original: call.decision,
+    }
+}
+
+/// What `gatehouse-cli rules replay` does: read on this thread, decide on
+/// `threads` others.
+fn replay_all(store: &Store, rules: &ReplayRules, threads: usize) -> u64 {
+    let report = replay_calls(rules, 1000, threads, view, |push| {
+        store
+            .for_each_stored_call(&CallFilter::default(), push)
+            .map(|_| ())
+    })
+    .unwrap();
     assert!(report.settings_errors.is_empty());
     report.total
 }
@@ -152,8 +155,9 @@ fn replay(c: &mut Criterion) {
         started.elapsed().as_secs_f64()
     );
     let rules = rules(&project, &home);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     assert_eq!(
-        replay_all(&store, &rules),
+        replay_all(&store, &rules, threads),
         (SESSIONS * CALLS_PER_SESSION) as u64
     );
 
@@ -171,8 +175,11 @@ fn replay(c: &mut Criterion) {
             n
         });
     });
-    group.bench_function("scan_and_redecide", |b| {
-        b.iter(|| black_box(replay_all(&store, &rules)));
+    group.bench_function("scan_and_redecide_1_thread", |b| {
+        b.iter(|| black_box(replay_all(&store, &rules, 1)));
+    });
+    group.bench_function(format!("scan_and_redecide_{threads}_threads"), |b| {
+        b.iter(|| black_box(replay_all(&store, &rules, threads)));
     });
     group.finish();
 }

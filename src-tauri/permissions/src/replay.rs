@@ -212,7 +212,8 @@ pub struct ReplayTally<C> {
     total: u64,
     unchanged: u64,
     changes: BTreeMap<(u8, u8), u64>,
-    changed_calls: Vec<ChangedCall<C>>,
+    /// Changed calls with their position among all calls replayed.
+    changed_calls: Vec<(u64, ChangedCall<C>)>,
     truncated: bool,
     limit: usize,
 }
@@ -249,6 +250,19 @@ impl<C> ReplayTally<C> {
 
     /// Records one call's original and new decision.
     pub fn record(&mut self, call: C, from: PermissionBehavior, new: PermissionDecision) {
+        let position = self.total;
+        self.record_at(position, call, from, new);
+    }
+
+    /// Records the call at `position` among all calls replayed (for tallies
+    /// that see only some of the calls, merged later in position order).
+    fn record_at(
+        &mut self,
+        position: u64,
+        call: C,
+        from: PermissionBehavior,
+        new: PermissionDecision,
+    ) {
         self.total += 1;
         if from == new.decision {
             self.unchanged += 1;
@@ -259,19 +273,34 @@ impl<C> ReplayTally<C> {
             .entry((rank(from), rank(new.decision)))
             .or_insert(0) += 1;
         if self.changed_calls.len() < self.limit {
-            self.changed_calls.push(ChangedCall {
-                call,
-                from,
-                to: new.decision,
-                new_reason: new.reason,
-            });
+            self.changed_calls.push((
+                position,
+                ChangedCall {
+                    call,
+                    from,
+                    to: new.decision,
+                    new_reason: new.reason,
+                },
+            ));
         } else {
             self.truncated = true;
         }
     }
 
+    /// Adds the calls `other` recorded. Each tally keeps its first `limit`
+    /// changed calls, so the first `limit` of all are among them.
+    fn merge(&mut self, other: ReplayTally<C>) {
+        self.total += other.total;
+        self.unchanged += other.unchanged;
+        for (key, count) in other.changes {
+            *self.changes.entry(key).or_insert(0) += count;
+        }
+        self.changed_calls.extend(other.changed_calls);
+        self.truncated |= other.truncated;
+    }
+
     /// The report, with the settings problems the replayer met.
-    pub fn finish(self, settings_errors: Vec<SettingsError>) -> ReplayReport<C> {
+    pub fn finish(mut self, settings_errors: Vec<SettingsError>) -> ReplayReport<C> {
         let mut changes: Vec<ChangeCount> = self
             .changes
             .into_iter()
@@ -282,15 +311,104 @@ impl<C> ReplayTally<C> {
             })
             .collect();
         changes.sort_by_key(|c| std::cmp::Reverse(c.count));
+        self.changed_calls.sort_by_key(|(position, _)| *position);
+        if self.changed_calls.len() > self.limit {
+            self.changed_calls.truncate(self.limit);
+            self.truncated = true;
+        }
         ReplayReport {
             total: self.total,
             unchanged: self.unchanged,
             changes,
-            changed_calls: self.changed_calls,
+            changed_calls: self.changed_calls.into_iter().map(|(_, c)| c).collect(),
             changed_calls_truncated: self.truncated,
             settings_errors,
         }
     }
+}
+
+/// Calls handed from the reading thread to a deciding thread at a time.
+const BATCH: usize = 256;
+
+/// Replays every call `feed` produces, deciding on `threads` threads (each
+/// with its own [`Replayer`]) while `feed` reads on the calling thread —
+/// e.g. `|push| store.for_each_stored_call(&filter, |c| push(c))`. `view`
+/// gives the engine's view of a call. Changed calls are listed in the
+/// order `feed` produced them, at most `limit`.
+pub fn replay_calls<C, E>(
+    rules: &ReplayRules,
+    limit: usize,
+    threads: usize,
+    view: for<'a> fn(&'a C) -> ReplayCall<'a>,
+    feed: impl FnOnce(&mut dyn FnMut(C)) -> Result<(), E>,
+) -> Result<ReplayReport<C>, E>
+where
+    C: Send,
+{
+    let threads = threads.max(1);
+    std::thread::scope(|scope| {
+        let mut senders = Vec::new();
+        let mut workers = Vec::new();
+        for _ in 0..threads {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(u64, C)>>(4);
+            senders.push(tx);
+            let rules = rules.clone();
+            workers.push(scope.spawn(move || {
+                let mut replayer = Replayer::new(rules);
+                let mut tally = ReplayTally::new(limit);
+                for batch in rx {
+                    for (position, call) in batch {
+                        let view_of_call = view(&call);
+                        let decision = replayer.decide(&view_of_call);
+                        let from = view_of_call.original;
+                        tally.record_at(position, call, from, decision);
+                    }
+                }
+                (tally, replayer.settings_errors())
+            }));
+        }
+        let mut position = 0u64;
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut next_worker = 0;
+        let send = |batch: Vec<(u64, C)>, next_worker: &mut usize| {
+            // A worker only stops early by panicking; its calls are then
+            // missing from the totals, which the join below reports.
+            let _ = senders[*next_worker % threads].send(batch);
+            *next_worker += 1;
+        };
+        let fed = feed(&mut |call| {
+            batch.push((position, call));
+            position += 1;
+            if batch.len() == BATCH {
+                send(
+                    std::mem::replace(&mut batch, Vec::with_capacity(BATCH)),
+                    &mut next_worker,
+                );
+            }
+        });
+        if !batch.is_empty() {
+            send(batch, &mut next_worker);
+        }
+        drop(senders);
+        let mut tally = ReplayTally::new(limit);
+        let mut errors: Vec<SettingsError> = Vec::new();
+        for worker in workers {
+            match worker.join() {
+                Ok((part, part_errors)) => {
+                    tally.merge(part);
+                    for e in part_errors {
+                        if !errors.contains(&e) {
+                            errors.push(e);
+                        }
+                    }
+                }
+                // Re-raise a worker's panic: a report missing calls would
+                // understate what changes.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        fed.map(|()| tally.finish(errors))
+    })
 }
 
 #[cfg(test)]
@@ -402,6 +520,61 @@ mod tests {
             original: PermissionBehavior::Allow,
         };
         assert_eq!(replayer.decide(&call).decision, PermissionBehavior::Ask);
+    }
+
+    #[test]
+    fn parallel_replay_counts_every_call_and_keeps_the_feed_order() {
+        let (_tmp, project, home) = project();
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            r#"{"permissions":{"deny":["Bash(rm:*)"]}}"#,
+        )
+        .unwrap();
+        let rules = ReplayRules {
+            home_dir: home,
+            ..ReplayRules::default()
+        };
+        #[derive(Debug)]
+        struct Call {
+            n: usize,
+            project: PathBuf,
+            input: Value,
+        }
+        fn view(c: &Call) -> ReplayCall<'_> {
+            ReplayCall {
+                project_dir: &c.project,
+                mode: PermissionMode::BypassPermissions,
+                tool_name: "Bash",
+                input: &c.input,
+                session_rules: &[],
+                original: PermissionBehavior::Allow,
+            }
+        }
+        // Every third call is an `rm` (allow → deny); 1,000 calls, 3 threads.
+        let report = replay_calls(&rules, 50, 3, view, |push| {
+            for n in 0..1000 {
+                let command = if n % 3 == 0 {
+                    format!("rm f{n}")
+                } else {
+                    format!("touch f{n}")
+                };
+                push(Call {
+                    n,
+                    project: project.clone(),
+                    input: json!({ "command": command }),
+                });
+            }
+            Ok::<(), String>(())
+        })
+        .unwrap();
+        assert_eq!(report.total, 1000);
+        assert_eq!(report.unchanged, 666);
+        assert_eq!(report.changes[0].count, 334);
+        let order: Vec<usize> = report.changed_calls.iter().map(|c| c.call.n).collect();
+        assert_eq!(order, (0..50).map(|i| i * 3).collect::<Vec<_>>());
+        assert!(report.changed_calls_truncated);
+        let failed = replay_calls(&rules, 10, 2, view, |_| Err::<(), _>("the store failed"));
+        assert_eq!(failed.unwrap_err(), "the store failed");
     }
 
     #[test]
