@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod keys_cmd;
+mod rules_cmd;
 mod run;
 mod sessions_cmd;
 
@@ -59,6 +60,11 @@ enum Command {
     /// same settings files as Claude Code (managed policy, --settings,
     /// project local, project, user).
     Check(check_cmd::CheckArgs),
+    /// Permission rules: check the settings files (`lint`, exit 1 on
+    /// errors), or see what edited rules would have decided over the stored
+    /// sessions (`replay`).
+    #[command(subcommand)]
+    Rules(rules_cmd::RulesCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Keys(command) => keys_cmd::run(command)?,
         Command::Check(args) => return check_cmd::run(args),
+        Command::Rules(command) => return rules_cmd::run(command, open_store),
         Command::Sessions(command) => return sessions_cmd::run(command, open_store()?),
         Command::Projects(command) => {
             let store = open_store()?;

@@ -11,6 +11,8 @@
 //! * [`session`] — session rules and their store.
 //! * [`check`] — the function behind `gatehouse-cli check`.
 //! * [`hook`] — combining PreToolUse hook verdicts with a decision.
+//! * [`replay`] — re-deciding stored calls with edited rules.
+//! * [`lint`] — settings errors and rules that can never fire.
 //! * [`writeback`] — "always allow" into a settings file, atomically.
 //! * [`watch`] — reloading settings when their files change.
 //! * [`index`], [`tools`] — rule index; built-in tools' subjects.
@@ -22,7 +24,9 @@ pub mod domain;
 pub mod engine;
 pub mod hook;
 pub mod index;
+pub mod lint;
 pub mod paths;
+pub mod replay;
 pub mod rule;
 pub mod session;
 pub mod settings;

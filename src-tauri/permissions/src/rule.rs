@@ -111,43 +111,45 @@ pub const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 /// written `bash(rm:*)` is not silently a rule for a tool that does not
 /// exist.
 fn canonical_tool_name(name: &str) -> &str {
-    const BUILT_INS: &[&str] = &[
-        "Bash",
-        "Read",
-        "Edit",
-        "Write",
-        "MultiEdit",
-        "NotebookEdit",
-        "NotebookRead",
-        "Glob",
-        "Grep",
-        "LS",
-        "WebFetch",
-        "WebSearch",
-        "Agent",
-        "TodoWrite",
-        "TaskOutput",
-        "TaskStop",
-        "AskUserQuestion",
-        "EnterPlanMode",
-        "ExitPlanMode",
-        "ToolSearch",
-        "ListMcpResources",
-        "ReadMcpResource",
-        "Skill",
-        "EnterWorktree",
-        "ExitWorktree",
-        "PowerShell",
-    ];
     if name.eq_ignore_ascii_case("Task") {
         return "Agent";
     }
-    BUILT_INS
+    BUILT_IN_TOOLS
         .iter()
         .find(|b| b.eq_ignore_ascii_case(name))
         .copied()
         .unwrap_or(name)
 }
+
+/// The built-in tools' names (rules naming them are case-insensitive).
+pub const BUILT_IN_TOOLS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "TodoWrite",
+    "TaskOutput",
+    "TaskStop",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "ToolSearch",
+    "ListMcpResources",
+    "ReadMcpResource",
+    "Skill",
+    "EnterWorktree",
+    "ExitWorktree",
+    "PowerShell",
+];
 
 fn err(rule: &str, column: usize, message: impl Into<String>) -> RuleParseError {
     RuleParseError {

@@ -9,6 +9,7 @@
 //! A settings file that cannot be read or parsed is reported with file,
 //! line, column and cause, and makes the engine fail closed.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gatehouse_protocol::permission::{PermissionMode, RuleSource};
@@ -197,10 +198,24 @@ impl LoadedSettings {
 
 /// Reads and merges every source of `layout`.
 pub fn load(layout: &SettingsLayout) -> LoadedSettings {
+    load_with_edits(layout, &HashMap::new())
+}
+
+/// Like [`load`], but a file named in `edits` is read as the text given
+/// there instead of from disk (unsaved edits in the rule editor; a file
+/// that does not exist yet may be given too).
+pub fn load_with_edits(
+    layout: &SettingsLayout,
+    edits: &HashMap<PathBuf, String>,
+) -> LoadedSettings {
     let mut out = LoadedSettings::default();
     let mut parsed: Vec<(SettingsFileRef, ParsedSettings)> = Vec::new();
     for file in layout.files() {
-        let text = match std::fs::read_to_string(&file.path) {
+        let read = match edits.get(&file.path) {
+            Some(text) => Ok(text.clone()),
+            None => std::fs::read_to_string(&file.path),
+        };
+        let text = match read {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {

@@ -63,6 +63,14 @@ fn watch_dirs(layout: &SettingsLayout) -> BTreeSet<PathBuf> {
     if let Some(d) = &layout.managed_dropin_dir {
         files.push(d.join("x.json"));
     }
+    // A symlinked settings file (dotfile managers link
+    // ~/.claude/settings.json) is edited at its target: watch that folder too.
+    let targets: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_symlink()))
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    files.extend(targets);
     for f in files {
         let mut dir = f.parent().map(PathBuf::from);
         while let Some(d) = dir {

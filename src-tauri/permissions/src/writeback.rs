@@ -178,14 +178,38 @@ fn insert(text: &str, key: &str, literal: &str) -> Option<String> {
 }
 
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    // A settings file that is a symlink (dotfile managers link
+    // ~/.claude/settings.json) is written at its target: renaming over the
+    // link would replace it with a copy and cut it off from its source.
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let path = if is_link {
+        std::fs::canonicalize(path).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("the settings file is a symlink whose target cannot be resolved: {e}"),
+            )
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    // A read-only file was made so on purpose; a rename would replace it
+    // regardless (only the folder's permissions count), so refuse.
+    if let Ok(meta) = std::fs::metadata(&path)
+        && meta.permissions().readonly()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the settings file is read-only; make it writable to add rules to it",
+        ));
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
+    if let Ok(meta) = std::fs::metadata(&path) {
         tmp.as_file().set_permissions(meta.permissions())?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.persist(&path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -261,5 +285,44 @@ mod tests {
             add_rule(&path, RuleKind::Allow, "Bash("),
             Err(WriteBackError::InvalidRule(_))
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_settings_file_is_written_through_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("dotfiles/claude-settings.json");
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, r#"{"permissions": {"allow": []}}"#).unwrap();
+        let link = dir.path().join("home/.claude/settings.json");
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        add_rule(&link, RuleKind::Allow, "Bash(make)").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link was replaced by a file"
+        );
+        assert!(
+            std::fs::read_to_string(&target)
+                .unwrap()
+                .contains("Bash(make)")
+        );
+    }
+
+    #[test]
+    fn a_read_only_settings_file_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let before = r#"{"permissions": {"allow": []}}"#;
+        std::fs::write(&path, before).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(&path, perms).unwrap();
+        let err = add_rule(&path, RuleKind::Allow, "Bash(make)").unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
     }
 }

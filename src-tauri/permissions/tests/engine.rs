@@ -410,6 +410,38 @@ fn watcher_notices_a_settings_folder_created_later() {
     watcher.stop();
 }
 
+#[cfg(unix)]
+#[test]
+fn watcher_follows_a_symlinked_settings_file_to_its_target() {
+    use gatehouse_permissions::watch::SettingsWatcher;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    // ~/.claude/settings.json links into a dotfiles folder elsewhere; the
+    // user edits the file there.
+    let f = fixture(json!({}));
+    let dotfiles = f.home.parent().unwrap().join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let target = dotfiles.join("claude.json");
+    fs::write(&target, "{}").unwrap();
+    let link = f.home.join(".claude/settings.json");
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let layout = SettingsLayout::new(&f.project, &f.home);
+    let e = Arc::new(engine(&f, PermissionMode::Default));
+    let watcher = SettingsWatcher::start(layout, e.clone(), |_| {}).unwrap();
+    fs::write(&target, r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while bash(&e, "rm x").decision != PermissionBehavior::Deny {
+        assert!(
+            Instant::now() < deadline,
+            "an edit at the link's target was not noticed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    watcher.stop();
+}
+
 #[test]
 fn cwd_and_working_directories_change_at_run_time() {
     let f = fixture(json!({"permissions": {"deny": ["Edit(./main.rs)"]}}));

@@ -5,6 +5,7 @@
 //! that is damaged or was written by a newer Gatehouse is refused with an
 //! error that names the file; it is never overwritten or migrated blindly.
 
+mod calls;
 mod error;
 mod events;
 mod housekeeping;
@@ -19,6 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
 
+pub use calls::{CallFilter, CallScan, RuleDecisionCount, StoredCall};
 pub use error::StoreError;
 pub use events::{EventRecord, ImportCheckpoint};
 pub use imports::ImportRecord;
