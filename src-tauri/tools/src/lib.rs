@@ -40,6 +40,7 @@ pub mod grep;
 pub mod notebook_edit;
 pub mod paths;
 pub mod read;
+mod search;
 pub mod tasks;
 pub mod write;
 

@@ -218,7 +218,11 @@ impl TypedTool for NotebookEditTool {
         }
         Ok(())
     }
-    fn permission_subject(&self, input: &NotebookEditInput) -> Option<PermissionSubject> {
+    fn permission_subject(
+        &self,
+        input: &NotebookEditInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         Some(PermissionSubject::WritePath(paths::subject_path(
             &input.notebook_path,
         )))

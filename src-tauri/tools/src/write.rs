@@ -97,7 +97,11 @@ impl TypedTool for WriteTool {
     ) -> Result<(), ToolError> {
         paths::require_absolute("file_path", &input.file_path)
     }
-    fn permission_subject(&self, input: &WriteInput) -> Option<PermissionSubject> {
+    fn permission_subject(
+        &self,
+        input: &WriteInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         Some(PermissionSubject::WritePath(paths::subject_path(
             &input.file_path,
         )))

@@ -233,7 +233,11 @@ impl TypedTool for EditTool {
         }
         Ok(())
     }
-    fn permission_subject(&self, input: &EditInput) -> Option<PermissionSubject> {
+    fn permission_subject(
+        &self,
+        input: &EditInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         Some(PermissionSubject::WritePath(paths::subject_path(
             &input.file_path,
         )))
