@@ -49,9 +49,13 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Run the performance benchmarks (release build); fails when one
-    /// misses its target.
-    Bench,
+    /// Run the performance benchmarks (release build), printing their
+    /// figures; fails when one misses its target.
+    Bench {
+        /// Run only these groups (default: all); see `--help`.
+        #[arg(long_help = bench::groups_help())]
+        groups: Vec<String>,
+    },
 }
 
 /// The repository root (the parent of this crate).
@@ -66,7 +70,7 @@ fn main() -> ExitCode {
         Command::Run { smoke } => run::run(smoke),
         Command::Test { groups } => test::test(&groups),
         Command::GenTypes { check } => gen_types::gen_types(check),
-        Command::Bench => bench::bench(),
+        Command::Bench { groups } => bench::bench(&groups),
     };
     match result {
         Ok(code) => code,
