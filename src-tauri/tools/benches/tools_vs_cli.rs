@@ -14,6 +14,7 @@
 //! `~/.cargo/registry/src` (present on every machine that has built the
 //! workspace). Runs per case: `$GATEHOUSE_BENCH_RUNS` warm (default 9) and
 //! `$GATEHOUSE_BENCH_COLD_RUNS` cold (default 5; 0 skips the cold runs).
+//! `$GATEHOUSE_BENCH_ONLY` (`grep`, `glob` or `read`) runs one kind of case.
 //! Exits 1 when a warm ratio misses its target; cold ratios are reported
 //! (they mostly measure the disk).
 
@@ -156,6 +157,8 @@ fn main() -> ExitCode {
     println!(
         "corpus {c}; medians of {warm_runs} warm and {cold_runs} cold runs per case, ours and theirs alternately"
     );
+    let only = std::env::var("GATEHOUSE_BENCH_ONLY").unwrap_or_default();
+    let wanted = |kind: &str| only.is_empty() || only == kind;
     let mut report = Report::default();
     let warm = || {};
     let cold = || evict(&corpus);
@@ -165,7 +168,8 @@ fn main() -> ExitCode {
         vec![("warm", warm_runs, &warm), ("cold", cold_runs, &cold)]
     };
 
-    if have("rg") {
+    if !wanted("grep") {
+    } else if have("rg") {
         // Warm the cache.
         cli("rg", &["-l", "zzzz_warmup_zzzz", c]);
         for (label, mode, pattern) in [
@@ -213,7 +217,8 @@ fn main() -> ExitCode {
         println!("skipped Grep: `rg` is not installed (Debian: ripgrep)");
     }
 
-    if have("fdfind") {
+    if !wanted("glob") {
+    } else if have("fdfind") {
         for (label, limit) in [
             ("Glob **/*.rs, newest 10000", 10_000),
             ("Glob **/*.rs, newest 100", 100),
@@ -256,7 +261,7 @@ fn main() -> ExitCode {
             }
         })
         .collect();
-    for (cache, runs, before) in read_passes {
+    for (cache, runs, before) in read_passes.into_iter().filter(|_| wanted("read")) {
         let (ours, theirs) = compare(
             runs,
             before,

@@ -218,9 +218,14 @@ pub fn glob(root: &Path, pattern: &str, limit: Option<usize>) -> Result<GlobOutp
     Ok(GlobOutput {
         root: root.display().to_string(),
         truncated: num_matches > kept.len(),
+        // A UTF-8 path becomes its String without a copy.
         filenames: kept
             .into_iter()
-            .map(|(_, p)| p.display().to_string())
+            .map(|(_, p)| {
+                p.into_os_string()
+                    .into_string()
+                    .unwrap_or_else(|raw| raw.to_string_lossy().into_owned())
+            })
             .collect(),
         num_matches,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
