@@ -1,29 +1,99 @@
-//! `cargo xtask bench`: performance checks with targets.
+//! `cargo xtask bench [GROUP…]`: every benchmark an issue asks for, built
+//! in release mode, each printing its figures (medians, ratios against a
+//! baseline run side by side, or criterion's estimates). Fails when one
+//! misses its target.
 //!
-//! * `bash` — `yes | head -c 200000000` through the Bash tool vs a plain
-//!   `bash -c` (wall-time ratio ≤ 1.5, peak memory growth ≤ 64 MiB,
-//!   progress events per second reported); see
-//!   `src-tauri/tools/examples/bash_bench.rs`.
+//! Adding a benchmark is one line in [`BENCHES`]: its group name, what it
+//! measures, and the cargo arguments that run it.
 
 use std::process::{Command, ExitCode};
 
-/// Runs the benchmarks in release mode; fails when one misses its target.
-pub(crate) fn bench() -> anyhow::Result<ExitCode> {
-    let (ok, _) =
-        crate::process::run_captured(Command::new(env!("CARGO")).current_dir(crate::root()).args(
-            [
-                "run",
-                "--release",
-                "-p",
-                "gatehouse-tools",
-                "--example",
-                "bash_bench",
-            ],
-        ))?;
-    Ok(if ok {
+use anyhow::bail;
+
+/// One benchmark.
+struct Bench {
+    /// The name `cargo xtask bench GROUP` selects it by.
+    group: &'static str,
+    /// The cargo arguments that run it in a release profile (`bench …` or
+    /// `run --release …`), separated by spaces.
+    cargo: &'static str,
+    /// Debian packages it compares against (installed when missing and
+    /// root; without them the comparisons are skipped with a message).
+    packages: &'static [&'static str],
+    /// What it measures and its target, for `--help` and the log.
+    what: &'static str,
+}
+
+/// Every benchmark, in the order they run: one line each.
+#[rustfmt::skip]
+const BENCHES: &[Bench] = &[
+    Bench { group: "tools", cargo: "bench -p gatehouse-tools --bench tools_vs_cli", packages: &["ripgrep", "fd-find"], what: "Grep vs rg (≤ 1.15×), Glob vs fdfind (≤ 1.3×), Read 10 MB vs head|cat -n (≤ 2×); warm and cold page cache (issue 5)" },
+    Bench { group: "bash", cargo: "run --release -p gatehouse-tools --example bash_bench", packages: &[], what: "Bash tool vs bash -c on 200 MB of output (≤ 1.5×, ≤ 64 MiB growth)" },
+    Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)" },
+    Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)" },
+    Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)" },
+    Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)" },
+    Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)" },
+    Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)" },
+];
+
+/// The groups, for `--help`.
+pub(crate) fn groups_help() -> String {
+    let mut text = String::from("Benchmark groups to run (default: all):");
+    for b in BENCHES {
+        text.push_str(&format!("\n  {:<12} {}", b.group, b.what));
+    }
+    text
+}
+
+/// Runs the benchmarks of `groups` (all when empty) in release mode, one
+/// after the other; fails when one misses its target or does not run.
+pub(crate) fn bench(groups: &[String]) -> anyhow::Result<ExitCode> {
+    let selected: Vec<&Bench> = if groups.is_empty() {
+        BENCHES.iter().collect()
+    } else {
+        let mut selected = Vec::new();
+        for g in groups {
+            match BENCHES.iter().find(|b| b.group == g) {
+                Some(b) => selected.push(b),
+                None => bail!(
+                    "unknown benchmark group {g:?}; the groups are: {}",
+                    BENCHES
+                        .iter()
+                        .map(|b| b.group)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+        selected
+    };
+    let mut failed = Vec::new();
+    for b in &selected {
+        println!("== {}: {}", b.group, b.what);
+        if let Err(e) = crate::deps::ensure_debian_packages(b.packages) {
+            eprintln!("xtask bench: {e:#}\n(the comparisons needing them are skipped)");
+        }
+        let (ok, _) = crate::process::run_captured(
+            Command::new(env!("CARGO"))
+                .current_dir(crate::root())
+                .args(b.cargo.split_whitespace()),
+        )?;
+        if !ok {
+            failed.push(b.group);
+        }
+    }
+    Ok(if failed.is_empty() {
+        println!(
+            "xtask bench: {} group(s) ran, every target met",
+            selected.len()
+        );
         ExitCode::SUCCESS
     } else {
-        eprintln!("xtask bench: the Bash benchmark missed a target (see above)");
+        eprintln!(
+            "xtask bench: missed a target or failed: {} (see above)",
+            failed.join(", ")
+        );
         ExitCode::FAILURE
     })
 }

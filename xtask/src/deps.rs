@@ -49,9 +49,28 @@ fn is_root() -> bool {
         .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
-/// Installs the missing Debian packages with apt-get when root; otherwise
-/// fails with the one command the user has to run.
+/// Installs the missing Debian packages (and Node.js when `node` does not
+/// run) with apt-get when root; otherwise fails with the one command the
+/// user has to run.
 pub(crate) fn ensure_system_packages(packages: &[&str]) -> anyhow::Result<()> {
+    let node: &[&str] = if succeeds(Command::new("node").arg("--version")) {
+        &[]
+    } else {
+        &["nodejs", "npm"]
+    };
+    install_missing(packages, node)
+}
+
+/// Installs the Debian `packages` that are missing with apt-get when root;
+/// otherwise fails with the one command the user has to run. Unlike
+/// [`ensure_system_packages`], Node.js is not needed.
+pub(crate) fn ensure_debian_packages(packages: &[&str]) -> anyhow::Result<()> {
+    install_missing(packages, &[])
+}
+
+/// Installs those of `packages` that dpkg does not know as installed, plus
+/// `also` (known to be missing), as root; else fails saying how.
+fn install_missing(packages: &[&str], also: &[&str]) -> anyhow::Result<()> {
     if !Path::new("/usr/bin/dpkg-query").exists() {
         eprintln!(
             "xtask: not a Debian/Ubuntu system: make sure the equivalents of these are installed: {}",
@@ -64,9 +83,7 @@ pub(crate) fn ensure_system_packages(packages: &[&str]) -> anyhow::Result<()> {
         .copied()
         .filter(|p| !is_installed(p))
         .collect();
-    if !succeeds(Command::new("node").arg("--version")) {
-        missing.extend(["nodejs", "npm"]);
-    }
+    missing.extend(also);
     if missing.is_empty() {
         return Ok(());
     }

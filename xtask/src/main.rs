@@ -50,9 +50,13 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Run the performance benchmarks (release build); fails when one
-    /// misses its target.
-    Bench,
+    /// Run the performance benchmarks (release build), printing their
+    /// figures; fails when one misses its target.
+    Bench {
+        /// Run only these groups (default: all); see `--help`.
+        #[arg(long_help = bench::groups_help())]
+        groups: Vec<String>,
+    },
     /// Run the permission engine's cargo-fuzz targets (rule parser, settings
     /// loader, shell analyser) for a bounded time each. Needs a nightly
     /// toolchain; installs cargo-fuzz when missing. Exits non-zero and
@@ -88,7 +92,7 @@ fn main() -> ExitCode {
         Command::Run { smoke } => run::run(smoke),
         Command::Test { groups } => test::test(&groups),
         Command::GenTypes { check } => gen_types::gen_types(check),
-        Command::Bench => bench::bench(),
+        Command::Bench { groups } => bench::bench(&groups),
         Command::Fuzz {
             seconds,
             targets,

@@ -4,9 +4,15 @@
 //! Claude Code 2.1.332: median 1.13 s; goal ≤ 0.11 s.
 //!
 //! Run: `cargo bench -p gatehouse-agent --bench turn_latency` (prints the
-//! median of RUNS runs). The Read and Grep tools here are minimal stand-ins
-//! (read a file; scan the 50 files for a substring) until gatehouse-tools
-//! is merged; the loop, executor, pipeline and HTTP path are the real ones.
+//! median of `RUNS` runs; exits 1 when it misses the goal). Everything is
+//! the real thing a `gatehouse-cli run` session uses: the tools of
+//! `builtin_pool` (gatehouse-tools' Read and Grep), the permission engine
+//! from `load_engine` (default mode, the project's and an empty home's
+//! settings), the loop, executor, pipeline, SSE parsing and HTTP to a
+//! 127.0.0.1 server. The Grep calls (content mode, one matching line in
+//! each of the 50 files) give no `path`, so they search the session's
+//! working directory (the project) and the engine checks them on it. Only
+//! the event store is left out (events go nowhere).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -14,88 +20,23 @@
 mod support;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use gatehouse_agent::keys::ApiKey;
 use gatehouse_agent::provider::anthropic::{AnthropicConfig, AnthropicProvider};
-use gatehouse_agent::{Agent, AgentConfig};
-use gatehouse_core::error::ToolError;
-use gatehouse_core::testing::TestResolver;
-use gatehouse_core::tool::CallContext;
-use gatehouse_core::{Tool, ToolPool, ToolResult, ToolRuntime, ToolUseContext};
+use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, builtin_pool, load_engine};
+use gatehouse_core::events::{Emitter, EventSink, NullSink};
+use gatehouse_core::{ToolRuntime, ToolUseContext};
+use gatehouse_protocol::permission::PermissionMode;
 use serde_json::{Value, json};
 use support::{Part, Reply, serve, sse};
 use tokio_util::sync::CancellationToken;
 
-const RUNS: usize = 7;
-
-struct ReadTool(Value);
-struct GrepTool(Value, PathBuf);
-
-#[async_trait]
-impl Tool for ReadTool {
-    fn name(&self) -> &str {
-        "Read"
-    }
-    fn description(&self) -> &str {
-        "Reads a file."
-    }
-    fn input_schema(&self) -> &Value {
-        &self.0
-    }
-    fn is_concurrency_safe(&self, _: &Value) -> bool {
-        true
-    }
-    fn is_read_only(&self, _: &Value) -> bool {
-        true
-    }
-    async fn call(&self, input: Value, _cx: CallContext<'_>) -> Result<ToolResult, ToolError> {
-        let path = input["file_path"].as_str().unwrap_or_default().to_owned();
-        let text = tokio::fs::read_to_string(&path)
-            .await
-            .map_err(|e| ToolError::failed(format!("{path}: {e}")))?;
-        Ok(ToolResult::from_data(text))
-    }
-}
-
-#[async_trait]
-impl Tool for GrepTool {
-    fn name(&self) -> &str {
-        "Grep"
-    }
-    fn description(&self) -> &str {
-        "Searches files."
-    }
-    fn input_schema(&self) -> &Value {
-        &self.0
-    }
-    fn is_concurrency_safe(&self, _: &Value) -> bool {
-        true
-    }
-    fn is_read_only(&self, _: &Value) -> bool {
-        true
-    }
-    async fn call(&self, input: Value, _cx: CallContext<'_>) -> Result<ToolResult, ToolError> {
-        let pattern = input["pattern"].as_str().unwrap_or_default().to_owned();
-        let mut hits = Vec::new();
-        let mut dir = tokio::fs::read_dir(&self.1)
-            .await
-            .map_err(|e| ToolError::failed(e.to_string()))?;
-        while let Ok(Some(entry)) = dir.next_entry().await {
-            let text = tokio::fs::read_to_string(entry.path())
-                .await
-                .unwrap_or_default();
-            for (n, line) in text.lines().enumerate() {
-                if line.contains(&pattern) {
-                    hits.push(format!("{}:{}:{line}", entry.path().display(), n + 1));
-                }
-            }
-        }
-        Ok(ToolResult::from_data(hits.join("\n")))
-    }
-}
+const RUNS: usize = 9;
+/// The goal, in milliseconds.
+const GOAL_MS: f64 = 110.0;
 
 fn reply(files: &[PathBuf]) -> Vec<u8> {
     let mut out = sse(
@@ -122,7 +63,7 @@ fn reply(files: &[PathBuf]) -> Vec<u8> {
             &mut out,
             format!("toolu_grep_{i}"),
             "Grep",
-            json!({"pattern": format!("line {i}")}),
+            json!({"pattern": format!("line {i} of"), "output_mode": "content"}),
         );
     }
     out.extend(sse(
@@ -150,10 +91,12 @@ fn end_reply() -> Reply {
 }
 
 async fn one_run() -> Duration {
-    let dir = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let session_dir = tempfile::tempdir().unwrap();
     let files: Vec<PathBuf> = (0..50)
         .map(|i| {
-            let p = dir.path().join(format!("file_{i:02}.txt"));
+            let p = project.path().join(format!("file_{i:02}.txt"));
             let text: String = (0..40).map(|n| format!("line {n} of file {i}\n")).collect();
             std::fs::write(&p, text).unwrap();
             p
@@ -164,55 +107,82 @@ async fn one_run() -> Duration {
         end_reply(),
     ])
     .await;
-    let schema = json!({"type":"object"});
-    let pool = ToolPool::new(vec![
-        Arc::new(GrepTool(schema.clone(), dir.path().to_path_buf())) as Arc<dyn Tool>,
-        Arc::new(ReadTool(schema)),
-    ]);
-    let spill = tempfile::tempdir().unwrap();
-    let runtime = ToolRuntime::builder(
-        Arc::new(pool),
-        Arc::new(TestResolver::allow_all()),
-        spill.path(),
-    )
-    .build();
+    let (engine, errors) = load_engine(&EngineSetup {
+        project: project.path().to_path_buf(),
+        home: home.path().to_path_buf(),
+        mode: Some(PermissionMode::Default),
+        trust_project: false,
+        settings_files: Vec::new(),
+    });
+    assert!(errors.is_empty(), "{errors:?}");
+    let resolver = Arc::new(engine);
+    let sink: Arc<dyn EventSink> = Arc::new(NullSink);
+    let tools = builtin_pool(
+        session_dir.path(),
+        Emitter::new("bench", Arc::clone(&sink)),
+        resolver.as_ref(),
+    );
+    let runtime = ToolRuntime::builder(tools.pool, resolver, session_dir.path())
+        .session_id("bench")
+        .event_sink(sink)
+        // Nothing here should ask; if something does, it fails visibly.
+        .ask_handler(Arc::new(StaticAsk::deny()))
+        .build();
     let mut config = AnthropicConfig::new(ApiKey::new("sk-bench").unwrap());
     config.base_url = server.url.clone();
     let provider = Arc::new(AnthropicProvider::new(config).unwrap());
-    let mut agent = Agent::new(
-        provider,
-        runtime,
-        AgentConfig::new("bench"),
-        ToolUseContext::default(),
-    );
+    let ctx = ToolUseContext {
+        session_id: "bench".into(),
+        cwd: project.path().to_path_buf(),
+        permission_mode: PermissionMode::Default,
+        ..ToolUseContext::default()
+    };
+    let mut agent = Agent::new(provider, runtime, AgentConfig::new("bench"), ctx);
     let out = agent.run_prompt("go", &CancellationToken::new()).await;
     assert!(out.error.is_none(), "{:?}", out.error);
     let requests = server.requests.lock().unwrap().clone();
     let results = requests[1].body["messages"][2]["content"]
         .as_array()
         .unwrap()
-        .len();
-    assert_eq!(results, 70);
+        .clone();
+    assert_eq!(results.len(), 70);
+    for r in &results {
+        let text = r["content"].to_string();
+        assert!(
+            r["is_error"] != Value::Bool(true) && text.contains("of file"),
+            "a call failed or found nothing: {r}"
+        );
+    }
     let last_byte = server.finished.lock().unwrap()[0];
     let next_request = server.arrivals.lock().unwrap()[1];
+    tools.tasks.shutdown().await;
     next_request - last_byte
 }
 
-fn main() {
+fn main() -> ExitCode {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
+    // One unmeasured run warms the page cache and the allocator.
+    rt.block_on(one_run());
     let mut times: Vec<Duration> = (0..RUNS).map(|_| rt.block_on(one_run())).collect();
     times.sort();
     let ms: Vec<String> = times
         .iter()
         .map(|d| format!("{:.1}", d.as_secs_f64() * 1000.0))
         .collect();
-    let median = times[RUNS / 2];
+    let median = times[RUNS / 2].as_secs_f64() * 1000.0;
+    let met = median <= GOAL_MS;
     println!(
-        "turn_latency: last reply byte -> next request with 70 results (50 Read + 20 Grep): median {:.1} ms over {RUNS} runs [{}] (goal <= 110 ms; Claude Code 1130 ms)",
-        median.as_secs_f64() * 1000.0,
-        ms.join(", ")
+        "turn_latency: last reply byte -> next request with 70 results (50 Read + 20 Grep, real tools and permission engine): median {median:.1} ms over {RUNS} runs [{}] (goal <= {GOAL_MS} ms; Claude Code 1130 ms; ratio to Claude Code {:.3}) {}",
+        ms.join(", "),
+        median / 1130.0,
+        if met { "ok" } else { "MISSED" }
     );
+    if met {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -29,7 +29,6 @@ pub mod retry;
 pub use agent::{Agent, AgentConfig, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
-    EngineSetup, EngineShellClassifier, FailClosedResolver, SessionTools, StaticAsk, builtin_pool,
-    load_engine,
+    EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

@@ -771,7 +771,7 @@ impl ToolRuntime {
 
         // Stage 6.
         let verdict = tool.check_permissions(&call_input, ctx).await;
-        let subject = tool.permission_subject(&call_input);
+        let subject = tool.permission_subject(&call_input, ctx);
         let requires_ui = tool.requires_user_interaction();
         let query = PermissionQuery {
             tool_name: tool.name(),

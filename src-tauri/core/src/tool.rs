@@ -295,8 +295,14 @@ pub trait Tool: Send + Sync + 'static {
         ToolPermissionVerdict::Passthrough
     }
 
-    /// What permission rules match on for this call.
-    fn permission_subject(&self, _input: &Value) -> Option<PermissionSubject> {
+    /// What permission rules match on for this call. `ctx` gives what the
+    /// input leaves implicit, e.g. the working directory a search without a
+    /// `path` runs in, so the engine checks the place the call really uses.
+    fn permission_subject(
+        &self,
+        _input: &Value,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         None
     }
 

@@ -99,8 +99,13 @@ pub trait TypedTool: Send + Sync + 'static {
     ) -> ToolPermissionVerdict {
         ToolPermissionVerdict::Passthrough
     }
-    /// What permission rules match on.
-    fn permission_subject(&self, _input: &Self::Input) -> Option<PermissionSubject> {
+    /// What permission rules match on; `ctx` gives what the input leaves
+    /// implicit (the working directory of a search without a `path`).
+    fn permission_subject(
+        &self,
+        _input: &Self::Input,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         None
     }
     /// Adds derived fields to the observable copy of the input (JSON, since
@@ -233,8 +238,8 @@ impl<T: TypedTool> Tool for Typed<T> {
             },
         }
     }
-    fn permission_subject(&self, input: &Value) -> Option<PermissionSubject> {
-        Self::parse(input).and_then(|i| self.inner.permission_subject(&i))
+    fn permission_subject(&self, input: &Value, ctx: &ToolUseContext) -> Option<PermissionSubject> {
+        Self::parse(input).and_then(|i| self.inner.permission_subject(&i, ctx))
     }
     fn backfill_observable_input(&self, input: &mut Value) {
         self.inner.backfill_observable_input(input);

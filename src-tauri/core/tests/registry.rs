@@ -87,7 +87,7 @@ async fn undeclared_members_fail_closed() {
         assert!(tool.is_enabled());
         assert!(tool.search_hint().is_none());
         assert!(tool.aliases().is_empty());
-        assert!(tool.permission_subject(&input).is_none());
+        assert!(tool.permission_subject(&input, &ctx).is_none());
         assert_eq!(tool.interrupt_behavior(), InterruptBehavior::Block);
         assert_eq!(tool.max_result_size_chars(), DEFAULT_MAX_RESULT_SIZE_CHARS);
         assert_eq!(DEFAULT_MAX_RESULT_SIZE_CHARS, 100_000);

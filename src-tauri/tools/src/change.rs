@@ -5,8 +5,11 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
-use gatehouse_core::ToolError;
+use gatehouse_core::permission::PermissionSubject;
+use gatehouse_core::tool::CallContext;
+use gatehouse_core::{ToolError, ToolResult};
 use gatehouse_protocol::diff::FileDiff;
 
 use crate::atomic_write::{AtomicWriteError, write_atomic};
@@ -62,6 +65,57 @@ pub fn load(path: &Path) -> Result<Option<Current>, ToolError> {
         _ => paths::io_error("read", path, e),
     })?;
     Ok(Some(Current { meta, bytes }))
+}
+
+/// Loads the file at `path` like [`load`] and, when it exists, checks it
+/// against the session's reads ([`FileStateCache::check_fresh`]; a full
+/// read is needed when `require_full`): a file changed since it was read,
+/// or never read, is refused with a message telling the model to read it.
+pub fn load_fresh(
+    state: &FileStateCache,
+    path: &Path,
+    require_full: bool,
+) -> Result<Option<Current>, ToolError> {
+    let current = load(path)?;
+    if let Some(cur) = &current {
+        state.check_fresh(path, &cur.meta, &cur.bytes, require_full)?;
+    }
+    Ok(current)
+}
+
+/// What permission rules match on for a change of `path` (as the model
+/// wrote it): the canonical path written.
+pub fn write_subject(path: &str) -> Option<PermissionSubject> {
+    Some(PermissionSubject::WritePath(paths::subject_path(path)))
+}
+
+/// A change's output: it carries the diff shown to the user.
+pub trait Changed: Send + 'static {
+    /// The change as a structured diff.
+    fn diff(&self) -> &FileDiff;
+}
+
+/// Runs a writer's blocking `change` of `input` off the async runtime,
+/// against the call's file-state cache (`fallback` unless the context
+/// attaches one), and streams the resulting diff to the UI as progress.
+/// `what` names the task in the error when the blocking task itself fails.
+pub async fn run<I, O>(
+    fallback: &Arc<FileStateCache>,
+    cx: &CallContext<'_>,
+    what: &str,
+    input: I,
+    change: fn(&FileStateCache, &I) -> Result<O, ToolError>,
+) -> Result<ToolResult<O>, ToolError>
+where
+    I: Send + 'static,
+    O: Changed,
+{
+    let state = FileStateCache::for_call(fallback, cx.ctx);
+    let output = tokio::task::spawn_blocking(move || change(&state, &input))
+        .await
+        .map_err(|e| ToolError::failed(format!("the {what} task failed: {e}")))??;
+    crate::diff::report(cx.progress, output.diff());
+    Ok(ToolResult::new(output))
 }
 
 /// Maps an atomic-write failure to an error that says the original is

@@ -10,8 +10,8 @@
 //! `[ab]` work). Results are sorted by modification time, newest first
 //! (ties by path), and capped at `limit` with a `truncated` flag.
 
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -20,11 +20,12 @@ use gatehouse_core::tool::CallContext;
 use gatehouse_core::{ToolError, ToolResult, ToolUseContext, TypedTool};
 use gatehouse_protocol::event::ContentBlock;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use ignore::{WalkBuilder, WalkState};
+use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::paths;
+use crate::search::{modified, search_root, search_subject, walk_files};
 
 /// Paths returned when no `limit` is given.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -99,28 +100,6 @@ pub(crate) fn compile(pattern: &str) -> Result<GlobSet, ToolError> {
     GlobSetBuilder::new().add(glob).build().map_err(invalid)
 }
 
-/// Resolves the search root: `path`, or the context's working directory.
-pub(crate) fn search_root(path: Option<&str>, ctx: &ToolUseContext) -> Result<PathBuf, ToolError> {
-    let raw = match path {
-        Some(p) if !p.is_empty() => {
-            paths::require_absolute("path", p)?;
-            PathBuf::from(p)
-        }
-        _ => {
-            if ctx.cwd.as_os_str().is_empty() {
-                return Err(ToolError::invalid(
-                    "no `path` given and no working directory is set",
-                ));
-            }
-            ctx.cwd.clone()
-        }
-    };
-    let root = raw
-        .canonicalize()
-        .map_err(|e| paths::io_error("search", &raw, e))?;
-    Ok(root)
-}
-
 #[async_trait]
 impl TypedTool for GlobTool {
     type Input = GlobInput;
@@ -154,11 +133,12 @@ impl TypedTool for GlobTool {
         }
         compile(&input.pattern).map(|_| ())
     }
-    fn permission_subject(&self, input: &GlobInput) -> Option<PermissionSubject> {
-        input
-            .path
-            .as_deref()
-            .map(|p| PermissionSubject::ReadPath(paths::subject_path(p)))
+    fn permission_subject(
+        &self,
+        input: &GlobInput,
+        ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        search_subject(input.path.as_deref(), ctx)
     }
     async fn call(
         &self,
@@ -188,45 +168,24 @@ impl TypedTool for GlobTool {
     }
 }
 
-/// Per-thread results of a parallel walk, appended to the shared list in
-/// batches (and when the thread's visitor is dropped at the end).
-pub(crate) struct Batch<'a, T> {
-    local: Vec<T>,
-    sink: &'a Mutex<Vec<T>>,
+/// A match: its modification time (`None` when it could not be read; such
+/// files sort last) and its path.
+type Found = (Option<SystemTime>, PathBuf);
+
+/// Newest first; equal times by path, so the order is stable.
+fn newest_first(a: &Found, b: &Found) -> Ordering {
+    b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1))
 }
 
-impl<'a, T> Batch<'a, T> {
-    /// An empty batch flushing into `sink`.
-    pub(crate) fn new(sink: &'a Mutex<Vec<T>>) -> Self {
-        Self {
-            local: Vec::new(),
-            sink,
-        }
+/// Keeps the `limit` newest of `all`, sorted newest first. Only those are
+/// sorted: a selection splits them off the rest in linear time.
+fn newest(mut all: Vec<Found>, limit: usize) -> Vec<Found> {
+    if all.len() > limit {
+        all.select_nth_unstable_by(limit, newest_first);
+        all.truncate(limit);
     }
-
-    /// Adds one result.
-    pub(crate) fn push(&mut self, item: T) {
-        self.local.push(item);
-        if self.local.len() >= 256 {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        let mut all = self
-            .sink
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        all.append(&mut self.local);
-    }
-}
-
-impl<T> Drop for Batch<'_, T> {
-    fn drop(&mut self) {
-        if !self.local.is_empty() {
-            self.flush();
-        }
-    }
+    all.sort_unstable_by(newest_first);
+    all
 }
 
 /// Runs a glob search under `root` (blocking).
@@ -239,44 +198,74 @@ pub fn glob(root: &Path, pattern: &str, limit: Option<usize>) -> Result<GlobOutp
         _ => pattern.trim_start_matches("./").to_owned(),
     };
     let matcher = compile(&pattern)?;
-    let found: Mutex<Vec<(Option<SystemTime>, PathBuf)>> = Mutex::new(Vec::new());
-    let walker = WalkBuilder::new(root)
-        .hidden(!names_hidden(&pattern))
-        .threads(0)
-        .build_parallel();
-    walker.run(|| {
-        let matcher = &matcher;
-        let mut batch = Batch::new(&found);
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-                if matcher.is_match(rel) {
-                    let mtime = entry.metadata().ok().and_then(|m| m.modified().ok());
-                    batch.push((mtime, entry.path().to_path_buf()));
-                }
+    let mut walk = WalkBuilder::new(root);
+    walk.hidden(!names_hidden(&pattern)).threads(0);
+    let all = walk_files(
+        &walk,
+        None,
+        || (),
+        |(), entry| {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            if !matcher.is_match(rel) {
+                return None;
             }
-            WalkState::Continue
-        })
-    });
-    let mut all = found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    // Newest first; equal times by path so the order is stable.
-    all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            Some((modified(path), entry.into_path()))
+        },
+    );
     let num_matches = all.len();
-    let truncated = num_matches > limit;
-    all.truncate(limit);
+    let kept = newest(all, limit);
     Ok(GlobOutput {
         root: root.display().to_string(),
-        filenames: all
+        truncated: num_matches > kept.len(),
+        // A UTF-8 path becomes its String without a copy.
+        filenames: kept
             .into_iter()
-            .map(|(_, p)| p.display().to_string())
+            .map(|(_, p)| {
+                p.into_os_string()
+                    .into_string()
+                    .unwrap_or_else(|raw| raw.to_string_lossy().into_owned())
+            })
             .collect(),
         num_matches,
-        truncated,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_newest_are_kept_in_order_whatever_the_limit() {
+        let t = |s: u64| Some(SystemTime::UNIX_EPOCH + Duration::from_secs(s));
+        let all: Vec<Found> = [
+            (t(5), "e"),
+            (None, "n"),
+            (t(9), "b"),
+            (t(9), "a"),
+            (t(1), "z"),
+            (t(7), "c"),
+        ]
+        .into_iter()
+        .map(|(m, p)| (m, PathBuf::from(p)))
+        .collect();
+        let order = |v: Vec<Found>| -> Vec<String> {
+            v.into_iter()
+                .map(|(_, p)| p.display().to_string())
+                .collect()
+        };
+        let mut sorted = all.clone();
+        sorted.sort_by(newest_first);
+        assert_eq!(order(sorted.clone()), ["a", "b", "c", "e", "z", "n"]);
+        for limit in 1..=8 {
+            let expected: Vec<Found> = sorted.iter().take(limit).cloned().collect();
+            assert_eq!(
+                order(newest(all.clone(), limit)),
+                order(expected),
+                "limit {limit}"
+            );
+        }
+    }
 }

@@ -18,6 +18,7 @@
 //! | [`atomic_write`] | temp file + rename, permissions kept |
 //! | [`change`] | load, stale check, atomic write, record, diff: shared by the writers |
 //! | [`paths`] | absolute-path checks and canonicalisation |
+//! | `search` | what Glob and Grep share: search root, permission subject, parallel walk |
 //! | [`file_tools`](mod@file_tools) | the constructor the registry calls |
 //!
 //! Shell tools ([`bash::shell_tools`] builds them for a session):
@@ -40,6 +41,7 @@ pub mod grep;
 pub mod notebook_edit;
 pub mod paths;
 pub mod read;
+mod search;
 pub mod tasks;
 pub mod write;
 

@@ -101,6 +101,12 @@ pub struct NotebookEditOutput {
     pub diff: FileDiff,
 }
 
+impl change::Changed for NotebookEditOutput {
+    fn diff(&self) -> &FileDiff {
+        &self.diff
+    }
+}
+
 const DESCRIPTION: &str = "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). \
 `notebook_path` must be absolute; the notebook must have been read with Read in this session and \
 not changed since. Address the cell by `cell_id` as Read shows it (or \"cell-N\" for the 0-based \
@@ -218,10 +224,12 @@ impl TypedTool for NotebookEditTool {
         }
         Ok(())
     }
-    fn permission_subject(&self, input: &NotebookEditInput) -> Option<PermissionSubject> {
-        Some(PermissionSubject::WritePath(paths::subject_path(
-            &input.notebook_path,
-        )))
+    fn permission_subject(
+        &self,
+        input: &NotebookEditInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        change::write_subject(&input.notebook_path)
     }
     fn backfill_observable_input(&self, input: &mut Value) {
         backfill_path(input, "notebook_path");
@@ -231,12 +239,7 @@ impl TypedTool for NotebookEditTool {
         input: NotebookEditInput,
         cx: CallContext<'_>,
     ) -> Result<ToolResult<NotebookEditOutput>, ToolError> {
-        let state = FileStateCache::for_call(&self.state, cx.ctx);
-        let output = tokio::task::spawn_blocking(move || notebook_edit(&state, &input))
-            .await
-            .map_err(|e| ToolError::failed(format!("the notebook edit task failed: {e}")))??;
-        crate::diff::report(cx.progress, &output.diff);
-        Ok(ToolResult::new(output))
+        change::run(&self.state, &cx, "notebook edit", input, notebook_edit).await
     }
     fn map_result(&self, output: &NotebookEditOutput, _tool_use_id: &str) -> Vec<ContentBlock> {
         let what = match output.edit_mode {
@@ -259,13 +262,12 @@ pub fn notebook_edit(
     input: &NotebookEditInput,
 ) -> Result<NotebookEditOutput, ToolError> {
     let path = paths::resolve("notebook_path", &input.notebook_path)?;
-    let Some(current) = change::load(&path)? else {
+    let Some(current) = change::load_fresh(state, &path, false)? else {
         return Err(ToolError::failed(format!(
             "{} does not exist",
             path.display()
         )));
     };
-    state.check_fresh(&path, &current.meta, &current.bytes, false)?;
     let old_text = String::from_utf8(current.bytes)
         .map_err(|_| ToolError::failed(format!("{} is not valid UTF-8", path.display())))?;
     let mut notebook: Value = serde_json::from_str(&old_text).map_err(|e| {

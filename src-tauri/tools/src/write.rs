@@ -68,6 +68,12 @@ pub struct WriteOutput {
     pub diff: FileDiff,
 }
 
+impl change::Changed for WriteOutput {
+    fn diff(&self) -> &FileDiff {
+        &self.diff
+    }
+}
+
 const DESCRIPTION: &str = "Writes a file to the local file system, creating it (and missing parent \
 directories) or replacing its whole content. `file_path` must be absolute. To overwrite an existing \
 file you must have read all of it with Read in this session, and it must not have changed since. \
@@ -97,10 +103,12 @@ impl TypedTool for WriteTool {
     ) -> Result<(), ToolError> {
         paths::require_absolute("file_path", &input.file_path)
     }
-    fn permission_subject(&self, input: &WriteInput) -> Option<PermissionSubject> {
-        Some(PermissionSubject::WritePath(paths::subject_path(
-            &input.file_path,
-        )))
+    fn permission_subject(
+        &self,
+        input: &WriteInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        change::write_subject(&input.file_path)
     }
     fn backfill_observable_input(&self, input: &mut serde_json::Value) {
         backfill_path(input, "file_path");
@@ -110,12 +118,7 @@ impl TypedTool for WriteTool {
         input: WriteInput,
         cx: CallContext<'_>,
     ) -> Result<ToolResult<WriteOutput>, ToolError> {
-        let state = FileStateCache::for_call(&self.state, cx.ctx);
-        let output = tokio::task::spawn_blocking(move || write(&state, &input))
-            .await
-            .map_err(|e| ToolError::failed(format!("the write task failed: {e}")))??;
-        crate::diff::report(cx.progress, &output.diff);
-        Ok(ToolResult::new(output))
+        change::run(&self.state, &cx, "write", input, write).await
     }
     fn map_result(
         &self,
@@ -139,11 +142,10 @@ impl TypedTool for WriteTool {
 /// Does the write (blocking).
 pub fn write(state: &FileStateCache, input: &WriteInput) -> Result<WriteOutput, ToolError> {
     let path = paths::resolve("file_path", &input.file_path)?;
-    let current = change::load(&path)?;
+    let current = change::load_fresh(state, &path, true)?;
     let (old_text, encoding) = match &current {
         None => (None, Encoding::Utf8),
         Some(cur) => {
-            state.check_fresh(&path, &cur.meta, &cur.bytes, true)?;
             let file = encoding::decode(&cur.bytes).map_err(|e| {
                 ToolError::failed(format!("cannot overwrite {}: {e}", path.display()))
             })?;

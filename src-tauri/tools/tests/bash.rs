@@ -361,7 +361,7 @@ async fn the_classifier_decides_concurrency_and_the_verdict_and_defaults_fail_cl
         gatehouse_core::InterruptBehavior::Cancel
     );
     assert_eq!(
-        bash.permission_subject(&input),
+        bash.permission_subject(&input, &gatehouse_core::ToolUseContext::default()),
         Some(gatehouse_core::permission::PermissionSubject::Command(
             "ls".into()
         ))

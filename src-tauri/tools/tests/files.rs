@@ -581,6 +581,11 @@ async fn flags_and_subjects_follow_the_spec() {
     use gatehouse_core::permission::PermissionSubject;
     let sx = Session::new();
     let pool = sx.rt.pool();
+    let ctx = gatehouse_core::ToolUseContext {
+        cwd: "/tmp/.".into(),
+        ..Default::default()
+    };
+    let canonical_tmp = std::path::Path::new("/tmp").canonicalize().unwrap();
     for (name, ro) in [
         ("Read", true),
         ("Glob", true),
@@ -601,8 +606,7 @@ async fn flags_and_subjects_follow_the_spec() {
         };
         assert_eq!(tool.is_read_only(&input), ro, "{name}");
         assert_eq!(tool.is_concurrency_safe(&input), ro, "{name}");
-        let subject = tool.permission_subject(&input).unwrap();
-        let canonical_tmp = std::path::Path::new("/tmp").canonicalize().unwrap();
+        let subject = tool.permission_subject(&input, &ctx).unwrap();
         match subject {
             PermissionSubject::ReadPath(p) => {
                 assert!(ro && p.starts_with(&canonical_tmp), "{name}")
@@ -612,6 +616,16 @@ async fn flags_and_subjects_follow_the_spec() {
             }
             other => panic!("{name}: {other:?}"),
         }
+    }
+    // Without `path`, Glob and Grep search the working directory: that is
+    // what the rules must see, canonicalised.
+    for name in ["Glob", "Grep"] {
+        let tool = pool.find(name).unwrap();
+        assert_eq!(
+            tool.permission_subject(&json!({"pattern": "p"}), &ctx),
+            Some(PermissionSubject::ReadPath(canonical_tmp.clone())),
+            "{name}"
+        );
     }
 }
 

@@ -13,7 +13,7 @@
 //!   message; 429, 5xx, 529 and `overloaded_error` events are retryable
 //!   (the loop retries before any output, honouring `retry-after`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::keys::ApiKey;
 use crate::message::{Block, StopReason, Usage};
-use crate::provider::sse::{SseEvent, SseParser};
+use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
 use crate::provider::{
     EventStream, ModelRequest, Provider, ProviderError, StreamEvent, parse_retry_after,
     status_error,
@@ -205,62 +205,15 @@ enum Partial {
 }
 
 /// The SSE → [`StreamEvent`] state machine.
+#[derive(Default)]
 struct Decoder {
-    body: BoxStream<'static, reqwest::Result<Bytes>>,
-    parser: SseParser,
-    pending: VecDeque<Result<StreamEvent, ProviderError>>,
     blocks: HashMap<u32, Partial>,
     usage: Usage,
     stop_reason: Option<String>,
-    done: bool,
 }
 
 fn decode_stream(body: BoxStream<'static, reqwest::Result<Bytes>>) -> EventStream {
-    let decoder = Decoder {
-        body,
-        parser: SseParser::new(MAX_EVENT_BYTES),
-        pending: VecDeque::new(),
-        blocks: HashMap::new(),
-        usage: Usage::default(),
-        stop_reason: None,
-        done: false,
-    };
-    futures::stream::unfold(decoder, |mut d| async move {
-        loop {
-            if let Some(item) = d.pending.pop_front() {
-                return Some((item, d));
-            }
-            if d.done {
-                return None;
-            }
-            match d.body.next().await {
-                Some(Ok(chunk)) => {
-                    let mut events = Vec::new();
-                    let fed = d.parser.feed(&chunk, &mut events);
-                    for event in events {
-                        if d.done {
-                            break;
-                        }
-                        if let Err(e) = d.decode(&event) {
-                            d.fail(e);
-                        }
-                    }
-                    if let Err(e) = fed
-                        && !d.done
-                    {
-                        d.fail(ProviderError::malformed(format!("anthropic: {e}")));
-                    }
-                }
-                Some(Err(e)) => d.fail(ProviderError::retryable(
-                    SessionErrorKind::Network,
-                    format!("anthropic: the connection dropped mid-reply: {e}"),
-                )),
-                // The loop reports a stream that ends without message_stop.
-                None => d.done = true,
-            }
-        }
-    })
-    .boxed()
+    sse::drive(body, Decoder::default(), MAX_EVENT_BYTES)
 }
 
 fn field_u32(v: &Value, key: &str) -> Result<u32, ProviderError> {
@@ -277,17 +230,12 @@ fn text_of(v: &Value, key: &str) -> String {
         .to_owned()
 }
 
-impl Decoder {
-    fn fail(&mut self, e: ProviderError) {
-        self.pending.push_back(Err(e));
-        self.done = true;
+impl SseDecoder for Decoder {
+    fn provider(&self) -> &'static str {
+        "anthropic"
     }
 
-    fn emit(&mut self, e: StreamEvent) {
-        self.pending.push_back(Ok(e));
-    }
-
-    fn decode(&mut self, event: &SseEvent) -> Result<(), ProviderError> {
+    fn decode(&mut self, event: &SseEvent, out: &mut Emitted) -> Result<(), ProviderError> {
         let known = matches!(
             event.event.as_str(),
             "message_start"
@@ -315,7 +263,7 @@ impl Decoder {
                     self.usage.update_from(u);
                 }
                 let id = message.get("id").and_then(Value::as_str).map(str::to_owned);
-                self.emit(StreamEvent::MessageStart { id });
+                out.emit(StreamEvent::MessageStart { id });
             }
             "content_block_start" => {
                 let index = field_u32(&v, "index")?;
@@ -324,7 +272,7 @@ impl Decoder {
                     Some("text") => {
                         let text = text_of(&block, "text");
                         if !text.is_empty() {
-                            self.emit(StreamEvent::TextDelta {
+                            out.emit(StreamEvent::TextDelta {
                                 index,
                                 text: text.clone(),
                             });
@@ -358,17 +306,17 @@ impl Decoder {
                         "anthropic: a delta for block {index}, which was never started"
                     )));
                 };
-                let mut out = None;
+                let mut delta_event = None;
                 match (partial, kind) {
                     (Partial::Text(text), "text_delta") => {
                         let piece = text_of(&delta, "text");
                         text.push_str(&piece);
-                        out = Some(StreamEvent::TextDelta { index, text: piece });
+                        delta_event = Some(StreamEvent::TextDelta { index, text: piece });
                     }
                     (Partial::Thinking { thinking, .. }, "thinking_delta") => {
                         let piece = text_of(&delta, "thinking");
                         thinking.push_str(&piece);
-                        out = Some(StreamEvent::ThinkingDelta {
+                        delta_event = Some(StreamEvent::ThinkingDelta {
                             index,
                             thinking: piece,
                         });
@@ -386,8 +334,8 @@ impl Decoder {
                         )));
                     }
                 }
-                if let Some(e) = out {
-                    self.emit(e);
+                if let Some(e) = delta_event {
+                    out.emit(e);
                 }
             }
             "content_block_stop" => {
@@ -425,7 +373,7 @@ impl Decoder {
                     Partial::Unknown => None,
                 };
                 if let Some(e) = event {
-                    self.emit(e);
+                    out.emit(e);
                 }
             }
             "message_delta" => {
@@ -451,11 +399,11 @@ impl Decoder {
                         "anthropic: the message stopped without a stop_reason",
                     ));
                 };
-                self.emit(StreamEvent::Usage(self.usage));
-                self.emit(StreamEvent::MessageStop {
+                out.emit(StreamEvent::Usage(self.usage));
+                out.emit(StreamEvent::MessageStop {
                     stop_reason: StopReason::parse(&reason),
                 });
-                self.done = true;
+                out.finish();
             }
             "error" => {
                 let e = v.get("error").cloned().unwrap_or(Value::Null);

@@ -11,7 +11,6 @@
 //! * `finish_reason`: `stop` → end_turn, `tool_calls` → tool_use, `length` →
 //!   max_tokens, `content_filter` → refusal; others are reported unknown.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -26,7 +25,7 @@ use crate::message::{Block, Message, Role, StopReason, Usage};
 use crate::provider::anthropic::{
     MAX_EVENT_BYTES, network_error, read_error_detail, tool_use_complete,
 };
-use crate::provider::sse::{SseEvent, SseParser};
+use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
 use crate::provider::{
     EventStream, ModelRequest, Provider, ProviderError, StreamEvent, parse_retry_after,
     status_error,
@@ -208,10 +207,8 @@ struct Call {
     args: String,
 }
 
+#[derive(Default)]
 struct Decoder {
-    body: BoxStream<'static, reqwest::Result<Bytes>>,
-    parser: SseParser,
-    pending: VecDeque<Result<StreamEvent, ProviderError>>,
     started: bool,
     text: Option<String>,
     calls: Vec<Call>,
@@ -219,81 +216,23 @@ struct Decoder {
     completed_calls: usize,
     usage: Usage,
     finish: Option<String>,
-    done: bool,
 }
 
 fn decode_stream(body: BoxStream<'static, reqwest::Result<Bytes>>) -> EventStream {
-    let d = Decoder {
-        body,
-        parser: SseParser::new(MAX_EVENT_BYTES),
-        pending: VecDeque::new(),
-        started: false,
-        text: None,
-        calls: Vec::new(),
-        completed_calls: 0,
-        usage: Usage::default(),
-        finish: None,
-        done: false,
-    };
-    futures::stream::unfold(d, |mut d| async move {
-        loop {
-            if let Some(item) = d.pending.pop_front() {
-                return Some((item, d));
-            }
-            if d.done {
-                return None;
-            }
-            match d.body.next().await {
-                Some(Ok(chunk)) => {
-                    let mut events = Vec::new();
-                    let fed = d.parser.feed(&chunk, &mut events);
-                    for event in events {
-                        if d.done {
-                            break;
-                        }
-                        if let Err(e) = d.decode(&event) {
-                            d.fail(e);
-                        }
-                    }
-                    if let Err(e) = fed
-                        && !d.done
-                    {
-                        d.fail(ProviderError::malformed(format!("openai: {e}")));
-                    }
-                }
-                Some(Err(e)) => d.fail(ProviderError::retryable(
-                    SessionErrorKind::Network,
-                    format!("openai: the connection dropped mid-reply: {e}"),
-                )),
-                None => {
-                    // Some servers end without `[DONE]` after the finish.
-                    if d.finish.is_some() {
-                        d.stop();
-                    }
-                    d.done = true;
-                }
-            }
-        }
-    })
-    .boxed()
+    sse::drive(body, Decoder::default(), MAX_EVENT_BYTES)
 }
 
 impl Decoder {
-    fn fail(&mut self, e: ProviderError) {
-        self.pending.push_back(Err(e));
-        self.done = true;
-    }
-
-    fn complete_text(&mut self) {
+    fn complete_text(&mut self, out: &mut Emitted) {
         if let Some(text) = self.text.take() {
-            self.pending.push_back(Ok(StreamEvent::BlockComplete {
+            out.emit(StreamEvent::BlockComplete {
                 index: 0,
                 block: Block::Text { text },
-            }));
+            });
         }
     }
 
-    fn complete_calls_before(&mut self, end: usize) {
+    fn complete_calls_before(&mut self, end: usize, out: &mut Emitted) {
         while self.completed_calls < end.min(self.calls.len()) {
             let k = self.completed_calls;
             let call = &self.calls[k];
@@ -302,21 +241,20 @@ impl Decoder {
             } else {
                 call.id.clone()
             };
-            let event = tool_use_complete(
+            out.emit(tool_use_complete(
                 u32::try_from(k + 1).unwrap_or(u32::MAX),
                 id,
                 call.name.clone(),
                 &call.args,
                 Value::Null,
-            );
-            self.pending.push_back(Ok(event));
+            ));
             self.completed_calls += 1;
         }
     }
 
-    fn stop(&mut self) {
-        self.complete_text();
-        self.complete_calls_before(usize::MAX);
+    fn stop(&mut self, out: &mut Emitted) {
+        self.complete_text(out);
+        self.complete_calls_before(usize::MAX, out);
         let reason = match self.finish.take().as_deref() {
             Some("stop") | None => StopReason::EndTurn,
             Some("tool_calls" | "function_call") => StopReason::ToolUse,
@@ -324,17 +262,30 @@ impl Decoder {
             Some("content_filter") => StopReason::Refusal,
             Some(other) => StopReason::Other(other.to_owned()),
         };
-        self.pending.push_back(Ok(StreamEvent::Usage(self.usage)));
-        self.pending.push_back(Ok(StreamEvent::MessageStop {
+        out.emit(StreamEvent::Usage(self.usage));
+        out.emit(StreamEvent::MessageStop {
             stop_reason: reason,
-        }));
-        self.done = true;
+        });
+        out.finish();
+    }
+}
+
+impl SseDecoder for Decoder {
+    fn provider(&self) -> &'static str {
+        "openai"
     }
 
-    fn decode(&mut self, event: &SseEvent) -> Result<(), ProviderError> {
+    fn end_of_body(&mut self, out: &mut Emitted) {
+        // Some servers end without `[DONE]` after the finish.
+        if self.finish.is_some() {
+            self.stop(out);
+        }
+    }
+
+    fn decode(&mut self, event: &SseEvent, out: &mut Emitted) -> Result<(), ProviderError> {
         let data = event.data.trim();
         if data == "[DONE]" {
-            self.stop();
+            self.stop(out);
             return Ok(());
         }
         let v: Value = serde_json::from_str(data).map_err(|e| {
@@ -353,7 +304,7 @@ impl Decoder {
         if !self.started {
             self.started = true;
             let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-            self.pending.push_back(Ok(StreamEvent::MessageStart { id }));
+            out.emit(StreamEvent::MessageStart { id });
         }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
             let field = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -370,10 +321,10 @@ impl Decoder {
             && self.calls.is_empty()
         {
             self.text.get_or_insert_with(String::new).push_str(text);
-            self.pending.push_back(Ok(StreamEvent::TextDelta {
+            out.emit(StreamEvent::TextDelta {
                 index: 0,
                 text: text.to_owned(),
-            }));
+            });
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for c in calls {
@@ -392,7 +343,7 @@ impl Decoder {
                         "openai: tool call {k} continued after a later call started"
                     )));
                 }
-                self.complete_text();
+                self.complete_text(out);
                 while self.calls.len() <= k {
                     self.calls.push(Call {
                         id: String::new(),
@@ -401,7 +352,7 @@ impl Decoder {
                     });
                 }
                 // A new call starting completes every earlier one.
-                self.complete_calls_before(k);
+                self.complete_calls_before(k, out);
                 let call = &mut self.calls[k];
                 if let Some(id) = c.get("id").and_then(Value::as_str) {
                     call.id.push_str(id);
@@ -419,8 +370,8 @@ impl Decoder {
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
             self.finish = Some(reason.to_owned());
             // Hand the finished calls over now; usage may still follow.
-            self.complete_text();
-            self.complete_calls_before(usize::MAX);
+            self.complete_text(out);
+            self.complete_calls_before(usize::MAX, out);
         }
         Ok(())
     }

@@ -6,6 +6,20 @@
 //! chunks from any HTTP stream; the format itself is ~40 lines of the
 //! WHATWG algorithm (`event:`, `data:` joined by `\n`, `:` comments, blank
 //! line dispatches; `\n`, `\r\n` and `\r` line ends).
+//!
+//! [`drive`] is the one loop both HTTP providers stream with: body chunks
+//! in, parsed events through the provider's [`SseDecoder`], provider
+//! events out, with the same handling of parse errors and dropped
+//! connections.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use gatehouse_protocol::event::SessionErrorKind;
+
+use crate::provider::{EventStream, ProviderError, StreamEvent};
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,6 +123,109 @@ impl SseParser {
         }
         Ok(())
     }
+}
+
+/// What a decoder produced so far: the events still to hand out, and
+/// whether the reply is over (a stop, or a failure).
+#[derive(Debug, Default)]
+pub(crate) struct Emitted {
+    events: VecDeque<Result<StreamEvent, ProviderError>>,
+    done: bool,
+}
+
+impl Emitted {
+    /// Queues an event.
+    pub(crate) fn emit(&mut self, event: StreamEvent) {
+        self.events.push_back(Ok(event));
+    }
+
+    /// Marks the reply complete: nothing after this is decoded.
+    pub(crate) fn finish(&mut self) {
+        self.done = true;
+    }
+
+    /// Queues an error and ends the reply.
+    fn fail(&mut self, e: ProviderError) {
+        self.events.push_back(Err(e));
+        self.done = true;
+    }
+}
+
+/// A provider's wire format: SSE events → [`StreamEvent`]s.
+pub(crate) trait SseDecoder: Send + 'static {
+    /// The provider's name, which starts its error messages.
+    fn provider(&self) -> &'static str;
+
+    /// Decodes one event into `out`. An error ends the reply with it.
+    fn decode(&mut self, event: &SseEvent, out: &mut Emitted) -> Result<(), ProviderError>;
+
+    /// The body ended before the decoder finished the reply. By default
+    /// nothing is added: the loop reports a stream that ends without a stop.
+    fn end_of_body(&mut self, _out: &mut Emitted) {}
+}
+
+/// Streams `body` through an SSE parser (events up to `max_event_bytes`)
+/// and `decoder`: events come out as soon as the chunk that completes them
+/// arrives; a parse error is a malformed stream, a broken connection a
+/// retryable network error, and nothing is read after the reply is done.
+pub(crate) fn drive<D: SseDecoder>(
+    body: BoxStream<'static, reqwest::Result<Bytes>>,
+    decoder: D,
+    max_event_bytes: usize,
+) -> EventStream {
+    let state = (
+        body,
+        SseParser::new(max_event_bytes),
+        decoder,
+        Emitted::default(),
+    );
+    futures::stream::unfold(
+        state,
+        |(mut body, mut parser, mut decoder, mut out)| async move {
+            loop {
+                if let Some(item) = out.events.pop_front() {
+                    return Some((item, (body, parser, decoder, out)));
+                }
+                if out.done {
+                    return None;
+                }
+                match body.next().await {
+                    Some(Ok(chunk)) => {
+                        let mut events = Vec::new();
+                        let fed = parser.feed(&chunk, &mut events);
+                        for event in events {
+                            if out.done {
+                                break;
+                            }
+                            if let Err(e) = decoder.decode(&event, &mut out) {
+                                out.fail(e);
+                            }
+                        }
+                        if let Err(e) = fed
+                            && !out.done
+                        {
+                            out.fail(ProviderError::malformed(format!(
+                                "{}: {e}",
+                                decoder.provider()
+                            )));
+                        }
+                    }
+                    Some(Err(e)) => out.fail(ProviderError::retryable(
+                        SessionErrorKind::Network,
+                        format!(
+                            "{}: the connection dropped mid-reply: {e}",
+                            decoder.provider()
+                        ),
+                    )),
+                    None => {
+                        decoder.end_of_body(&mut out);
+                        out.done = true;
+                    }
+                }
+            }
+        },
+    )
+    .boxed()
 }
 
 #[cfg(test)]

@@ -341,7 +341,11 @@ impl TypedTool for BashTool {
         self.config.classifier.check(&input.command)
     }
 
-    fn permission_subject(&self, input: &BashInput) -> Option<PermissionSubject> {
+    fn permission_subject(
+        &self,
+        input: &BashInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         Some(PermissionSubject::Command(input.command.clone()))
     }
 

@@ -84,6 +84,12 @@ pub struct EditOutput {
     pub diff: FileDiff,
 }
 
+impl change::Changed for EditOutput {
+    fn diff(&self) -> &FileDiff {
+        &self.diff
+    }
+}
+
 /// Why a replacement could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplaceError {
@@ -233,10 +239,12 @@ impl TypedTool for EditTool {
         }
         Ok(())
     }
-    fn permission_subject(&self, input: &EditInput) -> Option<PermissionSubject> {
-        Some(PermissionSubject::WritePath(paths::subject_path(
-            &input.file_path,
-        )))
+    fn permission_subject(
+        &self,
+        input: &EditInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        change::write_subject(&input.file_path)
     }
     fn backfill_observable_input(&self, input: &mut serde_json::Value) {
         backfill_path(input, "file_path");
@@ -246,12 +254,7 @@ impl TypedTool for EditTool {
         input: EditInput,
         cx: CallContext<'_>,
     ) -> Result<ToolResult<EditOutput>, ToolError> {
-        let state = FileStateCache::for_call(&self.state, cx.ctx);
-        let output = tokio::task::spawn_blocking(move || edit(&state, &input))
-            .await
-            .map_err(|e| ToolError::failed(format!("the edit task failed: {e}")))??;
-        crate::diff::report(cx.progress, &output.diff);
-        Ok(ToolResult::new(output))
+        change::run(&self.state, &cx, "edit", input, edit).await
     }
     fn map_result(&self, output: &EditOutput, _tool_use_id: &str) -> Vec<ContentBlock> {
         let mut text = format!(
@@ -311,7 +314,7 @@ pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, Too
         )));
     }
     let path = paths::resolve("file_path", &input.file_path)?;
-    let Some(current) = change::load(&path)? else {
+    let Some(current) = change::load_fresh(state, &path, false)? else {
         if !input.old_string.is_empty() {
             return Err(ToolError::failed(format!(
                 "{} does not exist (if it was read earlier, it has since been deleted). To create it, use an empty old_string or the Write tool.",
@@ -329,7 +332,6 @@ pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, Too
             diff,
         });
     };
-    state.check_fresh(&path, &current.meta, &current.bytes, false)?;
     let file = encoding::decode(&current.bytes)
         .map_err(|e| ToolError::failed(format!("cannot edit {}: {e}", path.display())))?;
     let new_input = input.new_string.replace("\r\n", "\n");

@@ -23,7 +23,6 @@
 pub mod sink;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -33,16 +32,16 @@ use gatehouse_core::{ToolError, ToolResult, ToolUseContext, TypedTool};
 use gatehouse_protocol::event::ContentBlock;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkBuilder;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
-use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use self::sink::{Collect, FileResult};
-use crate::glob::{Batch, search_root};
 use crate::paths;
+use crate::search::{modified, search_root, search_subject, walk_files};
 
 /// The `Grep` tool.
 #[derive(Debug, Clone, Default)]
@@ -278,30 +277,19 @@ pub fn grep(
 ) -> Result<GrepOutput, ToolError> {
     let started = std::time::Instant::now();
     let plan = Plan::new(input, root)?;
-    let hits: Mutex<Vec<Hit>> = Mutex::new(Vec::new());
-    let mut wb = WalkBuilder::new(root);
-    wb.threads(0);
+    let mut walk = WalkBuilder::new(root);
+    walk.threads(0);
     if let Some(t) = &plan.types {
-        wb.types(t.clone());
+        walk.types(t.clone());
     }
     if let Some(o) = &plan.overrides {
-        wb.overrides(o.clone());
+        walk.overrides(o.clone());
     }
-    wb.build_parallel().run(|| {
-        let plan = &plan;
-        let mut searcher = plan.searcher();
-        let mut batch = Batch::new(&hits);
-        let cancel = cancel.clone();
-        Box::new(move |entry| {
-            if cancel.is_cancelled() {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
+    let hits = walk_files(
+        &walk,
+        Some(cancel),
+        || plan.searcher(),
+        |searcher, entry| {
             let path = entry.path();
             let shown = path.to_string_lossy();
             let mut sink = Collect {
@@ -311,28 +299,29 @@ pub fn grep(
                 result: FileResult::default(),
             };
             // Unreadable files are skipped, as rg does (it warns on stderr).
-            if searcher.search_path(&plan.matcher, path, &mut sink).is_ok() && sink.result.count > 0
+            if searcher
+                .search_path(&plan.matcher, path, &mut sink)
+                .is_err()
+                || sink.result.count == 0
             {
-                let mtime = if plan.mode == OutputMode::FilesWithMatches {
-                    entry.metadata().ok().and_then(|m| m.modified().ok())
-                } else {
-                    None
-                };
-                batch.push(Hit {
-                    path: path.to_path_buf(),
-                    mtime,
-                    result: sink.result,
-                });
+                return None;
             }
-            WalkState::Continue
-        })
-    });
+            let mtime = match plan.mode {
+                OutputMode::FilesWithMatches => modified(path),
+                _ => None,
+            };
+            let result = sink.result;
+            Some(Hit {
+                path: entry.into_path(),
+                mtime,
+                result,
+            })
+        },
+    );
     if cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
-    let mut hits = hits
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut hits = hits;
     match plan.mode {
         OutputMode::FilesWithMatches => {
             hits.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.path.cmp(&b.path)));
@@ -415,11 +404,12 @@ impl TypedTool for GrepTool {
         // Compiles the regex, glob and type: errors reach the model early.
         Plan::new(input, Path::new("/")).map(|_| ())
     }
-    fn permission_subject(&self, input: &GrepInput) -> Option<PermissionSubject> {
-        input
-            .path
-            .as_deref()
-            .map(|p| PermissionSubject::ReadPath(paths::subject_path(p)))
+    fn permission_subject(
+        &self,
+        input: &GrepInput,
+        ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        search_subject(input.path.as_deref(), ctx)
     }
     async fn call(
         &self,

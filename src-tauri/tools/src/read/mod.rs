@@ -178,7 +178,11 @@ impl TypedTool for ReadTool {
         }
         Ok(())
     }
-    fn permission_subject(&self, input: &ReadInput) -> Option<PermissionSubject> {
+    fn permission_subject(
+        &self,
+        input: &ReadInput,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
         Some(PermissionSubject::ReadPath(paths::subject_path(
             &input.file_path,
         )))
