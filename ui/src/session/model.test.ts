@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import demoJsonl from "./fixtures/demo.jsonl?raw";
 import richJsonl from "./fixtures/rich.jsonl?raw";
-import { Script, bigSession, parseJsonLines, sampleDiff } from "./fixtures/build";
+import { Script, bigSession, must, parseJsonLines, sampleDiff } from "./fixtures/build";
 import {
   KEPT_OUTPUT_CHARS,
   appendOutput,
@@ -39,18 +39,18 @@ describe("captured demo session", () => {
     const groups = model.transcript.filter((i) => i.kind === "group");
     expect(groups).toHaveLength(2);
     expect(groups[0]).toMatchObject({ callIds: ["toolu_replay_1_2", "toolu_replay_1_3"] });
-    const calls = groups.map((g) => (g.kind === "group" ? g.callIds.map((id) => model.calls.get(id)!) : []));
-    expect(groupSummary(calls[0]!)).toBe("Read 1 file, listed 1 glob");
-    expect(groupSummary(calls[1]!)).toBe("Read 1 file, searched 1 pattern");
-    const tools = model.transcript.flatMap((i) => (i.kind === "tool" ? [model.calls.get(i.callId)!.name] : []));
+    const calls = groups.map((g) => (g.kind === "group" ? g.callIds.map((id) => must(model.calls.get(id))) : []));
+    expect(groupSummary(must(calls[0]))).toBe("Read 1 file, listed 1 glob");
+    expect(groupSummary(must(calls[1]))).toBe("Read 1 file, searched 1 pattern");
+    const tools = model.transcript.flatMap((i) => (i.kind === "tool" ? [must(model.calls.get(i.callId)).name] : []));
     expect(tools).toEqual(["Edit", "Bash"]);
   });
 
   it("records the Edit's diff and the Bash output, all calls completed", () => {
-    const edit = model.calls.get("toolu_replay_3_2")!;
+    const edit = must(model.calls.get("toolu_replay_3_2"));
     expect(edit.diff?.additions).toBe(1);
     expect(edit.diff?.deletions).toBe(2);
-    const bash = model.calls.get("toolu_replay_4_2")!;
+    const bash = must(model.calls.get("toolu_replay_4_2"));
     expect(outputText(bash.output)).toBe("Hello, Ada!\n");
     expect(bash.bash?.description).toBe("Run greet()");
     expect([...model.calls.values()].map((c) => c.status)).toEqual(Array(6).fill("completed"));
@@ -73,7 +73,7 @@ describe("captured rich session", () => {
   it("groups 3 reads, a grep and a glob into one line", () => {
     const group = model.transcript.find((i) => i.kind === "group");
     expect(group?.kind === "group" && group.callIds).toHaveLength(5);
-    const calls = group?.kind === "group" ? group.callIds.map((id) => model.calls.get(id)!) : [];
+    const calls = group?.kind === "group" ? group.callIds.map((id) => must(model.calls.get(id))) : [];
     expect(groupSummary(calls)).toBe("Read 3 files, searched 1 pattern, listed 1 glob");
   });
 
@@ -84,7 +84,7 @@ describe("captured rich session", () => {
   });
 
   it("keeps ANSI colours in the Bash output and tracks the background task", () => {
-    const bash = model.calls.get("toolu_replay_2_3")!;
+    const bash = must(model.calls.get("toolu_replay_2_3"));
     expect(outputText(bash.output)).toBe("\u001b[32mline 1\u001b[0m\n\u001b[32mline 2\u001b[0m\n\u001b[32mline 3\u001b[0m\n");
     expect(bash.output?.totalBytes).toBe(48);
     expect(model.calls.get("toolu_replay_2_2")?.diff?.created).toBe(true);
@@ -116,7 +116,7 @@ describe("statuses and timestamps", () => {
     expect(step()?.status).toBe("running");
     expect(model.pending).toEqual([]);
     s.complete("t1", "ok", false, 50);
-    const call = step()!;
+    const call = must(step());
     expect(call.status).toBe("completed");
     expect(call.startedMs).toBe(started);
     expect(call.waits).toEqual([{ fromMs: asked, toMs: asked + 500 }]);
@@ -248,7 +248,7 @@ describe("bounded output", () => {
         data: { kind: "output", text: chunk, skipped_bytes: 0, total_bytes: i * chunk.length },
       });
     }
-    const out = model.calls.get("b")!.output!;
+    const out = must(must(model.calls.get("b")).output);
     expect(out.keptChars).toBeLessThanOrEqual(KEPT_OUTPUT_CHARS);
     expect(out.chunks.join("").length).toBe(out.keptChars);
     expect(out.totalBytes).toBe(events * chunk.length);
@@ -271,7 +271,7 @@ describe("bounded output", () => {
   it("keeps a bounded list of non-output progress payloads", () => {
     const s = new Script().request(1).queue("m", "mcp__srv__long_job", {}).start("m");
     for (let i = 0; i < 200; i++) s.progress("m", { progress: i, total: 200 }, 1);
-    const call = foldEvents(s.events).calls.get("m")!;
+    const call = must(foldEvents(s.events).calls.get("m"));
     expect(call.progress).toHaveLength(50);
     expect(call.progress.at(-1)).toEqual({ progress: 199, total: 200 });
   });

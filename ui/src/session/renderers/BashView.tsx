@@ -1,0 +1,92 @@
+import { AnsiUp } from "ansi_up";
+import { memo, useLayoutEffect, useMemo, useRef } from "react";
+
+import { field, formatBytes, formatDuration } from "../format";
+import { highlight } from "../highlight";
+import { isFinished, outputText, resultText, type ToolCall } from "../model";
+
+/** How a finished Bash call ended, from its status and result text. */
+export function bashExit(call: ToolCall): { label: string; ok: boolean } | null {
+  if (!isFinished(call.status)) return null;
+  const text = resultText(call);
+  switch (call.status) {
+    case "completed":
+      return { label: call.taskId ? "started in the background" : "exit 0", ok: true };
+    case "denied":
+      return { label: "not run", ok: false };
+    case "interrupted":
+      return { label: "interrupted", ok: false };
+  }
+  const code = /Exit code (-?\d+)/.exec(text);
+  if (code) return { label: `exit ${code[1]}`, ok: false };
+  const signal = /killed by signal (\d+)/.exec(text);
+  if (signal) return { label: `signal ${signal[1]}`, ok: false };
+  if (/timed out|ran past its timeout/i.test(text)) return { label: "timed out", ok: false };
+  return { label: "failed", ok: false };
+}
+
+/** ANSI-coloured output as HTML (ansi_up escapes the text; colours become classes themed in CSS). */
+export function ansiToHtml(text: string): string {
+  const converter = new AnsiUp();
+  converter.use_classes = true;
+  return converter.ansi_to_html(text);
+}
+
+/** The live output pane: keeps following the end unless the user scrolled up. */
+function Output({ call }: { call: ToolCall }) {
+  const ref = useRef<HTMLPreElement>(null);
+  const follow = useRef(true);
+  const streamed = call.output;
+  const text = streamed ? outputText(streamed) : call.result && !call.taskId ? resultText(call) : "";
+  const html = useMemo(() => ansiToHtml(text), [text]);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  }, [html]);
+  const running = !isFinished(call.status);
+  return (
+    <div className={`bash-output-wrap ${running ? "live" : ""}`}>
+      {streamed && streamed.earlierBytes > 0 && (
+        <div className="earlier-output" data-testid="earlier-output">
+          … {formatBytes(streamed.earlierBytes)} earlier output
+          {call.bash?.outputPath ? ` (all of it in ${call.bash.outputPath})` : ""}
+        </div>
+      )}
+      <pre
+        ref={ref}
+        className="bash-output"
+        data-testid="bash-output"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
+        }}
+        dangerouslySetInnerHTML={{ __html: html }}
+      />
+    </div>
+  );
+}
+
+/** Bash: the command, live output with colours, exit status and duration. */
+export const BashView = memo(function BashView({ call }: { call: ToolCall }) {
+  const command = field(call.input, "command") ?? "";
+  const description = field(call.input, "description") ?? call.bash?.description ?? null;
+  const exit = bashExit(call);
+  return (
+    <div className="bash">
+      {description && <div className="muted small">{description}</div>}
+      <pre className="bash-command">
+        <span className="prompt-sign">$ </span>
+        <code dangerouslySetInnerHTML={{ __html: highlight(command, "bash") }} />
+      </pre>
+      {call.status !== "denied" && call.status !== "queued" && <Output call={call} />}
+      {call.taskId && <div className="muted small">Background task {call.taskId}</div>}
+      {exit && (
+        <div className={`bash-exit ${exit.ok ? "ok" : "bad"}`} data-testid="bash-exit">
+          {exit.label}
+          {call.result ? ` · ${formatDuration(call.result.durationMs)}` : ""}
+          {call.interruptMessage ? ` · ${call.interruptMessage}` : ""}
+        </div>
+      )}
+    </div>
+  );
+});
