@@ -38,21 +38,37 @@ interface Props {
  */
 export function PermissionModal({ requests, onAnswer }: Props) {
   const first = requests[0];
+  // Where focus was before the first dialog took it (set by the dialog,
+  // whose effect runs before this component's).
   const restore = useRef<Element | null>(null);
   const hasRequest = first !== undefined;
   useEffect(() => {
     if (!hasRequest) return;
-    restore.current = document.activeElement;
     return () => {
       const el = restore.current;
+      restore.current = null;
       if (el instanceof HTMLElement && el.isConnected) el.focus();
     };
   }, [hasRequest]);
   if (!first) return null;
-  return <Dialog key={first.toolUseId} request={first} queued={requests.length} onAnswer={onAnswer} />;
+  const remember = (previous: Element | null) => {
+    restore.current ??= previous;
+  };
+  return <Dialog key={first.toolUseId} request={first} queued={requests.length} onAnswer={onAnswer} onOpen={remember} />;
 }
 
-function Dialog({ request, queued, onAnswer }: { request: PermissionRequest; queued: number; onAnswer: Props["onAnswer"] }) {
+function Dialog({
+  request,
+  queued,
+  onAnswer,
+  onOpen,
+}: {
+  request: PermissionRequest;
+  queued: number;
+  onAnswer: Props["onAnswer"];
+  /** Told where focus was before the dialog takes it. */
+  onOpen(previous: Element | null): void;
+}) {
   const [rules, setRules] = useState<string[]>(() => (request.suggestions.length > 0 ? request.suggestions : [request.toolName]));
   const [destination, setDestination] = useState<RuleSource>("local");
   const [feedback, setFeedback] = useState("");
@@ -64,7 +80,10 @@ function Dialog({ request, queued, onAnswer }: { request: PermissionRequest; que
   const answered = useRef(false);
 
   useEffect(() => {
+    onOpen(document.activeElement);
     buttons.current.allow_once?.focus();
+    // Once, when the dialog opens.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const cleanRules = rules.map((r) => r.trim()).filter((r) => r.length > 0);
