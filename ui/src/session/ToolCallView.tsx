@@ -75,6 +75,19 @@ export const ToolCallView = memo(function ToolCallView({ call, project }: { call
       {why && call.decision && (
         <div className="why-panel">
           <ReasonAndTrace reason={call.decision.reason} trace={call.decision.trace} />
+          {call.hooks.length > 0 && (
+            <ul className="hooks small" data-testid="hook-runs">
+              {call.hooks.map((h, i) => (
+                <li key={i}>
+                  {h.hookEvent} hook <span className="mono">{h.hook}</span>
+                  {h.decision ? `: ${h.decision}` : ""}
+                  {h.blocked ? " (blocked)" : ""}
+                  {h.message ? ` — ${h.message}` : ""}
+                  {h.error ? ` — failed: ${h.error}` : ""}
+                </li>
+              ))}
+            </ul>
+          )}
         </div>
       )}
       <div className="tool-body">

@@ -71,7 +71,7 @@ export type ToolKind =
   | "other";
 
 /** At most this many characters of a call's streamed output are kept. */
-export const KEPT_OUTPUT_CHARS = 128 * 1024;
+export const KEPT_OUTPUT_CHARS = 64 * 1024;
 /** At most this many non-output progress payloads are kept per call. */
 export const KEPT_PROGRESS_ITEMS = 50;
 

@@ -141,6 +141,18 @@ describe("BashView", () => {
     expect(screen.getByTestId("bash-exit").textContent).toContain("SIGTERM");
   });
 
+  it("reserves the output pane and the status row while running, so finishing moves nothing", () => {
+    const s = new Script().request(1).queue("b", "Bash", { command: "sleep 1" }).start("b", 0, false).allow("b");
+    s.progress("b", { kind: "started", pid: 77, cwd: "/p", description: null, output_path: "/d/b.log" });
+    const { container, rerender } = render(<BashView call={callFrom(s, "b")} />);
+    expect(screen.getByTestId("bash-output").getAttribute("data-placeholder")).toBe("waiting for output…");
+    expect(container.querySelector(".bash-exit")?.textContent).toBe("pid 77 · /p");
+    s.complete("b", "(no output)");
+    rerender(<BashView call={callFrom(s, "b")} />);
+    expect(screen.getByTestId("bash-output").textContent).toBe("(no output)");
+    expect(container.querySelectorAll(".bash-exit")).toHaveLength(1);
+  });
+
   it("marks how much earlier output was dropped from a 100 MB stream", () => {
     const s = new Script().request(1).queue("b", "Bash", { command: "yes" }).start("b");
     s.progress("b", { kind: "started", pid: 1, cwd: "/p", description: null, output_path: "/d/yes.log" });
@@ -213,6 +225,15 @@ describe("RefusalView and ToolCallView", () => {
     expect(screen.queryByTestId("decision-trace")).toBeNull();
     fireEvent.click(screen.getByTestId("why-button"));
     expect(screen.getByTestId("decision-trace")).toBeTruthy();
+  });
+
+  it("lists the hooks that ran in the 'why' panel", () => {
+    const s = new Script().request(1).queue("b", "Bash", { command: "ls" }).start("b");
+    s.add({ type: "hook_ran", tool_use_id: "b", hook_event: "PreToolUse", hook: "./check.sh", decision: "allow", blocked: false, input_updated: false, message: "fine", error: null });
+    s.allow("b").complete("b", "a\nb");
+    render(<ToolCallView call={callFrom(s, "b")} project="/p" />);
+    fireEvent.click(screen.getByTestId("why-button"));
+    expect(screen.getByTestId("hook-runs").textContent).toBe("PreToolUse hook ./check.sh: allow — fine");
   });
 
   it("shows the preview diff of an edit waiting for permission, and a running call's clock", () => {

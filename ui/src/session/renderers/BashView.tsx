@@ -44,6 +44,9 @@ function Output({ call }: { call: ToolCall }) {
     if (el && follow.current) el.scrollTop = el.scrollHeight;
   }, [html]);
   const running = !isFinished(call.status);
+  // The pane is there from the start, one line high when empty, so output
+  // arriving or the call finishing never moves what is below.
+  const placeholder = text.length > 0 ? null : running ? "waiting for output…" : call.taskId ? "running in the background" : "(no output)";
   return (
     <div className={`bash-output-wrap ${running ? "live" : ""}`}>
       {streamed && streamed.earlierBytes > 0 && (
@@ -60,6 +63,7 @@ function Output({ call }: { call: ToolCall }) {
           const el = e.currentTarget;
           follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
         }}
+        data-placeholder={placeholder ?? undefined}
         dangerouslySetInnerHTML={{ __html: html }}
       />
     </div>
@@ -80,12 +84,19 @@ export const BashView = memo(function BashView({ call }: { call: ToolCall }) {
       </pre>
       {call.status !== "denied" && call.status !== "queued" && <Output call={call} />}
       {call.taskId && <div className="muted small">Background task {call.taskId}</div>}
-      {exit && (
+      {exit ? (
         <div className={`bash-exit ${exit.ok ? "ok" : "bad"}`} data-testid="bash-exit">
           {exit.label}
           {call.result ? ` · ${formatDuration(call.result.durationMs)}` : ""}
           {call.interruptMessage ? ` · ${call.interruptMessage}` : ""}
         </div>
+      ) : (
+        call.status !== "queued" && (
+          <div className="bash-exit muted" aria-hidden="true">
+            {call.bash?.pid ? `pid ${call.bash.pid}` : "starting"}
+            {call.bash?.cwd ? ` · ${call.bash.cwd}` : ""}
+          </div>
+        )
       )}
     </div>
   );

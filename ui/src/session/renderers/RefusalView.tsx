@@ -19,12 +19,27 @@ export function TraceList({ trace }: { trace: readonly TraceStep[] }) {
   );
 }
 
-/** The reason for a decision and its trace. */
-export function ReasonAndTrace({ reason, trace }: { reason: DecisionReason; trace: readonly TraceStep[] }) {
+/** The reason for a decision and its trace (behind a disclosure when `collapsed`). */
+export function ReasonAndTrace({
+  reason,
+  trace,
+  collapsed = false,
+}: {
+  reason: DecisionReason;
+  trace: readonly TraceStep[];
+  collapsed?: boolean;
+}) {
   return (
     <div className="reason">
       <div className="reason-text">{describeReason(reason)}</div>
-      <TraceList trace={trace} />
+      {collapsed ? (
+        <details>
+          <summary>Decision trace ({trace.length} layers)</summary>
+          <TraceList trace={trace} />
+        </details>
+      ) : (
+        <TraceList trace={trace} />
+      )}
     </div>
   );
 }
@@ -41,7 +56,7 @@ export const RefusalView = memo(function RefusalView({ call }: { call: ToolCall 
       <div className="refusal" data-testid="refusal">
         <strong>Denied.</strong> {feedback && <span>Feedback to the model: “{feedback}”</span>}
         {call.decision ? (
-          <ReasonAndTrace reason={call.decision.reason} trace={call.decision.trace} />
+          <ReasonAndTrace reason={call.decision.reason} trace={call.decision.trace} collapsed />
         ) : (
           <div>{resultText(call)}</div>
         )}
