@@ -209,7 +209,9 @@ describe("virtualised transcript", () => {
 
   it("renders older calls after scrolling up, and keeps following new ones at the bottom", () => {
     const events = bigSession(200);
-    const { update } = setup(events);
+    // Opened empty, as a new session is: the scroller appears with the first rows.
+    const { update } = setup([]);
+    update({ events });
     const scroller = screen.getByTestId("transcript");
     act(() => {
       scroller.scrollTop = 0;

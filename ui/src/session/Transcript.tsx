@@ -157,6 +157,8 @@ export function Transcript({
     if (following && count > 0) virtualizer.scrollToIndex(count - 1, { align: "end" });
   }, [following, count, version, virtualizer]);
 
+  // The scroller exists only once there are rows (the empty state has none).
+  const hasRows = count > 0;
   useEffect(() => {
     const el = scroller.current;
     if (!el) return;
@@ -173,7 +175,7 @@ export function Transcript({
       el.removeEventListener("scroll", onScroll);
       el.removeEventListener("wheel", onWheel);
     };
-  }, []);
+  }, [hasRows]);
 
   if (count === 0) {
     return (
