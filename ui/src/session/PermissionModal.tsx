@@ -161,6 +161,14 @@ function Dialog({
     }
   };
 
+  const answerProps = {
+    selected,
+    onSelect: setSelected,
+    onAnswer: answer,
+    register: (option: Option, el: HTMLButtonElement | null) => {
+      buttons.current[option] = el;
+    },
+  };
   const command = request.toolName === "Bash" ? field(request.input, "command") : null;
   return (
     <div className="modal-backdrop">
@@ -202,50 +210,10 @@ function Dialog({
           </details>
         </div>
         <div className="modal-answers" role="radiogroup" aria-label="Answer">
-          <button
-            type="button"
-            ref={(el) => {
-              buttons.current.allow_once = el;
-            }}
-            className={`answer ${selected === "allow_once" ? "selected" : ""}`}
-            aria-checked={selected === "allow_once"}
-            role="radio"
-            data-testid="permission-allow-once"
-            onFocus={() => setSelected("allow_once")}
-            onClick={() => answer("allow_once")}
-          >
-            <kbd>1</kbd> Allow once
-          </button>
-          <button
-            type="button"
-            ref={(el) => {
-              buttons.current.allow_for_session = el;
-            }}
-            className={`answer ${selected === "allow_for_session" ? "selected" : ""}`}
-            aria-checked={selected === "allow_for_session"}
-            role="radio"
-            data-testid="permission-allow-session"
-            onFocus={() => setSelected("allow_for_session")}
-            onClick={() => answer("allow_for_session")}
-          >
-            <kbd>2</kbd> Allow for this session
-          </button>
+          <AnswerButton option="allow_once" testId="permission-allow-once" shortcut="1" label="Allow once" {...answerProps} />
+          <AnswerButton option="allow_for_session" testId="permission-allow-session" shortcut="2" label="Allow for this session" {...answerProps} />
           <div className={`answer-block ${selected === "always_allow" ? "selected" : ""}`}>
-            <button
-              type="button"
-              ref={(el) => {
-                buttons.current.always_allow = el;
-              }}
-              className="answer"
-              aria-checked={selected === "always_allow"}
-              role="radio"
-              disabled={cleanRules.length === 0}
-              data-testid="permission-always-allow"
-              onFocus={() => setSelected("always_allow")}
-              onClick={() => answer("always_allow")}
-            >
-              <kbd>3</kbd> Always allow
-            </button>
+            <AnswerButton option="always_allow" testId="permission-always-allow" shortcut="3" label="Always allow" disabled={cleanRules.length === 0} {...answerProps} />
             <div className="rule-editor">
               {rules.map((rule, i) => (
                 <input
@@ -277,20 +245,7 @@ function Dialog({
             </div>
           </div>
           <div className={`answer-block ${selected === "deny" ? "selected" : ""}`}>
-            <button
-              type="button"
-              ref={(el) => {
-                buttons.current.deny = el;
-              }}
-              className="answer deny"
-              aria-checked={selected === "deny"}
-              role="radio"
-              data-testid="permission-deny"
-              onFocus={() => setSelected("deny")}
-              onClick={() => answer("deny")}
-            >
-              <kbd>4</kbd> Deny
-            </button>
+            <AnswerButton option="deny" testId="permission-deny" shortcut="4" label="Deny" {...answerProps} />
             <textarea
               ref={feedbackBox}
               rows={2}
@@ -305,5 +260,44 @@ function Dialog({
         <footer className="modal-foot muted small">1–4 choose · ↑↓ move · Enter confirm · Esc deny</footer>
       </div>
     </div>
+  );
+}
+
+/** One answer: a radio-like button with its shortcut. */
+function AnswerButton({
+  option,
+  testId,
+  shortcut,
+  label,
+  disabled = false,
+  selected,
+  onSelect,
+  onAnswer,
+  register,
+}: {
+  option: Option;
+  testId: string;
+  shortcut: string;
+  label: string;
+  disabled?: boolean;
+  selected: Option;
+  onSelect(option: Option): void;
+  onAnswer(option: Option): void;
+  register(option: Option, el: HTMLButtonElement | null): void;
+}) {
+  return (
+    <button
+      type="button"
+      ref={(el) => register(option, el)}
+      className={`answer ${option === "deny" ? "deny" : ""} ${selected === option ? "selected" : ""}`}
+      aria-checked={selected === option}
+      role="radio"
+      disabled={disabled}
+      data-testid={testId}
+      onFocus={() => onSelect(option)}
+      onClick={() => onAnswer(option)}
+    >
+      <kbd>{shortcut}</kbd> {label}
+    </button>
   );
 }

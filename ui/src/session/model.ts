@@ -509,6 +509,26 @@ function addToolToTranscript(model: SessionModel, call: ToolCall) {
   push(model, { kind: "tool", key: `tool:${call.id}`, callId: call.id });
 }
 
+/** Adds a delta to the (turn, block) text or thinking item, creating it on the first delta. */
+function appendStreamedText(model: SessionModel, kind: "assistant" | "thinking", index: number, delta: string) {
+  const key = `${model.currentTurnKey}:${index}`;
+  const positions = kind === "assistant" ? model.textIndex : model.thinkingIndex;
+  const at = positions.get(key);
+  const item = at === undefined ? undefined : model.transcript[at];
+  if (at !== undefined && (item?.kind === "assistant" || item?.kind === "thinking")) {
+    model.transcript[at] = { ...item, text: item.text + delta };
+    return;
+  }
+  positions.set(key, model.transcript.length);
+  const turnKey = model.currentTurnKey;
+  push(
+    model,
+    kind === "assistant"
+      ? { kind, key: `text:${key}`, turnKey, text: delta, streaming: true }
+      : { kind, key: `thinking:${key}`, turnKey, text: delta },
+  );
+}
+
 /** The final status of a call from its result. */
 function completedStatus(call: ToolCall, isError: boolean, content: ContentBlock[]): ToolStatus {
   if (!isError) return "completed";
@@ -556,30 +576,12 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         tone: "warn",
       });
       break;
-    case "assistant_text_delta": {
-      const key = `${model.currentTurnKey}:${event.index}`;
-      const at = model.textIndex.get(key);
-      const item = at === undefined ? undefined : model.transcript[at];
-      if (at !== undefined && item?.kind === "assistant") {
-        model.transcript[at] = { ...item, text: item.text + event.text };
-      } else {
-        model.textIndex.set(key, model.transcript.length);
-        push(model, { kind: "assistant", key: `text:${key}`, turnKey: model.currentTurnKey, text: event.text, streaming: true });
-      }
+    case "assistant_text_delta":
+      appendStreamedText(model, "assistant", event.index, event.text);
       break;
-    }
-    case "assistant_thinking_delta": {
-      const key = `${model.currentTurnKey}:${event.index}`;
-      const at = model.thinkingIndex.get(key);
-      const item = at === undefined ? undefined : model.transcript[at];
-      if (at !== undefined && item?.kind === "thinking") {
-        model.transcript[at] = { ...item, text: item.text + event.thinking };
-      } else {
-        model.thinkingIndex.set(key, model.transcript.length);
-        push(model, { kind: "thinking", key: `thinking:${key}`, turnKey: model.currentTurnKey, text: event.thinking });
-      }
+    case "assistant_thinking_delta":
+      appendStreamedText(model, "thinking", event.index, event.thinking);
       break;
-    }
     case "assistant_message": {
       // The message is final: text blocks it carries that streamed no
       // deltas (a resumed history) are added; streamed ones stop streaming.

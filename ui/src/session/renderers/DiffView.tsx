@@ -47,6 +47,11 @@ export function splitRows(hunk: DiffHunk): SplitRow[] {
 
 const SIGN = { context: " ", removed: "-", added: "+" } as const;
 
+const LAYOUTS = [
+  { value: "unified", label: "Unified", title: "Unified", Icon: Rows2 },
+  { value: "split", label: "Split", title: "Side by side", Icon: Columns2 },
+] as const;
+
 function Code({ text, language }: { text: string; language: string | null }) {
   // highlight.js escapes every character of the source.
   return <code className="diff-code" dangerouslySetInnerHTML={{ __html: highlight(text, language) || " " }} />;
@@ -128,24 +133,18 @@ export const DiffView = memo(function DiffView({ diff, initialLayout = "unified"
           <span className="add">+{diff.additions}</span> <span className="del">−{diff.deletions}</span>
         </span>
         <span className="segmented" role="group" aria-label="Diff layout">
-          <button
-            type="button"
-            aria-pressed={layout === "unified"}
-            title="Unified"
-            data-testid="diff-unified"
-            onClick={() => setLayout("unified")}
-          >
-            <Rows2 size={14} aria-hidden="true" /> Unified
-          </button>
-          <button
-            type="button"
-            aria-pressed={layout === "split"}
-            title="Side by side"
-            data-testid="diff-split"
-            onClick={() => setLayout("split")}
-          >
-            <Columns2 size={14} aria-hidden="true" /> Split
-          </button>
+          {LAYOUTS.map(({ value, label, title, Icon }) => (
+            <button
+              key={value}
+              type="button"
+              aria-pressed={layout === value}
+              title={title}
+              data-testid={`diff-${value}`}
+              onClick={() => setLayout(value)}
+            >
+              <Icon size={14} aria-hidden="true" /> {label}
+            </button>
+          ))}
         </span>
       </div>
       {hunks.length === 0 ? (
