@@ -92,7 +92,7 @@ describe("SessionScreen", () => {
     expect(inGroup.map((e) => e.getAttribute("data-tool-name"))).toEqual(["Glob", "Read"]);
     const edit = screen.getAllByTestId("tool-call").find((e) => e.getAttribute("data-tool-name") === "Edit");
     expect(edit && within(edit).getByTestId("diff")).toBeTruthy();
-    expect(screen.getByTestId("bash-output").textContent).toBe("Hello, Ada!\n");
+    expect(screen.getByTestId("bash-output").textContent).toBe("Hello, Ada!");
     expect(screen.getAllByTestId("batch-timeline")).toHaveLength(4);
     expect(screen.getAllByTestId("timeline-bar").length).toBeGreaterThanOrEqual(4);
     expect(screen.getByTestId("exchange-end").getAttribute("data-status")).toBe("completed");
@@ -167,7 +167,7 @@ describe("SessionScreen", () => {
     s.progress("b", { kind: "output", text: "ok\n", skipped_bytes: 0, total_bytes: 3 });
     update({ events: s.events.slice() });
     expect(screen.getByTestId("tool-call").getAttribute("data-status")).toBe("running");
-    expect(screen.getByTestId("bash-output").textContent).toBe("ok\n");
+    expect(screen.getByTestId("bash-output").textContent).toBe("ok");
     expect(screen.getAllByTestId("session-rule").map((r) => r.textContent)).toEqual(["Read(//etc/**)", "Bash(npm test)"]);
   });
 

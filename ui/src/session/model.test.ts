@@ -265,6 +265,7 @@ describe("bounded output", () => {
     expect(out.chunks).toHaveLength(1);
     expect(out.chunks[0]?.startsWith("y")).toBe(true);
     expect(out.keptChars).toBe(KEPT_OUTPUT_CHARS - 1);
+    expect(out.droppedLines).toBe(2);
     expect(out.earlierBytes).toBe(out.totalBytes - out.keptChars);
   });
 

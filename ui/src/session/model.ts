@@ -85,6 +85,8 @@ export interface StreamedOutput {
   readonly totalBytes: number;
   /** Bytes produced but not kept here (dropped by the backend or by the cap). */
   readonly earlierBytes: number;
+  /** Line breaks in the text this model dropped from the front: the first kept line's number, from 0. */
+  readonly droppedLines: number;
 }
 
 /** The engine's verdict on a call. */
@@ -377,8 +379,12 @@ export function appendOutput(
 ): StreamedOutput {
   const chunks = prev ? [...prev.chunks] : [];
   let kept = prev ? prev.keptChars : 0;
+  let dropped = prev ? prev.droppedLines : 0;
   let piece = text;
-  if (piece.length > KEPT_OUTPUT_CHARS) piece = piece.slice(piece.length - KEPT_OUTPUT_CHARS);
+  if (piece.length > KEPT_OUTPUT_CHARS) {
+    dropped += countLines(piece.slice(0, piece.length - KEPT_OUTPUT_CHARS));
+    piece = piece.slice(piece.length - KEPT_OUTPUT_CHARS);
+  }
   if (piece.length > 0) {
     chunks.push(piece);
     kept += piece.length;
@@ -389,18 +395,26 @@ export function appendOutput(
     if (oldest.length <= excess) {
       chunks.shift();
       kept -= oldest.length;
+      dropped += countLines(oldest);
     } else {
       // Cut at a line break when one is near, so the kept text starts cleanly.
       let cut = oldest.indexOf("\n", excess);
       if (cut < 0 || cut - excess > 4096) cut = excess;
       else cut += 1;
       kept -= cut;
+      dropped += countLines(oldest.slice(0, cut));
       if (cut >= oldest.length) chunks.shift();
       else chunks[0] = oldest.slice(cut);
     }
   }
   const total = Math.max(totalBytes ?? (prev ? prev.totalBytes : 0) + text.length, kept);
-  return { chunks, keptChars: kept, totalBytes: total, earlierBytes: Math.max(0, total - kept) };
+  return { chunks, keptChars: kept, totalBytes: total, earlierBytes: Math.max(0, total - kept), droppedLines: dropped };
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return n;
 }
 
 function newCall(id: string, name: string, input: JsonValue, turnKey: number, ts: number): ToolCall {

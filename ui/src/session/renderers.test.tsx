@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Script, must, sampleDiff } from "./fixtures/build";
 import { Markdown } from "./Markdown";
 import { foldEvents, type Task, type ToolCall } from "./model";
-import { BashView, bashExit } from "./renderers/BashView";
+import { BashView, MAX_DOM_LINES, bashExit } from "./renderers/BashView";
 import { DiffView, capHunks, splitRows } from "./renderers/DiffView";
 import { McpView, maybeJson } from "./renderers/McpView";
 import { ReadView, lineRange, stripReminders } from "./renderers/ReadView";
@@ -159,6 +159,8 @@ describe("BashView", () => {
     s.progress("b", { kind: "output", text: "y\n".repeat(1000), skipped_bytes: 99_998_000, total_bytes: 100_000_000 });
     render(<BashView call={callFrom(s, "b")} />);
     expect(screen.getByTestId("earlier-output").textContent).toBe("… 100.0 MB earlier output (all of it in /d/yes.log)");
+    // Only the newest lines are in the DOM.
+    expect(screen.getByTestId("bash-output").querySelectorAll(".out-line")).toHaveLength(MAX_DOM_LINES);
     expect(screen.queryByTestId("bash-exit")).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
-import { AnsiUp } from "ansi_up";
-import { memo, useLayoutEffect, useMemo, useRef } from "react";
+import { memo, useLayoutEffect, useRef, useState } from "react";
+
+import { AnsiLines } from "../ansi";
 
 import { field, formatBytes, formatDuration } from "../format";
 import { highlight } from "../highlight";
@@ -25,33 +26,41 @@ export function bashExit(call: ToolCall): { label: string; ok: boolean } | null 
   return { label: "failed", ok: false };
 }
 
-/** ANSI-coloured output as HTML (ansi_up escapes the text; colours become classes themed in CSS). */
-export function ansiToHtml(text: string): string {
-  const converter = new AnsiUp();
-  converter.use_classes = true;
-  return converter.ansi_to_html(text);
-}
+/**
+ * At most this many lines are in the DOM; the rest of the kept output is
+ * counted in the "earlier output" line (a 64 KB event replaces every line of
+ * the pane, and the webview's cost is per line laid out).
+ */
+export const MAX_DOM_LINES = 200;
 
 /** The live output pane: keeps following the end unless the user scrolled up. */
 function Output({ call }: { call: ToolCall }) {
   const ref = useRef<HTMLPreElement>(null);
   const follow = useRef(true);
+  const [ansi] = useState(() => new AnsiLines());
   const streamed = call.output;
   const text = streamed ? outputText(streamed) : call.result && !call.taskId ? resultText(call) : "";
-  const html = useMemo(() => ansiToHtml(text), [text]);
+  const lines = ansi.update(text, streamed ? streamed.droppedLines : 0);
+  const empty = text.length === 0;
+  const shown = lines.length > MAX_DOM_LINES ? lines.slice(lines.length - MAX_DOM_LINES) : lines;
+  let hiddenChars = 0;
+  for (let i = 0; i < lines.length - shown.length; i++) hiddenChars += (lines[i]?.chars ?? 0) + 1;
+  const earlier = (streamed?.earlierBytes ?? 0) + hiddenChars;
+  // Follow the end when output comes.
+  const lastKey = `${shown.at(-1)?.key ?? -1}:${text.length}`;
   useLayoutEffect(() => {
     const el = ref.current;
     if (el && follow.current) el.scrollTop = el.scrollHeight;
-  }, [html]);
+  }, [lastKey]);
   const running = !isFinished(call.status);
   // The pane is there from the start, one line high when empty, so output
   // arriving or the call finishing never moves what is below.
-  const placeholder = text.length > 0 ? null : running ? "waiting for output…" : call.taskId ? "running in the background" : "(no output)";
+  const placeholder = !empty ? null : running ? "waiting for output…" : call.taskId ? "running in the background" : "(no output)";
   return (
     <div className={`bash-output-wrap ${running ? "live" : ""}`}>
-      {streamed && streamed.earlierBytes > 0 && (
+      {earlier > 0 && (
         <div className="earlier-output" data-testid="earlier-output">
-          … {formatBytes(streamed.earlierBytes)} earlier output
+          … {formatBytes(earlier)} earlier output
           {call.bash?.outputPath ? ` (all of it in ${call.bash.outputPath})` : ""}
         </div>
       )}
@@ -64,8 +73,13 @@ function Output({ call }: { call: ToolCall }) {
           follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
         }}
         data-placeholder={placeholder ?? undefined}
-        dangerouslySetInnerHTML={{ __html: html }}
-      />
+      >
+        {!empty &&
+          shown.map((line) => (
+            // ansi_up escapes the text; only its colour spans are markup.
+            <div key={line.key} className="out-line" dangerouslySetInnerHTML={{ __html: line.html }} />
+          ))}
+      </pre>
     </div>
   );
 }
