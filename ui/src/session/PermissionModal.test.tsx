@@ -1,0 +1,175 @@
+import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+import type { PermissionAnswer } from "../generated/protocol";
+import { Script, must, sampleDiff } from "./fixtures/build";
+import { foldEvents, pendingRequests, type PermissionRequest } from "./model";
+import { PermissionModal } from "./PermissionModal";
+
+afterEach(cleanup);
+
+function requests(): PermissionRequest[] {
+  const s = new Script().request(1);
+  s.queue("b1", "Bash", { command: "npm test && git push" }).start("b1", 0, false);
+  s.ask("b1", "Bash", { command: "npm test && git push" }, ["Bash(npm test)", "Bash(git push)"]);
+  s.queue("e1", "Edit", { file_path: "/p/src/greeter.py" }).start("e1", 1, false).ask("e1", "Edit", {}, ["Edit(/src/**)"], sampleDiff());
+  s.queue("w1", "Write", { file_path: "/p/x" }).start("w1", 2, false).ask("w1", "Write", { file_path: "/p/x", content: "hi" });
+  return pendingRequests(foldEvents(s.events));
+}
+
+function setup(reqs = requests()) {
+  const onAnswer = vi.fn<(id: string, answer: PermissionAnswer) => void>();
+  const utils = render(<PermissionModal requests={reqs} onAnswer={onAnswer} />);
+  const modal = screen.getByTestId("permission-modal");
+  return { ...utils, onAnswer, modal };
+}
+
+const key = (el: Element, k: string, extra: Partial<KeyboardEventInit> = {}) => fireEvent.keyDown(el, { key: k, ...extra });
+
+describe("PermissionModal", () => {
+  it("renders nothing without requests", () => {
+    render(<PermissionModal requests={[]} onAnswer={() => {}} />);
+    expect(screen.queryByTestId("permission-modal")).toBeNull();
+  });
+
+  it("shows the first request: tool, command, why, queue position; focus on allow once", () => {
+    const { modal } = setup();
+    expect(modal.getAttribute("data-tool-use-id")).toBe("b1");
+    expect(modal.textContent).toContain("npm test && git push");
+    expect(screen.getByTestId("permission-queue").textContent).toBe("1 of 3");
+    expect(screen.getByTestId("decision-trace")).toBeTruthy();
+    expect(modal.textContent).toContain("no rule allows it");
+    expect(document.activeElement).toBe(screen.getByTestId("permission-allow-once"));
+    expect(modal.getAttribute("aria-modal")).toBe("true");
+  });
+
+  it("answers 1 = allow once, 2 = allow for the session", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "1");
+    expect(onAnswer).toHaveBeenLastCalledWith("b1", { kind: "allow_once" });
+    cleanup();
+    const second = setup();
+    key(second.modal, "2");
+    expect(second.onAnswer).toHaveBeenLastCalledWith("b1", { kind: "allow_for_session" });
+  });
+
+  it("answers only once per request even on repeated keys", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "1");
+    key(modal, "2");
+    expect(onAnswer).toHaveBeenCalledTimes(1);
+  });
+
+  it("3 focuses the editable rules (one per sub-command); Enter sends them with the destination", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "3");
+    const rules = screen.getAllByTestId("permission-rule") as HTMLInputElement[];
+    expect(rules.map((r) => r.value)).toEqual(["Bash(npm test)", "Bash(git push)"]);
+    expect(document.activeElement).toBe(rules[0]);
+    // Digits typed into a rule are text, not shortcuts.
+    key(must(rules[0]), "1");
+    expect(onAnswer).not.toHaveBeenCalled();
+    fireEvent.change(must(rules[1]), { target: { value: "Bash(git push:*)" } });
+    fireEvent.change(screen.getByTestId("permission-destination"), { target: { value: "user" } });
+    key(must(rules[1]), "Enter");
+    expect(onAnswer).toHaveBeenCalledWith("b1", {
+      kind: "always_allow",
+      rules: ["Bash(npm test)", "Bash(git push:*)"],
+      destination: "user",
+    });
+  });
+
+  it("always allow is disabled when every rule is emptied", () => {
+    const { onAnswer } = setup();
+    for (const input of screen.getAllByTestId("permission-rule")) fireEvent.change(input, { target: { value: " " } });
+    const button = screen.getByTestId("permission-always-allow") as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    fireEvent.click(button);
+    expect(onAnswer).not.toHaveBeenCalled();
+  });
+
+  it("4 focuses the feedback box; Shift+Enter is a new line, Enter denies with the feedback", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "4");
+    const box = screen.getByTestId("permission-deny-feedback") as HTMLTextAreaElement;
+    expect(document.activeElement).toBe(box);
+    fireEvent.change(box, { target: { value: "use yarn" } });
+    key(box, "Enter", { shiftKey: true });
+    expect(onAnswer).not.toHaveBeenCalled();
+    key(box, "Enter");
+    expect(onAnswer).toHaveBeenCalledWith("b1", { kind: "deny", feedback: "use yarn" });
+  });
+
+  it("Esc denies without feedback; clicking deny with empty feedback sends null", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "Escape");
+    expect(onAnswer).toHaveBeenCalledWith("b1", { kind: "deny", feedback: null });
+    cleanup();
+    const again = setup();
+    fireEvent.click(screen.getByTestId("permission-deny"));
+    expect(again.onAnswer).toHaveBeenCalledWith("b1", { kind: "deny", feedback: null });
+  });
+
+  it("arrow keys move the choice and Enter confirms it", () => {
+    const { modal, onAnswer } = setup();
+    key(modal, "ArrowDown");
+    expect(document.activeElement).toBe(screen.getByTestId("permission-allow-session"));
+    key(document.activeElement as Element, "Enter");
+    expect(onAnswer).toHaveBeenCalledWith("b1", { kind: "allow_for_session" });
+  });
+
+  it("traps focus: Tab from the last control wraps to the first and Shift+Tab back", () => {
+    const { modal } = setup();
+    const feedback = screen.getByTestId("permission-deny-feedback");
+    feedback.focus();
+    key(feedback, "Tab");
+    const first = document.activeElement;
+    expect(modal.contains(first)).toBe(true);
+    expect(first).not.toBe(feedback);
+    key(first as Element, "Tab", { shiftKey: true });
+    expect(document.activeElement).toBe(feedback);
+  });
+
+  it("keeps key presses from reaching the page (Shift+Tab must not change the mode)", () => {
+    const { modal } = setup();
+    const seen = vi.fn();
+    document.addEventListener("keydown", seen);
+    key(modal, "Tab", { shiftKey: true });
+    key(modal, "Escape");
+    document.removeEventListener("keydown", seen);
+    expect(seen).not.toHaveBeenCalled();
+  });
+
+  it("shows queued requests in order as earlier ones are answered, with the edit's diff preview", () => {
+    const all = requests();
+    const onAnswer = vi.fn();
+    const { rerender } = render(<PermissionModal requests={all} onAnswer={onAnswer} />);
+    key(screen.getByTestId("permission-modal"), "1");
+    rerender(<PermissionModal requests={all.slice(1)} onAnswer={onAnswer} />);
+    const modal = screen.getByTestId("permission-modal");
+    expect(modal.getAttribute("data-tool-use-id")).toBe("e1");
+    expect(screen.getByTestId("permission-queue").textContent).toBe("1 of 2");
+    expect(screen.getByTestId("diff")).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByTestId("permission-allow-once"));
+    key(modal, "2");
+    rerender(<PermissionModal requests={all.slice(2)} onAnswer={onAnswer} />);
+    expect(screen.getByTestId("permission-modal").getAttribute("data-tool-use-id")).toBe("w1");
+    expect(screen.queryByTestId("permission-queue")).toBeNull();
+    // No suggestions: the tool name is offered as the rule.
+    expect((screen.getByTestId("permission-rule") as HTMLInputElement).value).toBe("Write");
+    expect(screen.getByTestId("permission-modal").textContent).toContain('"content": "hi"');
+    expect(onAnswer.mock.calls.map((c) => c[0])).toEqual(["b1", "e1"]);
+  });
+
+  it("gives focus back to where it was when the queue empties", () => {
+    const outside = document.createElement("textarea");
+    document.body.appendChild(outside);
+    outside.focus();
+    const all = requests().slice(0, 1);
+    const { rerender } = render(<PermissionModal requests={all} onAnswer={() => {}} />);
+    expect(document.activeElement).not.toBe(outside);
+    rerender(<PermissionModal requests={[]} onAnswer={() => {}} />);
+    expect(document.activeElement).toBe(outside);
+    outside.remove();
+  });
+});

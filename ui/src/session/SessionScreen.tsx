@@ -1,0 +1,236 @@
+/**
+ * SessionScreen — a live (or stored) session rendered from its event stream.
+ *
+ * Props (the contract with SessionView, which owns the backend side):
+ *   handle        the open session (`SessionHandle`): its mode and session
+ *                 rules at the time it was opened
+ *   events        every event of the session so far, oldest first; the list
+ *                 may only grow (appending is O(new events)); a list that is
+ *                 not an extension of the previous one is folded afresh
+ *   running       whether an exchange is in progress (interrupt enabled)
+ *   onPrompt      the user sent a prompt (Enter, or the send button)
+ *   onInterrupt   the interrupt button, or Esc while running
+ *   onModeChange  Shift+Tab, or a click on the mode indicator: the next mode
+ *                 of default → acceptEdits → plan → default (Claude Code's
+ *                 cycle; from bypassPermissions or dontAsk it goes to default)
+ *   onAnswer      the answer to a permission request, as `PermissionAnswer`
+ *
+ * Test ids (the e2e suite relies on exactly these):
+ *   session-screen (root) · prompt-input (textarea) · prompt-send ·
+ *   interrupt-button · mode-indicator (data-mode = the mode) ·
+ *   assistant-text (each assistant text block) ·
+ *   tool-call (data-tool-name, data-tool-use-id, data-status ∈ queued |
+ *     running | waiting_permission | completed | error | denied | interrupted)
+ *   · bash-output (Bash live output) · diff (Edit/Write diff) ·
+ *   tool-group (collapsed by default; data-count) + tool-group-toggle ·
+ *   permission-modal with permission-allow-once, permission-allow-session,
+ *     permission-always-allow, permission-deny, permission-deny-feedback ·
+ *   batch-timeline with timeline-bar · session-rules ·
+ *   transcript (the scroller; data-following) · task-panel.
+ * The transcript is virtualised and follows the newest rows while the user
+ * is at the bottom; scroll `transcript` to reach older rows.
+ */
+
+import { Send, Square } from "lucide-react";
+import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from "react";
+
+import type { Event, PermissionAnswer, PermissionMode, SessionHandle } from "../generated/protocol";
+import { formatBytes } from "./format";
+import { pendingRequests } from "./model";
+import { PermissionModal } from "./PermissionModal";
+import { TaskPanel } from "./renderers/TaskPanel";
+import { Spinner } from "./Status";
+import { ModelStore } from "./store";
+import { Transcript } from "./Transcript";
+import "./session.css";
+
+/** The props SessionView passes. */
+export interface SessionScreenProps {
+  handle: SessionHandle;
+  events: Event[];
+  running: boolean;
+  onPrompt(text: string): void;
+  onInterrupt(): void;
+  onModeChange(mode: PermissionMode): void;
+  onAnswer(toolUseId: string, answer: PermissionAnswer): void;
+}
+
+/** Shift+Tab order, as in Claude Code. */
+export const MODE_CYCLE: PermissionMode[] = ["default", "acceptEdits", "plan"];
+
+/** The mode after `mode` in the Shift+Tab cycle. */
+export function nextMode(mode: PermissionMode): PermissionMode {
+  const at = MODE_CYCLE.indexOf(mode);
+  return MODE_CYCLE[(at + 1) % MODE_CYCLE.length] ?? "default";
+}
+
+const MODE_LABELS: Record<PermissionMode, string> = {
+  default: "Ask before edits",
+  acceptEdits: "Accept edits",
+  plan: "Plan (read-only)",
+  bypassPermissions: "Bypass permissions",
+  dontAsk: "Don't ask (deny)",
+};
+
+function PromptBox({ running, onPrompt }: { running: boolean; onPrompt(text: string): void }) {
+  const [text, setText] = useState("");
+  const send = () => {
+    const t = text.trim();
+    if (!t || running) return;
+    onPrompt(t);
+    setText("");
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      send();
+    }
+  };
+  return (
+    <div className="prompt-box">
+      <textarea
+        data-testid="prompt-input"
+        aria-label="Prompt"
+        rows={2}
+        placeholder={running ? "Working… (Esc to interrupt)" : "Ask for something. Enter sends, Shift+Enter adds a line"}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <button type="button" className="primary" data-testid="prompt-send" disabled={running || text.trim().length === 0} onClick={send}>
+        <Send size={16} aria-hidden="true" /> Send
+      </button>
+    </div>
+  );
+}
+
+/** A live session: transcript, prompt, mode, interrupt, permissions, rules, tasks. */
+export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer }: SessionScreenProps) {
+  const [store] = useState(() => new ModelStore());
+  const model = store.sync(events);
+  const version = model.version;
+
+  // The mode: the handle's, until a mode_changed arrives after opening; a
+  // Shift+Tab shows the requested mode until the backend confirms a change.
+  const confirmed =
+    model.mode !== null && model.modeEventIndex !== null && model.modeEventIndex >= store.initialCount ? model.mode : handle.mode;
+  const [requested, setRequested] = useState<{ mode: PermissionMode; basis: number | null } | null>(null);
+  const mode = requested && requested.basis === model.modeEventIndex ? requested.mode : confirmed;
+
+  const cycleMode = useCallback(() => {
+    const next = nextMode(mode);
+    setRequested({ mode: next, basis: model.modeEventIndex });
+    onModeChange(next);
+  }, [mode, model.modeEventIndex, onModeChange]);
+
+  // Answers sent but not yet acknowledged by a permission_answered event.
+  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
+  const pending = pendingRequests(model).filter((r) => !answered.has(r.toolUseId));
+  const answer = useCallback(
+    (toolUseId: string, value: PermissionAnswer) => {
+      setAnswered((prev) => new Set(prev).add(toolUseId));
+      onAnswer(toolUseId, value);
+    },
+    [onAnswer],
+  );
+  const modalOpen = pending.length > 0;
+
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const toggleGroup = useCallback((key: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+  }, []);
+
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (modalOpen || e.defaultPrevented) return;
+      if (e.key === "Tab" && e.shiftKey) {
+        e.preventDefault();
+        cycleMode();
+      } else if (e.key === "Escape" && running) {
+        e.preventDefault();
+        onInterrupt();
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [modalOpen, running, cycleMode, onInterrupt]);
+
+  const rules = useMemo(() => {
+    const all = [...handle.session_rules];
+    for (const r of model.sessionRules) if (!all.includes(r)) all.push(r);
+    return all;
+    // model.sessionRules is replaced when it changes.
+  }, [handle.session_rules, model.sessionRules]);
+  const tasks = useMemo(() => [...model.tasks.values()], [model.tasks, version]); // eslint-disable-line react-hooks/exhaustive-deps -- tasks is updated in place; version says when
+
+  const tokens = model.usage.input + model.usage.output + model.usage.cacheRead + model.usage.cacheWrite;
+  return (
+    <div className="session-screen" data-testid="session-screen" data-session-id={handle.session_id}>
+      <header className="session-bar">
+        <div className="session-title">
+          <span className="mono project-path" title={handle.project_path}>
+            {handle.project_path}
+          </span>
+          {model.provider && (
+            <span className="muted small">
+              {model.provider} · {model.modelName}
+            </span>
+          )}
+        </div>
+        <div className="session-status">
+          {running && (
+            <span className="working" data-testid="working">
+              <Spinner /> Working
+            </span>
+          )}
+          {tokens > 0 && (
+            <span className="muted small" title="Tokens: input, output, cache read, cache write">
+              {formatBytes(tokens).replace("B", "tok")}
+            </span>
+          )}
+          <button
+            type="button"
+            className={`mode-indicator mode-${mode}`}
+            data-testid="mode-indicator"
+            data-mode={mode}
+            title="Permission mode (Shift+Tab to cycle)"
+            onClick={cycleMode}
+          >
+            {MODE_LABELS[mode]} <kbd>⇧⇥</kbd>
+          </button>
+          <button type="button" className="interrupt" data-testid="interrupt-button" disabled={!running} onClick={onInterrupt} title="Interrupt (Esc)">
+            <Square size={14} aria-hidden="true" /> Interrupt
+          </button>
+        </div>
+      </header>
+      <div className="session-body">
+        <Transcript model={model} version={version} expandedGroups={expanded} onToggleGroup={toggleGroup} />
+        <aside className="session-side">
+          <section className="panel" data-testid="session-rules" aria-label="Session rules">
+            <h3>Session rules</h3>
+            {rules.length === 0 ? (
+              <p className="muted small">None yet. “Allow for this session” adds one.</p>
+            ) : (
+              <ul className="rule-list">
+                {rules.map((rule) => (
+                  <li key={rule} className="mono small" data-testid="session-rule">
+                    {rule}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <TaskPanel tasks={tasks} />
+        </aside>
+      </div>
+      <footer className="session-foot">
+        <PromptBox running={running} onPrompt={onPrompt} />
+      </footer>
+      <PermissionModal requests={pending} onAnswer={answer} />
+    </div>
+  );
+}

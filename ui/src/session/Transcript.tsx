@@ -1,0 +1,224 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { ArrowDown, CircleAlert, CircleCheck, CircleStop, Info, MessageSquare, TriangleAlert } from "lucide-react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+
+import { BatchTimeline } from "./BatchTimeline";
+import { Markdown } from "./Markdown";
+import type { SessionModel, ToolCall, TranscriptItem } from "./model";
+import { ToolCallView, ToolGroupView } from "./ToolCallView";
+
+/** Estimated heights (px) before an item is measured. */
+const ESTIMATES: Record<TranscriptItem["kind"], number> = {
+  user: 56,
+  assistant: 72,
+  thinking: 36,
+  tool: 88,
+  group: 44,
+  timeline: 64,
+  error: 56,
+  notice: 28,
+  end: 36,
+};
+
+/** Within this many pixels of the bottom counts as following the live end. */
+const FOLLOW_SLACK = 48;
+
+const END_LABEL = {
+  completed: "Completed",
+  interrupted: "Interrupted",
+  turn_limit: "Stopped at the turn limit",
+  failed: "Failed",
+} as const;
+
+interface RowProps {
+  item: TranscriptItem;
+  /** The calls the row shows: the call, the group's calls, the turn's calls. */
+  calls: readonly ToolCall[];
+  project: string | null;
+  expanded: boolean;
+  onToggleGroup(key: string): void;
+}
+
+function Row({ item, calls, project, expanded, onToggleGroup }: RowProps) {
+  switch (item.kind) {
+    case "user":
+      return (
+        <div className="user-prompt" data-testid="user-prompt">
+          <MessageSquare size={16} aria-hidden="true" />
+          <div className="user-text">{item.text}</div>
+        </div>
+      );
+    case "assistant":
+      return (
+        <div className={`assistant-text ${item.streaming ? "streaming" : ""}`} data-testid="assistant-text">
+          <Markdown text={item.text} />
+        </div>
+      );
+    case "thinking":
+      return (
+        <details className="thinking">
+          <summary>Thinking</summary>
+          <div className="thinking-text">{item.text}</div>
+        </details>
+      );
+    case "tool":
+      return calls[0] ? <ToolCallView call={calls[0]} project={project} /> : null;
+    case "group":
+      return <ToolGroupView calls={calls} project={project} expanded={expanded} onToggle={() => onToggleGroup(item.key)} />;
+    case "timeline":
+      return calls.length > 0 ? <BatchTimeline calls={calls} project={project} /> : null;
+    case "error":
+      return (
+        <div className="session-error" role="alert" data-testid="session-error">
+          <CircleAlert size={16} aria-hidden="true" />
+          <div>
+            <strong>{item.errorKind.replace(/_/g, " ")}</strong>: {item.message}
+            <div className="muted small">{item.recoverable ? "You can send another prompt." : "The session cannot continue."}</div>
+          </div>
+        </div>
+      );
+    case "notice":
+      return (
+        <div className={`notice notice-${item.tone}`}>
+          {item.tone === "warn" ? <TriangleAlert size={14} aria-hidden="true" /> : <Info size={14} aria-hidden="true" />} {item.text}
+        </div>
+      );
+    case "end":
+      return (
+        <div className={`exchange-end end-${item.status}`} data-testid="exchange-end" data-status={item.status}>
+          {item.status === "completed" ? <CircleCheck size={14} aria-hidden="true" /> : <CircleStop size={14} aria-hidden="true" />}
+          {END_LABEL[item.status]} · {item.turns} turn{item.turns === 1 ? "" : "s"}
+        </div>
+      );
+  }
+}
+
+/** Rows re-render when their item, their calls (replaced on change) or their expansion change. */
+const MemoRow = memo(
+  Row,
+  (a, b) =>
+    a.item === b.item &&
+    a.expanded === b.expanded &&
+    a.project === b.project &&
+    a.onToggleGroup === b.onToggleGroup &&
+    a.calls.length === b.calls.length &&
+    a.calls.every((c, i) => c === b.calls[i]),
+);
+
+const NO_CALLS: readonly ToolCall[] = [];
+
+/** The calls a transcript row shows. */
+export function rowCalls(item: TranscriptItem, model: SessionModel): readonly ToolCall[] {
+  let ids: readonly string[];
+  if (item.kind === "tool") ids = [item.callId];
+  else if (item.kind === "group") ids = item.callIds;
+  else if (item.kind === "timeline") ids = model.turns.get(item.turnKey)?.callIds ?? [];
+  else return NO_CALLS;
+  return ids.map((id) => model.calls.get(id)).filter((c): c is ToolCall => c !== undefined);
+}
+
+/**
+ * The transcript, virtualised: only the rows in view (plus a margin) are in
+ * the DOM, each measured once rendered, so 10,000 tool calls scroll as
+ * smoothly as ten. It follows the live end (newest rows rendered and in
+ * view) until the user scrolls up; "Jump to latest" resumes following.
+ */
+export function Transcript({
+  model,
+  version,
+  expandedGroups,
+  onToggleGroup,
+}: {
+  model: SessionModel;
+  /** Changes whenever the model did (it is updated in place). */
+  version: number;
+  expandedGroups: ReadonlySet<string>;
+  onToggleGroup(key: string): void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [following, setFollowing] = useState(true);
+  const items = model.transcript;
+  const count = items.length;
+  const getItemKey = useCallback((i: number) => items[i]?.key ?? i, [items]);
+  const estimateSize = useCallback((i: number) => ESTIMATES[items[i]?.kind ?? "tool"], [items]);
+  // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual returns functions that must not be memoised; this component does not memoise them.
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scroller.current,
+    estimateSize,
+    getItemKey,
+    overscan: 6,
+    initialRect: { width: 800, height: 600 },
+  });
+  // jsdom has no layout (nor ResizeObserver): rows keep their estimates there.
+  const measure = typeof ResizeObserver === "undefined" ? undefined : virtualizer.measureElement;
+
+  useLayoutEffect(() => {
+    if (following && count > 0) virtualizer.scrollToIndex(count - 1, { align: "end" });
+  }, [following, count, version, virtualizer]);
+
+  // The scroller exists only once there are rows (the empty state has none).
+  const hasRows = count > 0;
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const onScroll = () => {
+      const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - FOLLOW_SLACK;
+      setFollowing(atEnd);
+    };
+    const onWheel = (e: WheelEvent) => {
+      if (e.deltaY < 0) setFollowing(false);
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    el.addEventListener("wheel", onWheel, { passive: true });
+    return () => {
+      el.removeEventListener("scroll", onScroll);
+      el.removeEventListener("wheel", onWheel);
+    };
+  }, [hasRows]);
+
+  if (count === 0) {
+    return (
+      <div className="transcript transcript-empty" data-testid="transcript">
+        <div className="empty-state">
+          <MessageSquare size={28} aria-hidden="true" />
+          <p>No messages yet.</p>
+          <p className="muted small">Type a prompt below to start. Enter sends, Shift+Enter adds a line.</p>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="transcript" ref={scroller} data-testid="transcript" data-following={following}>
+      <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((row) => {
+          const item = items[row.index];
+          if (!item) return null;
+          return (
+            <div
+              key={row.key}
+              data-index={row.index}
+              ref={measure}
+              className="transcript-row"
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
+              <MemoRow
+                item={item}
+                calls={rowCalls(item, model)}
+                project={model.project}
+                expanded={expandedGroups.has(item.key)}
+                onToggleGroup={onToggleGroup}
+              />
+            </div>
+          );
+        })}
+      </div>
+      {!following && (
+        <button type="button" className="jump-latest" data-testid="jump-latest" onClick={() => setFollowing(true)}>
+          <ArrowDown size={14} aria-hidden="true" /> Jump to latest
+        </button>
+      )}
+    </div>
+  );
+}

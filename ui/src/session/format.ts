@@ -1,0 +1,108 @@
+// Formatting shared by the session components.
+
+import type { DecisionReason, JsonValue } from "../generated/protocol";
+import { mcpParts, type ToolCall } from "./model";
+
+/** "850 ms", "4.2 s", "3 m 05 s". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  return `${m} m ${String(s).padStart(2, "0")} s`;
+}
+
+/** "0:07", "1:02:03": a running clock. */
+export function formatElapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = h > 0 ? String(m).padStart(2, "0") : String(m);
+  return `${h > 0 ? `${h}:` : ""}${mm}:${String(s).padStart(2, "0")}`;
+}
+
+/** "512 B", "12.3 KB", "104.9 MB". */
+export function formatBytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} KB`;
+  if (n < 1_000_000_000) return `${(n / 1_000_000).toFixed(1)} MB`;
+  return `${(n / 1_000_000_000).toFixed(2)} GB`;
+}
+
+/** A field of an input object, as a string. */
+export function field(input: JsonValue, key: string): string | null {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return null;
+  const v = input[key];
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return null;
+}
+
+/** The last path components, for compact display. */
+export function shortPath(path: string, project: string | null = null): string {
+  if (project && path.startsWith(project.endsWith("/") ? project : `${project}/`)) {
+    return path.slice(project.length).replace(/^\//, "");
+  }
+  return path;
+}
+
+/** One line saying what a call does: the command, the path, the pattern. */
+export function callSummary(call: Pick<ToolCall, "name" | "input">, project: string | null = null): string {
+  const input = call.input;
+  switch (call.name) {
+    case "Bash":
+      return field(input, "command") ?? "";
+    case "Read":
+    case "Edit":
+    case "MultiEdit":
+    case "Write":
+      return shortPath(field(input, "file_path") ?? "", project);
+    case "NotebookEdit":
+      return shortPath(field(input, "notebook_path") ?? "", project);
+    case "Grep": {
+      const where = field(input, "path") ?? field(input, "glob");
+      return `${field(input, "pattern") ?? ""}${where ? ` in ${shortPath(where, project)}` : ""}`;
+    }
+    case "Glob":
+      return field(input, "pattern") ?? "";
+    case "WebFetch":
+      return field(input, "url") ?? "";
+    case "WebSearch":
+      return field(input, "query") ?? "";
+    case "TaskOutput":
+    case "TaskStop":
+      return field(input, "task_id") ?? "";
+  }
+  const mcp = mcpParts(call.name);
+  if (mcp) return `${mcp.server} · ${mcp.tool}`;
+  const json = JSON.stringify(input);
+  return json.length > 120 ? `${json.slice(0, 119)}…` : json;
+}
+
+/** A decision reason in words. */
+export function describeReason(reason: DecisionReason): string {
+  switch (reason.kind) {
+    case "rule":
+      return `Rule ${reason.rule} (${reason.source} settings${reason.file ? `, ${reason.file}` : ""})`;
+    case "hook":
+      return `Hook ${reason.hook}${reason.message ? `: ${reason.message}` : ""}`;
+    case "mode":
+      return `Permission mode ${reason.mode}`;
+    case "safety_check":
+      return `Safety check: ${reason.message}`;
+    case "working_directory":
+      return `Outside the working directories: ${reason.path}`;
+    case "tool_check":
+      return reason.message;
+    case "user_answer":
+      return `You answered: ${reason.answer}`;
+    case "default":
+      return reason.message;
+  }
+}
+
+/** Pretty JSON for display. */
+export function prettyJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? "null";
+}

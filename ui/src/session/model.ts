@@ -1,0 +1,852 @@
+// The session view model: a fold of a session's `Event`s into what the
+// screen shows — the transcript (prompts, assistant text, tool calls and
+// groups of them, errors), each tool call's state and timestamps, pending
+// permission requests, background tasks, session rules and the mode.
+//
+// It is built for live use: `applyEvent(model, event)` folds one more event
+// in O(1) (amortised), so a 10,000-call session loads in one pass and a
+// streaming one costs nothing per event. To stay O(1) the model object is
+// updated in place, but every entity that changes (a tool call, a transcript
+// item, a task) is *replaced* by a new object, never mutated, so components
+// memoised on those objects re-render exactly when their entity changed;
+// `version` counts applied events for everything else.
+//
+// The model never duplicates backend logic: statuses come from the events.
+// Two things the events do not say outright, and how they are read:
+// - an interrupted call: Bash says so in a `tool_progress` of kind
+//   `interrupted`; any other call ends with an error result whose text starts
+//   with the runtime's cancellation wording ("Interrupted by the user" /
+//   "Cancelled:"); and calls still open when the exchange ends
+//   (`session_completed`, an unrecoverable `session_error`) are interrupted.
+// - a read-only MCP tool: events carry no MCP annotations, so an MCP call is
+//   grouped as a read when its tool part starts with a read verb (get, list,
+//   read, search, find, query, fetch, describe, show). A wrong guess only
+//   changes grouping, never what runs.
+//
+// Grouping: consecutive calls of one turn whose kind is read, search, list or
+// read-only MCP (Read, Grep, Glob, `mcp__s__get_x`…) become one group once
+// there are two of them; a lone read stays a plain call. The summary counts
+// calls by verb: Read → "read N files", Grep → "searched N patterns",
+// Glob → "listed N globs" (Glob lists files matching a pattern, so "listed";
+// the unit is the pattern, as with Grep, not a folder), read-only MCP →
+// "queried N MCP tools". Example: "Read 5 files, searched 2 patterns, listed
+// 1 glob".
+
+import type {
+  ContentBlock,
+  DecisionReason,
+  Event,
+  FileDiff,
+  JsonValue,
+  PermissionAnswer,
+  PermissionBehavior,
+  PermissionMode,
+  RejectionStage,
+  SessionErrorKind,
+  SessionStatus,
+  TaskStatus,
+  TraceStep,
+} from "../generated/protocol";
+
+/** The state of one tool call, as the screen shows it. */
+export type ToolStatus =
+  | "queued"
+  | "running"
+  | "waiting_permission"
+  | "completed"
+  | "error"
+  | "denied"
+  | "interrupted";
+
+/** What family a tool belongs to: picks its renderer, icon and grouping. */
+export type ToolKind =
+  | "read"
+  | "search"
+  | "list"
+  | "edit"
+  | "bash"
+  | "mcp"
+  | "task"
+  | "web"
+  | "other";
+
+/** At most this many characters of a call's streamed output are kept. */
+export const KEPT_OUTPUT_CHARS = 64 * 1024;
+/** At most this many non-output progress payloads are kept per call. */
+export const KEPT_PROGRESS_ITEMS = 50;
+
+/** A call's streamed output: the newest `KEPT_OUTPUT_CHARS`, and how much came before. */
+export interface StreamedOutput {
+  /** Kept chunks, oldest first; their total length is at most `KEPT_OUTPUT_CHARS`. */
+  readonly chunks: readonly string[];
+  /** Characters in `chunks`. */
+  readonly keptChars: number;
+  /** Bytes of output the command produced in all (the backend's count when it gives one). */
+  readonly totalBytes: number;
+  /** Bytes produced but not kept here (dropped by the backend or by the cap). */
+  readonly earlierBytes: number;
+  /** Line breaks in the text this model dropped from the front: the first kept line's number, from 0. */
+  readonly droppedLines: number;
+}
+
+/** The engine's verdict on a call. */
+export interface Decision {
+  behavior: PermissionBehavior;
+  reason: DecisionReason;
+  trace: TraceStep[];
+}
+
+/** An ask: what the user is shown in the permission modal. */
+export interface PermissionRequest {
+  toolUseId: string;
+  toolName: string;
+  input: JsonValue;
+  reason: DecisionReason;
+  trace: TraceStep[];
+  suggestions: string[];
+  preview: FileDiff | null;
+  requestedMs: number;
+}
+
+/** A span of time a call spent waiting for the user's answer. */
+export interface Wait {
+  fromMs: number;
+  /** null while still waiting. */
+  toMs: number | null;
+}
+
+/** What Bash's `started` progress said. */
+export interface BashStart {
+  cwd: string | null;
+  pid: number | null;
+  outputPath: string | null;
+  description: string | null;
+}
+
+/** The result the model got. */
+export interface ToolResult {
+  isError: boolean;
+  content: ContentBlock[];
+  durationMs: number;
+  persistedPath: string | null;
+}
+
+/** A hook that ran for the call. */
+export interface HookRun {
+  hookEvent: string;
+  hook: string;
+  decision: PermissionBehavior | null;
+  blocked: boolean;
+  message: string | null;
+  error: string | null;
+}
+
+/** One tool call. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: ToolKind;
+  readonly input: JsonValue;
+  /** Key of the turn (model request) that made it. */
+  readonly turnKey: number;
+  readonly status: ToolStatus;
+  readonly queuedMs: number;
+  readonly startedMs: number | null;
+  readonly endedMs: number | null;
+  readonly batch: number | null;
+  readonly concurrent: boolean;
+  readonly waits: readonly Wait[];
+  readonly request: PermissionRequest | null;
+  readonly answer: PermissionAnswer | null;
+  readonly decision: Decision | null;
+  readonly bash: BashStart | null;
+  readonly output: StreamedOutput | null;
+  /** Why Bash says it was stopped, when it was. */
+  readonly interruptMessage: string | null;
+  /** The change an Edit/Write/NotebookEdit made (from its `file_diff` progress). */
+  readonly diff: FileDiff | null;
+  /** Other progress payloads (MCP notifications…), newest last, at most `KEPT_PROGRESS_ITEMS`. */
+  readonly progress: readonly JsonValue[];
+  readonly result: ToolResult | null;
+  readonly rejection: { stage: RejectionStage; message: string } | null;
+  readonly hooks: readonly HookRun[];
+  /** The background task it started, if any. */
+  readonly taskId: string | null;
+}
+
+/** A background task (Bash `run_in_background`). */
+export interface Task {
+  readonly id: string;
+  readonly toolUseId: string | null;
+  readonly command: string;
+  readonly description: string | null;
+  readonly outputPath: string;
+  readonly status: TaskStatus;
+  readonly exitCode: number | null;
+  readonly message: string | null;
+  readonly startedMs: number;
+  readonly endedMs: number | null;
+}
+
+/** One model request and what it did. */
+export interface Turn {
+  readonly key: number;
+  /** The backend's turn number. */
+  readonly turn: number;
+  readonly startedMs: number;
+  readonly endedMs: number | null;
+  readonly callIds: readonly string[];
+  readonly stopReason: string | null;
+}
+
+/** One row of the transcript. */
+export type TranscriptItem =
+  | { kind: "user"; key: string; text: string; ts: number }
+  | { kind: "assistant"; key: string; turnKey: number; text: string; streaming: boolean }
+  | { kind: "thinking"; key: string; turnKey: number; text: string }
+  | { kind: "tool"; key: string; callId: string }
+  | { kind: "group"; key: string; turnKey: number; callIds: readonly string[] }
+  | { kind: "timeline"; key: string; turnKey: number }
+  | { kind: "error"; key: string; errorKind: SessionErrorKind; message: string; recoverable: boolean }
+  | { kind: "notice"; key: string; text: string; tone: "info" | "warn" }
+  | { kind: "end"; key: string; status: SessionStatus; turns: number };
+
+/** Token totals. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** The folded session. */
+export interface SessionModel {
+  /** Events applied so far. */
+  version: number;
+  sessionId: string | null;
+  provider: string | null;
+  modelName: string | null;
+  project: string | null;
+  transcript: TranscriptItem[];
+  calls: Map<string, ToolCall>;
+  turns: Map<number, Turn>;
+  tasks: Map<string, Task>;
+  /** Calls waiting for an answer, in the order they asked. */
+  pending: string[];
+  sessionRules: string[];
+  /** The mode from the last `mode_changed`, and the index of that event. */
+  mode: PermissionMode | null;
+  modeEventIndex: number | null;
+  /** Whether an exchange is in progress (a prompt without its `session_completed`). */
+  active: boolean;
+  usage: Usage;
+  /** Internal: the current turn key and the transcript index of each (turn, block) text. */
+  currentTurnKey: number;
+  textIndex: Map<string, number>;
+  thinkingIndex: Map<string, number>;
+}
+
+/** An empty model. */
+export function emptyModel(): SessionModel {
+  return {
+    version: 0,
+    sessionId: null,
+    provider: null,
+    modelName: null,
+    project: null,
+    transcript: [],
+    calls: new Map(),
+    turns: new Map(),
+    tasks: new Map(),
+    pending: [],
+    sessionRules: [],
+    mode: null,
+    modeEventIndex: null,
+    active: false,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    currentTurnKey: 0,
+    textIndex: new Map(),
+    thinkingIndex: new Map(),
+  };
+}
+
+/** Folds a whole event list. */
+export function foldEvents(events: readonly Event[]): SessionModel {
+  const model = emptyModel();
+  for (const event of events) applyEvent(model, event);
+  return model;
+}
+
+const READ_VERBS = /^(get|list|read|search|find|query|fetch|describe|show)(_|-|[A-Z]|$)/;
+
+/** Splits `mcp__server__tool` into its parts; null for non-MCP names. */
+export function mcpParts(name: string): { server: string; tool: string } | null {
+  if (!name.startsWith("mcp__")) return null;
+  const rest = name.slice(5);
+  const cut = rest.indexOf("__");
+  if (cut < 0) return { server: rest, tool: "" };
+  return { server: rest.slice(0, cut), tool: rest.slice(cut + 2) };
+}
+
+/** The family of a tool by its name. */
+export function toolKind(name: string): ToolKind {
+  switch (name) {
+    case "Read":
+      return "read";
+    case "Grep":
+      return "search";
+    case "Glob":
+    case "LS":
+      return "list";
+    case "Edit":
+    case "MultiEdit":
+    case "Write":
+    case "NotebookEdit":
+      return "edit";
+    case "Bash":
+      return "bash";
+    case "TaskOutput":
+    case "TaskStop":
+    case "Task":
+    case "Agent":
+      return "task";
+    case "WebFetch":
+    case "WebSearch":
+      return "web";
+  }
+  return mcpParts(name) ? "mcp" : "other";
+}
+
+/** Whether a call joins a read/search group. */
+export function isGroupable(call: Pick<ToolCall, "name" | "kind">): boolean {
+  if (call.kind === "read" || call.kind === "search" || call.kind === "list") return true;
+  if (call.kind === "mcp") return READ_VERBS.test(mcpParts(call.name)?.tool ?? "");
+  return false;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "Read 5 files, searched 2 patterns, listed 1 glob" for a group's calls. */
+export function groupSummary(calls: readonly Pick<ToolCall, "name" | "kind">[]): string {
+  let reads = 0;
+  let searches = 0;
+  let lists = 0;
+  let mcp = 0;
+  for (const c of calls) {
+    if (c.kind === "read") reads++;
+    else if (c.kind === "search") searches++;
+    else if (c.kind === "list") lists++;
+    else mcp++;
+  }
+  const parts: string[] = [];
+  if (reads) parts.push(`read ${plural(reads, "file", "files")}`);
+  if (searches) parts.push(`searched ${plural(searches, "pattern", "patterns")}`);
+  if (lists) parts.push(`listed ${plural(lists, "glob", "globs")}`);
+  if (mcp) parts.push(`queried ${plural(mcp, "MCP tool", "MCP tools")}`);
+  const text = parts.join(", ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Whether a call has ended (no more events expected for it). */
+export function isFinished(status: ToolStatus): boolean {
+  return status === "completed" || status === "error" || status === "denied" || status === "interrupted";
+}
+
+const CANCELLED = /^(Interrupted by the user|Cancelled:)/;
+
+function firstText(content: readonly ContentBlock[]): string {
+  for (const block of content) if (block.type === "text") return block.text;
+  return "";
+}
+
+function asRecord(value: JsonValue | undefined): Record<string, JsonValue> | null {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+}
+
+function str(value: JsonValue | undefined): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+function num(value: JsonValue | undefined): number | null {
+  return typeof value === "number" ? value : null;
+}
+
+/** Appends text to a bounded output, dropping the oldest chunks past the cap. */
+export function appendOutput(
+  prev: StreamedOutput | null,
+  text: string,
+  totalBytes: number | null,
+): StreamedOutput {
+  const chunks = prev ? [...prev.chunks] : [];
+  let kept = prev ? prev.keptChars : 0;
+  let dropped = prev ? prev.droppedLines : 0;
+  let piece = text;
+  if (piece.length > KEPT_OUTPUT_CHARS) {
+    dropped += countLines(piece.slice(0, piece.length - KEPT_OUTPUT_CHARS));
+    piece = piece.slice(piece.length - KEPT_OUTPUT_CHARS);
+  }
+  if (piece.length > 0) {
+    chunks.push(piece);
+    kept += piece.length;
+  }
+  while (kept > KEPT_OUTPUT_CHARS && chunks.length > 0) {
+    const oldest = chunks[0] ?? "";
+    const excess = kept - KEPT_OUTPUT_CHARS;
+    if (oldest.length <= excess) {
+      chunks.shift();
+      kept -= oldest.length;
+      dropped += countLines(oldest);
+    } else {
+      // Cut at a line break when one is near, so the kept text starts cleanly.
+      let cut = oldest.indexOf("\n", excess);
+      if (cut < 0 || cut - excess > 4096) cut = excess;
+      else cut += 1;
+      kept -= cut;
+      dropped += countLines(oldest.slice(0, cut));
+      if (cut >= oldest.length) chunks.shift();
+      else chunks[0] = oldest.slice(cut);
+    }
+  }
+  const total = Math.max(totalBytes ?? (prev ? prev.totalBytes : 0) + text.length, kept);
+  return { chunks, keptChars: kept, totalBytes: total, earlierBytes: Math.max(0, total - kept), droppedLines: dropped };
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
+function newCall(id: string, name: string, input: JsonValue, turnKey: number, ts: number): ToolCall {
+  return {
+    id,
+    name,
+    kind: toolKind(name),
+    input,
+    turnKey,
+    status: "queued",
+    queuedMs: ts,
+    startedMs: null,
+    endedMs: null,
+    batch: null,
+    concurrent: false,
+    waits: [],
+    request: null,
+    answer: null,
+    decision: null,
+    bash: null,
+    output: null,
+    interruptMessage: null,
+    diff: null,
+    progress: [],
+    result: null,
+    rejection: null,
+    hooks: [],
+    taskId: null,
+  };
+}
+
+function closeWaits(waits: readonly Wait[], ts: number): readonly Wait[] {
+  return waits.some((w) => w.toMs === null) ? waits.map((w) => (w.toMs === null ? { ...w, toMs: ts } : w)) : waits;
+}
+
+function removePending(model: SessionModel, id: string) {
+  const at = model.pending.indexOf(id);
+  if (at >= 0) model.pending = [...model.pending.slice(0, at), ...model.pending.slice(at + 1)];
+}
+
+function updateCall(model: SessionModel, id: string, change: (call: ToolCall) => Partial<ToolCall>) {
+  const call = model.calls.get(id);
+  if (!call) return;
+  model.calls.set(id, { ...call, ...change(call) });
+}
+
+function turnOf(model: SessionModel, key: number, ts: number): Turn {
+  let turn = model.turns.get(key);
+  if (!turn) {
+    turn = { key, turn: key, startedMs: ts, endedMs: null, callIds: [], stopReason: null };
+    model.turns.set(key, turn);
+  }
+  return turn;
+}
+
+function push(model: SessionModel, item: TranscriptItem) {
+  model.transcript.push(item);
+}
+
+/** Ends every open call (the exchange is over): they were interrupted. */
+function endOpenCalls(model: SessionModel, ts: number) {
+  for (const [id, call] of model.calls) {
+    if (!isFinished(call.status)) {
+      model.calls.set(id, {
+        ...call,
+        status: "interrupted",
+        endedMs: ts,
+        waits: closeWaits(call.waits, ts),
+      });
+    }
+  }
+  model.pending = [];
+  for (const [key, index] of model.textIndex) {
+    const item = model.transcript[index];
+    if (item?.kind === "assistant" && item.streaming) model.transcript[index] = { ...item, streaming: false };
+    model.textIndex.delete(key);
+  }
+}
+
+function addToolToTranscript(model: SessionModel, call: ToolCall) {
+  const turn = turnOf(model, call.turnKey, call.queuedMs);
+  if (turn.callIds.length === 0) {
+    push(model, { kind: "timeline", key: `timeline:${call.turnKey}`, turnKey: call.turnKey });
+  }
+  model.turns.set(turn.key, { ...turn, callIds: [...turn.callIds, call.id] });
+  const lastIndex = model.transcript.length - 1;
+  const last = model.transcript[lastIndex];
+  if (isGroupable(call) && last) {
+    if (last.kind === "group" && last.turnKey === call.turnKey) {
+      model.transcript[lastIndex] = { ...last, callIds: [...last.callIds, call.id] };
+      return;
+    }
+    if (last.kind === "tool") {
+      const prev = model.calls.get(last.callId);
+      if (prev && prev.turnKey === call.turnKey && isGroupable(prev)) {
+        model.transcript[lastIndex] = {
+          kind: "group",
+          key: `group:${prev.id}`,
+          turnKey: call.turnKey,
+          callIds: [prev.id, call.id],
+        };
+        return;
+      }
+    }
+  }
+  push(model, { kind: "tool", key: `tool:${call.id}`, callId: call.id });
+}
+
+/** Adds a delta to the (turn, block) text or thinking item, creating it on the first delta. */
+function appendStreamedText(model: SessionModel, kind: "assistant" | "thinking", index: number, delta: string) {
+  const key = `${model.currentTurnKey}:${index}`;
+  const positions = kind === "assistant" ? model.textIndex : model.thinkingIndex;
+  const at = positions.get(key);
+  const item = at === undefined ? undefined : model.transcript[at];
+  if (at !== undefined && (item?.kind === "assistant" || item?.kind === "thinking")) {
+    model.transcript[at] = { ...item, text: item.text + delta };
+    return;
+  }
+  positions.set(key, model.transcript.length);
+  const turnKey = model.currentTurnKey;
+  push(
+    model,
+    kind === "assistant"
+      ? { kind, key: `text:${key}`, turnKey, text: delta, streaming: true }
+      : { kind, key: `thinking:${key}`, turnKey, text: delta },
+  );
+}
+
+/** The final status of a call from its result. */
+function completedStatus(call: ToolCall, isError: boolean, content: ContentBlock[]): ToolStatus {
+  if (!isError) return "completed";
+  if (call.decision?.behavior === "deny" || call.answer?.kind === "deny") return "denied";
+  if (call.interruptMessage !== null || CANCELLED.test(firstText(content))) return "interrupted";
+  return "error";
+}
+
+/**
+ * Folds one event into the model (in place; changed entities are replaced)
+ * and returns the model.
+ */
+export function applyEvent(model: SessionModel, event: Event): SessionModel {
+  const ts = event.ts_ms;
+  const eventIndex = model.version;
+  model.version += 1;
+  model.sessionId ??= event.session_id;
+  switch (event.type) {
+    case "session_started":
+      model.provider = event.provider;
+      model.modelName = event.model;
+      model.project = event.project;
+      if (event.resumed) push(model, { kind: "notice", key: `resumed:${eventIndex}`, text: "Session resumed", tone: "info" });
+      break;
+    case "user_prompt":
+      model.active = true;
+      push(model, { kind: "user", key: `user:${eventIndex}`, text: event.text, ts });
+      break;
+    case "model_request_started":
+      model.currentTurnKey += 1;
+      model.turns.set(model.currentTurnKey, {
+        key: model.currentTurnKey,
+        turn: event.turn,
+        startedMs: ts,
+        endedMs: null,
+        callIds: [],
+        stopReason: null,
+      });
+      break;
+    case "model_request_retried":
+      push(model, {
+        kind: "notice",
+        key: `retry:${eventIndex}`,
+        text: `Retrying the model request (attempt ${event.attempt}) in ${Math.round(event.delay_ms / 100) / 10} s: ${event.error}`,
+        tone: "warn",
+      });
+      break;
+    case "assistant_text_delta":
+      appendStreamedText(model, "assistant", event.index, event.text);
+      break;
+    case "assistant_thinking_delta":
+      appendStreamedText(model, "thinking", event.index, event.thinking);
+      break;
+    case "assistant_message": {
+      // The message is final: text blocks it carries that streamed no
+      // deltas (a resumed history) are added; streamed ones stop streaming.
+      event.content.forEach((block, index) => {
+        const b = asRecord(block);
+        if (!b || b["type"] !== "text") return;
+        const key = `${model.currentTurnKey}:${index}`;
+        const at = model.textIndex.get(key);
+        const item = at === undefined ? undefined : model.transcript[at];
+        const text = str(b["text"]) ?? "";
+        if (at !== undefined && item?.kind === "assistant") {
+          model.transcript[at] = { ...item, text, streaming: false };
+        } else if (text.length > 0) {
+          model.textIndex.set(key, model.transcript.length);
+          push(model, { kind: "assistant", key: `text:${key}`, turnKey: model.currentTurnKey, text, streaming: false });
+        }
+      });
+      // No more deltas come for this message.
+      for (const at of model.textIndex.values()) {
+        const item = model.transcript[at];
+        if (item?.kind === "assistant" && item.streaming) model.transcript[at] = { ...item, streaming: false };
+      }
+      model.textIndex.clear();
+      model.thinkingIndex.clear();
+      break;
+    }
+    case "tool_queued": {
+      if (model.calls.has(event.tool_use_id)) break;
+      const call = newCall(event.tool_use_id, event.name, event.input, model.currentTurnKey, ts);
+      model.calls.set(call.id, call);
+      addToolToTranscript(model, call);
+      break;
+    }
+    case "tool_started":
+      updateCall(model, event.tool_use_id, (c) => ({
+        status: isFinished(c.status) ? c.status : c.status === "waiting_permission" ? c.status : "running",
+        startedMs: c.startedMs ?? ts,
+        batch: event.batch,
+        concurrent: event.concurrent,
+      }));
+      break;
+    case "permission_requested": {
+      const request: PermissionRequest = {
+        toolUseId: event.tool_use_id,
+        toolName: event.tool_name,
+        input: event.input,
+        reason: event.reason,
+        trace: event.trace,
+        suggestions: event.suggestions,
+        preview: event.preview,
+        requestedMs: ts,
+      };
+      updateCall(model, event.tool_use_id, (c) => ({
+        status: "waiting_permission",
+        request,
+        startedMs: c.startedMs ?? ts,
+        waits: [...c.waits, { fromMs: ts, toMs: null }],
+      }));
+      if (model.calls.has(event.tool_use_id) && !model.pending.includes(event.tool_use_id)) {
+        model.pending = [...model.pending, event.tool_use_id];
+      }
+      break;
+    }
+    case "permission_answered":
+      removePending(model, event.tool_use_id);
+      updateCall(model, event.tool_use_id, (c) => ({
+        answer: event.answer,
+        status: c.status === "waiting_permission" ? "running" : c.status,
+        waits: closeWaits(c.waits, ts),
+      }));
+      break;
+    case "permission_decided":
+      removePending(model, event.tool_use_id);
+      updateCall(model, event.tool_use_id, (c) => ({
+        decision: { behavior: event.decision, reason: event.reason, trace: event.trace },
+        status: c.status === "waiting_permission" && event.decision !== "ask" ? "running" : c.status,
+        waits: event.decision === "ask" ? c.waits : closeWaits(c.waits, ts),
+      }));
+      break;
+    case "session_rules_added": {
+      const rules = [...model.sessionRules];
+      for (const rule of event.rules) if (!rules.includes(rule)) rules.push(rule);
+      model.sessionRules = rules;
+      break;
+    }
+    case "mode_changed":
+      model.mode = event.mode;
+      model.modeEventIndex = eventIndex;
+      break;
+    case "tool_progress":
+      updateCall(model, event.tool_use_id, (c) => progressChange(c, event.data));
+      break;
+    case "tool_completed": {
+      removePending(model, event.tool_use_id);
+      updateCall(model, event.tool_use_id, (c) => ({
+        status: completedStatus(c, event.is_error, event.content),
+        endedMs: ts,
+        startedMs: c.startedMs ?? ts,
+        waits: closeWaits(c.waits, ts),
+        result: {
+          isError: event.is_error,
+          content: event.content,
+          durationMs: event.duration_ms,
+          persistedPath: event.persisted_path,
+        },
+      }));
+      break;
+    }
+    case "tool_input_rejected":
+      updateCall(model, event.tool_use_id, () => ({
+        rejection: { stage: event.stage, message: event.message },
+      }));
+      break;
+    case "hook_ran":
+      updateCall(model, event.tool_use_id, (c) => ({
+        hooks: [
+          ...c.hooks,
+          {
+            hookEvent: event.hook_event,
+            hook: event.hook,
+            decision: event.decision,
+            blocked: event.blocked,
+            message: event.message,
+            error: event.error,
+          },
+        ],
+      }));
+      break;
+    case "context_modified":
+      break;
+    case "task_started":
+      model.tasks.set(event.task_id, {
+        id: event.task_id,
+        toolUseId: event.tool_use_id,
+        command: event.command,
+        description: event.description,
+        outputPath: event.output_path,
+        status: "running",
+        exitCode: null,
+        message: null,
+        startedMs: ts,
+        endedMs: null,
+      });
+      if (event.tool_use_id !== null) updateCall(model, event.tool_use_id, () => ({ taskId: event.task_id }));
+      break;
+    case "task_completed": {
+      const task = model.tasks.get(event.task_id);
+      const base: Task = task ?? {
+        id: event.task_id,
+        toolUseId: null,
+        command: "",
+        description: null,
+        outputPath: event.output_path,
+        status: event.status,
+        exitCode: null,
+        message: null,
+        startedMs: ts,
+        endedMs: null,
+      };
+      model.tasks.set(event.task_id, {
+        ...base,
+        status: event.status,
+        exitCode: event.exit_code,
+        message: event.message,
+        outputPath: event.output_path,
+        endedMs: ts,
+      });
+      break;
+    }
+    case "tool_results_returned":
+      break;
+    case "usage":
+      model.usage = {
+        input: model.usage.input + event.input_tokens,
+        output: model.usage.output + event.output_tokens,
+        cacheRead: model.usage.cacheRead + event.cache_read_input_tokens,
+        cacheWrite: model.usage.cacheWrite + event.cache_creation_input_tokens,
+      };
+      break;
+    case "turn_completed": {
+      const turn = turnOf(model, model.currentTurnKey, ts);
+      model.turns.set(turn.key, { ...turn, endedMs: ts, stopReason: event.stop_reason });
+      break;
+    }
+    case "session_error":
+      push(model, {
+        kind: "error",
+        key: `error:${eventIndex}`,
+        errorKind: event.kind,
+        message: event.message,
+        recoverable: event.recoverable,
+      });
+      if (!event.recoverable) endOpenCalls(model, ts);
+      break;
+    case "session_completed":
+      model.active = false;
+      endOpenCalls(model, ts);
+      push(model, { kind: "end", key: `end:${eventIndex}`, status: event.status, turns: event.turns });
+      break;
+  }
+  return model;
+}
+
+function progressChange(call: ToolCall, data: JsonValue): Partial<ToolCall> {
+  const d = asRecord(data);
+  if (d && d["type"] === "file_diff") {
+    const diff = asRecord(d["diff"]);
+    if (diff && Array.isArray(diff["hunks"])) return { diff: diff as unknown as FileDiff };
+  }
+  if (d && call.kind === "bash") {
+    switch (d["kind"]) {
+      case "started":
+        return {
+          bash: {
+            cwd: str(d["cwd"]),
+            pid: num(d["pid"]),
+            outputPath: str(d["output_path"]),
+            description: str(d["description"]),
+          },
+        };
+      case "output":
+        return { output: appendOutput(call.output, str(d["text"]) ?? "", num(d["total_bytes"])) };
+      case "interrupted":
+        return { interruptMessage: str(d["message"]) ?? "The command was stopped." };
+    }
+  }
+  const progress = [...call.progress, data];
+  if (progress.length > KEPT_PROGRESS_ITEMS) progress.splice(0, progress.length - KEPT_PROGRESS_ITEMS);
+  return { progress };
+}
+
+/** The calls that are waiting for an answer, oldest request first. */
+export function pendingRequests(model: SessionModel): PermissionRequest[] {
+  const out: PermissionRequest[] = [];
+  for (const id of model.pending) {
+    const request = model.calls.get(id)?.request;
+    if (request) out.push(request);
+  }
+  return out;
+}
+
+/** The text of a call's result (text blocks joined). */
+export function resultText(call: ToolCall): string {
+  if (!call.result) return "";
+  return call.result.content
+    .filter((b): b is Extract<ContentBlock, { type: "text" }> => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
+}
+
+/** The kept output joined. */
+export function outputText(output: StreamedOutput | null): string {
+  return output ? output.chunks.join("") : "";
+}
