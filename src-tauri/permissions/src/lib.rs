@@ -11,6 +11,7 @@
 //! * [`session`] — session rules and their store.
 //! * [`check`] — the function behind `gatehouse-cli check`.
 //! * [`hook`] — combining PreToolUse hook verdicts with a decision.
+//! * [`suggest`] — rule suggestions for a permission prompt.
 //! * [`writeback`] — "always allow" into a settings file, atomically.
 //! * [`watch`] — reloading settings when their files change.
 //! * [`index`], [`tools`] — rule index; built-in tools' subjects.
@@ -28,6 +29,7 @@ pub mod session;
 pub mod settings;
 pub mod shell;
 pub mod sources;
+pub mod suggest;
 pub mod tools;
 pub mod watch;
 pub mod writeback;

@@ -8,6 +8,7 @@
 mod error;
 mod migrations;
 mod projects;
+mod session_rules;
 mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use rusqlite::Connection;
 
 pub use error::StoreError;
 pub use migrations::SCHEMA_VERSION;
+pub use session_rules::StoredSessionRule;
 pub use sessions::{NewSession, SearchHit, SessionSummary};
 
 /// Environment variable that overrides the platform data directory.
