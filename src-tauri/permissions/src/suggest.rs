@@ -10,7 +10,7 @@
 //!   sub-commands (`npm test`, `cargo build`, `git commit`…) get a prefix
 //!   rule (`Bash(npm test:*)`); anything else gets its exact text. A
 //!   command the analysis cannot see through gets no suggestion: no rule
-//!   could allow it.
+//!   could allow it. A redirection into a file adds an Edit rule for it.
 //! * Edit/Write/NotebookEdit: the file (`Edit(./src/main.rs)`).
 //! * Read/Glob/Grep: the folder (`Read(./docs/**)`).
 //! * WebFetch: the host (`WebFetch(domain:example.com)`).
@@ -26,14 +26,42 @@ use serde_json::Value;
 use crate::paths::lexical_absolute;
 use crate::rule::{EDIT_TOOLS, READ_TOOLS, parse_rule};
 use crate::shell::readonly::{Classification, classify};
-use crate::shell::{SimpleCommand, analyse};
+use crate::shell::{SimpleCommand, analyse, is_harmless_sink};
 
 /// Programs whose second word names a sub-command, so a prefix rule over
 /// the first two words means "this kind of command" (`npm test:*`).
 const SUBCOMMAND_PROGRAMS: &[&str] = &[
-    "npm", "pnpm", "yarn", "bun", "npx", "cargo", "git", "go", "docker", "podman", "kubectl",
-    "helm", "pip", "pip3", "uv", "poetry", "make", "gh", "dotnet", "mvn", "gradle", "deno",
-    "rustup", "terraform", "brew", "apt", "composer", "bundle", "mix", "just", "nix",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "npx",
+    "cargo",
+    "git",
+    "go",
+    "docker",
+    "podman",
+    "kubectl",
+    "helm",
+    "pip",
+    "pip3",
+    "uv",
+    "poetry",
+    "make",
+    "gh",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "deno",
+    "rustup",
+    "terraform",
+    "brew",
+    "apt",
+    "composer",
+    "bundle",
+    "mix",
+    "just",
+    "nix",
 ];
 
 /// Sub-commands after which a third word is the real target
@@ -111,7 +139,18 @@ fn bash_rules(command: &str, cwd: &Path, home: Option<&Path>) -> Vec<String> {
             !(c.assignments.is_empty() && classify(c.core_words()) == Classification::ReadOnly)
         })
         .collect();
-    needing.into_iter().map(bash_rule).collect()
+    let mut rules: Vec<String> = needing.into_iter().map(bash_rule).collect();
+    // Redirections into files are writes, checked like Edit.
+    for access in &analysis.accesses {
+        if let Some(path) = access
+            .path
+            .as_deref()
+            .filter(|p| access.write && !is_harmless_sink(p))
+        {
+            rules.push(format!("Edit({})", path_pattern(path, cwd, home)));
+        }
+    }
+    rules
 }
 
 /// `Bash(prefix:*)` for a program with sub-commands, else the exact text.
@@ -184,7 +223,11 @@ mod tests {
                 "Bash",
                 json!({"command": "npm test -- --watch=false && cargo build --release; ./deploy.sh prod"})
             ),
-            ["Bash(npm test:*)", "Bash(cargo build:*)", "Bash(./deploy.sh prod)"]
+            [
+                "Bash(npm test:*)",
+                "Bash(cargo build:*)",
+                "Bash(./deploy.sh prod)"
+            ]
         );
     }
 
@@ -194,7 +237,10 @@ mod tests {
             suggest("Bash", json!({"command": "npm run build --silent"})),
             ["Bash(npm run build:*)"]
         );
-        assert_eq!(suggest("Bash", json!({"command": "npm test"})), ["Bash(npm test)"]);
+        assert_eq!(
+            suggest("Bash", json!({"command": "npm test"})),
+            ["Bash(npm test)"]
+        );
         assert_eq!(
             suggest("Bash", json!({"command": "rm -rf build"})),
             ["Bash(rm -rf build)"],
@@ -215,6 +261,14 @@ mod tests {
                 json!({"command": "cd sub && ls -la | grep x && make test && make test"})
             ),
             ["Bash(make test)"]
+        );
+    }
+
+    #[test]
+    fn redirections_into_files_need_edit_rules() {
+        assert_eq!(
+            suggest("Bash", json!({"command": "echo hi > out.txt 2>/dev/null"})),
+            ["Edit(./out.txt)"]
         );
     }
 
@@ -293,11 +347,15 @@ mod tests {
         );
         let calls = [
             ("Bash", json!({"command": "npm test -- --x && cargo build"})),
+            ("Bash", json!({"command": "echo hi > out.txt"})),
             (
                 "Edit",
                 json!({"file_path": cwd.join("src/a.rs"), "old_string": "a", "new_string": "b"}),
             ),
-            ("WebFetch", json!({"url": "https://example.com/x", "prompt": "p"})),
+            (
+                "WebFetch",
+                json!({"url": "https://example.com/x", "prompt": "p"}),
+            ),
         ];
         for (tool, input) in calls {
             assert_ne!(

@@ -20,13 +20,19 @@ fn session_rules_survive_reopening_in_grant_order_and_stay_per_session() {
                 })
                 .unwrap();
         }
-        store.add_session_rule("s1", "allow", "Bash(npm test:*)").unwrap();
-        store.add_session_rule("s1", "allow", "Edit(./a.rs)").unwrap();
+        store
+            .add_session_rule("s1", "allow", "Bash(npm test:*)")
+            .unwrap();
+        store
+            .add_session_rule("s1", "allow", "Edit(./a.rs)")
+            .unwrap();
         store.add_session_rule("s2", "deny", "Bash(rm:*)").unwrap();
         let err = store.add_session_rule("s1", "maybe", "Bash").unwrap_err();
         assert!(err.to_string().contains("unknown kind \"maybe\""), "{err}");
         assert!(
-            store.add_session_rule("no-such-session", "allow", "Bash").is_err(),
+            store
+                .add_session_rule("no-such-session", "allow", "Bash")
+                .is_err(),
             "a rule for an unknown session is refused (foreign key)"
         );
     }
