@@ -38,10 +38,7 @@ pub fn setup() -> Option<(PathBuf, PathBuf)> {
 /// `target/e2e-screenshots` in the workspace.
 pub fn screenshot_dir() -> PathBuf {
     std::env::var_os("GATEHOUSE_E2E_SCREENSHOTS").map_or_else(
-        || {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../target/e2e-screenshots")
-        },
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/e2e-screenshots"),
         PathBuf::from,
     )
 }
