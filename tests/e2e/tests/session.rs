@@ -378,3 +378,70 @@ async fn an_untrusted_project_with_settings_asks_for_trust_and_remembers_it() ->
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> anyhow::Result<()> {
+    let Some((app, driver)) = setup() else {
+        return Ok(());
+    };
+    let data = tempfile::tempdir()?;
+    let folders = tempfile::tempdir()?;
+    let project = folders.path().join("resumable");
+    std::fs::create_dir(&project)?;
+    let first = folders.path().join("first.json");
+    std::fs::write(&first, json!({"turns": [text("first answer")]}).to_string())?;
+    let second = folders.path().join("second.json");
+    std::fs::write(
+        &second,
+        json!({"turns": [text("second answer")]}).to_string(),
+    )?;
+    let project_text = project.canonicalize()?.display().to_string();
+    let window = App::launch(
+        &app,
+        &driver,
+        data.path(),
+        &[("GATEHOUSE_TEST_PICK_FOLDER", &project_text)],
+    )
+    .await?;
+    click(&window, "[data-testid=open-folder]").await?;
+    window
+        .wait_for("[data-testid=replay-script]")
+        .await?
+        .send_keys(&first.display().to_string())
+        .await?;
+    click(&window, "[data-testid=start-session]").await?;
+    prompt(&window, "one").await?;
+    let answers = window.texts("[data-testid=assistant-text]").await?;
+    assert_eq!(answers, ["first answer"]);
+    click(&window, "[data-testid=back-home]").await?;
+
+    // Home lists the stored session; opening it resumes it. A replay
+    // session's script is not stored, so the view asks for a provider.
+    click(&window, "[data-testid=session-item]").await?;
+    window.wait_for("[data-testid=error-banner]").await?;
+    window
+        .wait_for("[data-testid=replay-script]")
+        .await?
+        .send_keys(&second.display().to_string())
+        .await?;
+    click(&window, "[data-testid=start-session]").await?;
+    window.wait_for("[data-testid=session-screen]").await?;
+    prompt(&window, "two").await?;
+    until("the resumed session's answer", 30, || async {
+        let texts = window.texts("[data-testid=assistant-text]").await?;
+        Ok((texts == ["first answer", "second answer"]).then_some(()))
+    })
+    .await?;
+    window.screenshot("08-resumed-session").await?;
+    window.quit().await?;
+    let store = gatehouse_store::Store::open(data.path())?;
+    let sessions = store.list_sessions(None)?;
+    assert_eq!(sessions.len(), 1, "resuming continues the same session");
+    let (events, _) = store.session_events(&sessions[0].id)?;
+    let prompts = events
+        .iter()
+        .filter(|e| matches!(e.body, EventBody::UserPrompt { .. }))
+        .count();
+    assert_eq!(prompts, 2);
+    Ok(())
+}
