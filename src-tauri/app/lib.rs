@@ -100,6 +100,21 @@ pub fn run() -> anyhow::Result<()> {
             sessions::delete_api_key,
             sessions::api_key_status,
         ])
-        .run(tauri::generate_context!())
-        .context("running the Tauri application")
+        .build(tauri::generate_context!())
+        .context("building the Tauri application")?
+        .run(|app, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Background tasks do not outlive the app, and every event
+                // is stored before it exits.
+                use tauri::Manager as _;
+                let state = app.state::<AppState>();
+                if let Ok(host) = &state.host {
+                    let failures = state.runtime.block_on(host.finish());
+                    if failures > 0 {
+                        eprintln!("gatehouse: {failures} event(s) could not be stored");
+                    }
+                }
+            }
+        });
+    Ok(())
 }
