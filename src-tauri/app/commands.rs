@@ -15,9 +15,9 @@ use tauri_plugin_dialog::DialogExt;
 
 use crate::{AppState, TEST_PICK_FOLDER_ENV};
 
-type CommandResult<T> = Result<T, CommandError>;
+pub(crate) type CommandResult<T> = Result<T, CommandError>;
 
-fn store<'a>(state: &'a State<'_, AppState>) -> CommandResult<MutexGuard<'a, Store>> {
+pub(crate) fn store<'a>(state: &'a State<'_, AppState>) -> CommandResult<MutexGuard<'a, Store>> {
     let store = state
         .store
         .as_ref()
@@ -29,7 +29,7 @@ fn store<'a>(state: &'a State<'_, AppState>) -> CommandResult<MutexGuard<'a, Sto
         .unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
 
-fn error(err: impl std::fmt::Display) -> CommandError {
+pub(crate) fn error(err: impl std::fmt::Display) -> CommandError {
     CommandError::new(err.to_string())
 }
 

@@ -5,18 +5,24 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod commands;
+mod sessions;
 mod smoke;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use gatehouse_protocol::project::AppInfo;
+use gatehouse_session::{HostConfig, SessionHost};
 use gatehouse_store::Store;
 
 /// What every command handler can reach.
 pub(crate) struct AppState {
     /// The database, or why it could not be opened.
     store: Result<Mutex<Store>, String>,
+    /// The open sessions, or why sessions cannot run.
+    host: Result<Arc<SessionHost>, String>,
+    /// The runtime sessions run on (kept for the life of the app).
+    runtime: tokio::runtime::Runtime,
     /// Facts reported by `app_info`.
     info: AppInfo,
 }
@@ -44,9 +50,35 @@ pub fn run() -> anyhow::Result<()> {
     if smoke {
         smoke::start_watchdog();
     }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("gatehouse-session")
+        .build()
+        .context("starting the session runtime")?;
+    let window_sink = Arc::new(sessions::WindowSink::default());
+    let host = match &store {
+        Err(e) => Err(e.clone()),
+        Ok(_) => SessionHost::new(
+            HostConfig::new(data_dir.clone()),
+            window_sink.clone(),
+            runtime.handle().clone(),
+        )
+        .map(Arc::new)
+        .map_err(|e| e.to_string()),
+    };
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(AppState { store, info })
+        .setup(move |app| {
+            // Events reach the window from now on.
+            let _ = window_sink.app.set(app.handle().clone());
+            Ok(())
+        })
+        .manage(AppState {
+            store,
+            host,
+            runtime,
+            info,
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::list_projects,
@@ -54,7 +86,35 @@ pub fn run() -> anyhow::Result<()> {
             commands::open_project,
             commands::pick_folder,
             commands::smoke_report,
+            sessions::set_project_trust,
+            sessions::start_session,
+            sessions::resume_session,
+            sessions::send_prompt,
+            sessions::interrupt,
+            sessions::set_mode,
+            sessions::answer_permission,
+            sessions::close_session,
+            sessions::list_sessions,
+            sessions::session_events,
+            sessions::set_api_key,
+            sessions::delete_api_key,
+            sessions::api_key_status,
         ])
-        .run(tauri::generate_context!())
-        .context("running the Tauri application")
+        .build(tauri::generate_context!())
+        .context("building the Tauri application")?
+        .run(|app, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Background tasks do not outlive the app, and every event
+                // is stored before it exits.
+                use tauri::Manager as _;
+                let state = app.state::<AppState>();
+                if let Ok(host) = &state.host {
+                    let failures = state.runtime.block_on(host.finish());
+                    if failures > 0 {
+                        eprintln!("gatehouse: {failures} event(s) could not be stored");
+                    }
+                }
+            }
+        });
+    Ok(())
 }

@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, describe, expect, it } from "vitest";
 
 import { App } from "./App";
-import { setTransport } from "./client";
+import { setEventSource, setTransport } from "./client";
 import type { AppInfo, Project } from "./generated/protocol";
 
 const info = (over: Partial<AppInfo> = {}): AppInfo => ({
@@ -18,7 +18,8 @@ const info = (over: Partial<AppInfo> = {}): AppInfo => ({
 function fakeBackend(appInfo: AppInfo, picked: string | null) {
   const projects: Project[] = [];
   const log: string[] = [];
-  const restore = setTransport({
+  const restoreEvents = setEventSource({ listen: async () => () => undefined });
+  const restoreTransport = setTransport({
     invoke: async (command, payload) => {
       log.push(command);
       const args = payload["args"] as Record<string, unknown>;
@@ -31,17 +32,23 @@ function fakeBackend(appInfo: AppInfo, picked: string | null) {
           return picked;
         case "add_project": {
           const path = String(args["path"]);
-          const project = { id: projects.length + 1, path, name: path.split("/").pop() ?? path, added_at_ms: Date.now(), last_opened_ms: Date.now() };
+          const project = { id: projects.length + 1, path, name: path.split("/").pop() ?? path, added_at_ms: Date.now(), last_opened_ms: Date.now(), trusted_at_ms: null, has_project_settings: false };
           projects.push(project);
           return project;
         }
         case "smoke_report":
           return null;
+        case "list_sessions":
+          return [];
         default:
           throw { message: `unexpected command ${command}` };
       }
     },
   });
+  const restore = () => {
+    restoreTransport();
+    restoreEvents();
+  };
   return { log, restore };
 }
 

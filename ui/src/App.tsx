@@ -2,6 +2,7 @@ import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
+import { SettingsScreen } from "./components/SettingsScreen";
 import { useHome } from "./state/home";
 
 export function App() {
@@ -14,15 +15,27 @@ export function App() {
           Gatehouse
         </h1>
         {state.info && <span className="version">v{state.info.version}</span>}
+        <button type="button" className="settings-button" data-testid="open-settings" onClick={actions.openSettings}>
+          Settings
+        </button>
       </header>
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
-      {state.openProject ? (
-        <SessionView project={state.openProject} onBack={actions.goHome} />
+      {state.settingsOpen ? (
+        <SettingsScreen onBack={actions.goHome} />
+      ) : state.openProject ? (
+        <SessionView
+          key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
+          project={state.openProject}
+          resumeSessionId={state.resumeSessionId}
+          onBack={actions.goHome}
+        />
       ) : (
         <HomeScreen
           projects={state.projects}
           onOpenFolder={() => void actions.pickAndAddFolder()}
           onOpen={(project) => void actions.open(project)}
+          sessions={state.sessions}
+          onResume={(session) => void actions.resume(session)}
         />
       )}
     </div>

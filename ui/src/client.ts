@@ -5,7 +5,15 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
-import type { CommandError, Commands, Event } from "./generated/protocol";
+import type {
+  CommandError,
+  Commands,
+  Event,
+  ListSessionsArgs,
+  PermissionAnswer,
+  PermissionMode,
+  ProviderChoice,
+} from "./generated/protocol";
 
 /** How commands reach the backend; swapped for a fake in unit tests. */
 export interface Transport {
@@ -62,9 +70,39 @@ export async function call<K extends keyof Commands>(
 /** The channel on which the backend emits runtime events. */
 export const EVENT_CHANNEL = "gatehouse://event";
 
+/** How events reach the UI; swapped for a fake in unit tests. */
+export interface EventSource {
+  listen(handler: (event: Event) => void): Promise<() => void>;
+}
+
+const tauriEvents: EventSource = {
+  listen: (handler) => listen<Event>(EVENT_CHANNEL, (message) => handler(message.payload)),
+};
+
+let events: EventSource = tauriEvents;
+
+/** Replaces the event source (unit tests only). Returns a function that restores it. */
+export function setEventSource(next: EventSource): () => void {
+  const previous = events;
+  events = next;
+  return () => {
+    events = previous;
+  };
+}
+
 /** Subscribes to runtime events; resolves to an unsubscribe function. */
 export function onEvent(handler: (event: Event) => void): Promise<UnlistenFn> {
-  return listen<Event>(EVENT_CHANNEL, (message) => handler(message.payload));
+  return events.listen(handler);
+}
+
+/** Subscribes to the events of one session only. */
+export function onSessionEvent(
+  sessionId: string,
+  handler: (event: Event) => void,
+): Promise<UnlistenFn> {
+  return onEvent((event) => {
+    if (event.session_id === sessionId) handler(event);
+  });
 }
 
 export const backend = {
@@ -74,4 +112,22 @@ export const backend = {
   openProject: (id: number) => call("open_project", { id }),
   pickFolder: () => call("pick_folder", {}),
   smokeReport: (ok: boolean, detail: string) => call("smoke_report", { ok, detail }),
+  setProjectTrust: (id: number, trusted: boolean) => call("set_project_trust", { id, trusted }),
+  startSession: (projectId: number, provider: ProviderChoice, mode: PermissionMode) =>
+    call("start_session", { project_id: projectId, provider, mode }),
+  resumeSession: (sessionId: string, provider: ProviderChoice | null) =>
+    call("resume_session", { session_id: sessionId, provider }),
+  sendPrompt: (sessionId: string, text: string) =>
+    call("send_prompt", { session_id: sessionId, text }),
+  interrupt: (sessionId: string) => call("interrupt", { session_id: sessionId }),
+  setMode: (sessionId: string, mode: PermissionMode) =>
+    call("set_mode", { session_id: sessionId, mode }),
+  answerPermission: (sessionId: string, toolUseId: string, answer: PermissionAnswer) =>
+    call("answer_permission", { session_id: sessionId, tool_use_id: toolUseId, answer }),
+  closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),
+  listSessions: (args: ListSessionsArgs) => call("list_sessions", args),
+  sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),
+  setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
+  deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
+  apiKeyStatus: (provider: string) => call("api_key_status", { provider }),
 };

@@ -27,6 +27,7 @@ use gatehouse_core::{
 use gatehouse_protocol::event::{
     ContentBlock, EventBody, RejectionStage, SessionErrorKind, SessionStatus,
 };
+use gatehouse_protocol::permission::PermissionMode;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -92,7 +93,12 @@ pub struct Agent {
     history: Vec<Message>,
     ctx: ToolUseContext,
     turns: u32,
+    mode_source: Option<ModeSource>,
 }
+
+/// Where the loop reads the session's current permission mode from before
+/// each turn (the permission engine's copy, which the user changes).
+pub type ModeSource = Arc<dyn Fn() -> PermissionMode + Send + Sync>;
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -149,7 +155,16 @@ impl Agent {
             history: Vec::new(),
             ctx,
             turns: 0,
+            mode_source: None,
         }
+    }
+
+    /// Keeps the tools' context in step with a mode that can change while
+    /// the session runs (the user switching modes): `source` is read before
+    /// every turn.
+    pub fn with_mode_source(mut self, source: ModeSource) -> Self {
+        self.mode_source = Some(source);
+        self
     }
 
     /// Continues an earlier session from its history (see
@@ -249,6 +264,9 @@ impl Agent {
     ) -> Result<bool, Option<(SessionErrorKind, String)>> {
         self.turns += 1;
         let turn = self.turns;
+        if let Some(source) = &self.mode_source {
+            self.ctx.permission_mode = source();
+        }
         let started = Instant::now();
         self.emitter().emit(EventBody::ModelRequestStarted {
             turn,

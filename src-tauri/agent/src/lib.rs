@@ -26,9 +26,10 @@ pub mod provider;
 pub mod resume;
 pub mod retry;
 
-pub use agent::{Agent, AgentConfig, PromptOutcome};
+pub use agent::{Agent, AgentConfig, ModeSource, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,
+    load_settings,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

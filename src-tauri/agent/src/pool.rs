@@ -16,7 +16,9 @@ use gatehouse_core::events::Emitter;
 use gatehouse_core::permission::{PermissionResolver, ToolPermissionVerdict};
 use gatehouse_core::registry::{Gate, GateContext, Registry};
 use gatehouse_permissions::settings::SettingsError;
-use gatehouse_permissions::sources::{SettingsLayout, load, os_managed_policy_paths};
+use gatehouse_permissions::sources::{
+    LoadedSettings, SettingsLayout, load, os_managed_policy_paths,
+};
 use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
@@ -92,17 +94,7 @@ pub struct EngineSetup {
 /// returned (file, line, column, cause) for the caller to show; the engine
 /// already fails closed on them.
 pub fn load_engine(setup: &EngineSetup) -> (PermissionEngine, Vec<SettingsError>) {
-    // The OS-wide managed policy always applies.
-    let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let settings = load(&SettingsLayout {
-        project_dir: setup.project.clone(),
-        home_dir: setup.home.clone(),
-        managed_file: Some(managed_file),
-        managed_dropin_dir: Some(managed_dropin_dir),
-        flag_files: setup.settings_files.clone(),
-        flag_rules: Vec::new(),
-        project_trusted: setup.trust_project,
-    });
+    let settings = load_settings(setup);
     let errors = settings.errors.clone();
     let mode = setup
         .mode
@@ -118,6 +110,22 @@ pub fn load_engine(setup: &EngineSetup) -> (PermissionEngine, Vec<SettingsError>
         settings,
     );
     (engine, errors)
+}
+
+/// Loads the settings of `setup` (again, e.g. after "always allow" wrote a
+/// rule), for [`PermissionEngine::replace_settings`].
+pub fn load_settings(setup: &EngineSetup) -> LoadedSettings {
+    // The OS-wide managed policy always applies.
+    let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
+    load(&SettingsLayout {
+        project_dir: setup.project.clone(),
+        home_dir: setup.home.clone(),
+        managed_file: Some(managed_file),
+        managed_dropin_dir: Some(managed_dropin_dir),
+        flag_files: setup.settings_files.clone(),
+        flag_rules: Vec::new(),
+        project_trusted: setup.trust_project,
+    })
 }
 
 /// Answers every permission prompt the same way (headless runs:

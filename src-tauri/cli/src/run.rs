@@ -7,27 +7,22 @@
 //! arguments, script, project or key).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, mpsc};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use gatehouse_agent::keychain::OsKeyStore;
-use gatehouse_agent::keys::{self, ApiKey, KeyStore, NoKeyStore};
 use gatehouse_agent::provider::Provider;
-use gatehouse_agent::provider::anthropic::{AnthropicConfig, AnthropicProvider};
-use gatehouse_agent::provider::openai::{OpenAiConfig, OpenAiProvider};
-use gatehouse_agent::provider::replay::{ReplayProvider, Script};
-use gatehouse_agent::resume::history_from_events;
-use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, builtin_pool, load_engine};
-use gatehouse_core::events::{Emitter, EventSink, to_json_line};
-use gatehouse_core::{ToolRuntime, ToolUseContext};
-use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
+use gatehouse_core::events::{EventSink, to_json_line};
+use gatehouse_protocol::event::{Event, SessionStatus};
 use gatehouse_protocol::permission::PermissionMode;
-use gatehouse_store::{NewSession, Store};
-use tokio_util::sync::CancellationToken;
+use gatehouse_protocol::session::ProviderChoice;
+use gatehouse_session::host::AskPolicy;
+use gatehouse_session::keys::find_key;
+use gatehouse_session::provider::build_provider as build_provider_for;
+use gatehouse_session::{HostConfig, SessionHost, StartSpec};
+use gatehouse_store::Store;
 
 /// Which model provider a run talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -123,101 +118,46 @@ pub struct RunArgs {
     pub trust_project: bool,
 }
 
-/// A sink that hands events to the writer thread.
-struct ForwardSink(mpsc::Sender<Event>);
+/// Prints each event (already stored by the host's writer) as one JSON line.
+struct StdoutSink;
 
-impl EventSink for ForwardSink {
+impl EventSink for StdoutSink {
     fn emit(&self, event: Event) {
-        let _ = self.0.send(event);
-    }
-}
-
-/// Stores each event, then prints it. Returns storage errors seen.
-fn writer(mut store: Store, rx: mpsc::Receiver<Event>) -> usize {
-    let stdout = std::io::stdout();
-    let mut failures = 0;
-    for event in rx {
-        if let Err(e) = store.append_event(&event) {
-            failures += 1;
-            eprintln!("gatehouse-cli: error: storing an event failed: {e}");
-        }
+        let stdout = std::io::stdout();
         let mut out = stdout.lock();
         // A closed stdout must not stop the session or its storage.
         let _ = out
             .write_all(to_json_line(&event).as_bytes())
             .and_then(|()| out.flush());
     }
-    failures
 }
 
-fn new_session_id() -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("ses_{nanos:x}_{:x}", std::process::id())
-}
-
-fn build_provider(args: &RunArgs) -> anyhow::Result<(Arc<dyn Provider>, String)> {
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+/// What the flags ask for, as the session host's provider choice.
+fn provider_choice(args: &RunArgs) -> anyhow::Result<ProviderChoice> {
     Ok(match args.provider {
-        ProviderKind::Replay => {
-            let path = args.script.as_deref().context("--script is required")?;
-            let script = Script::load(path)
-                .map_err(anyhow::Error::msg)?
-                .with_project_dir(
-                    &args
-                        .project
-                        .canonicalize()
-                        .unwrap_or_else(|_| args.project.clone()),
-                );
-            (Arc::new(ReplayProvider::new(script)), "replay".into())
-        }
-        ProviderKind::Anthropic => {
-            let model = args.model.clone().context("--model is required")?;
-            let Some(key) = find_key("anthropic", &env)? else {
-                bail!(
-                    "no Anthropic API key: set ANTHROPIC_API_KEY or store one with `gatehouse-cli keys set anthropic`"
-                );
-            };
-            let mut config = AnthropicConfig::new(key);
-            if let Some(url) = args.base_url.clone().or_else(|| env("ANTHROPIC_BASE_URL")) {
-                config.base_url = url;
-            }
-            let provider = AnthropicProvider::new(config).map_err(anyhow::Error::msg)?;
-            (Arc::new(provider), model)
-        }
-        ProviderKind::Openai => {
-            let model = args.model.clone().context("--model is required")?;
-            let base_url = args.base_url.clone().context("--base-url is required")?;
-            let key = find_key("openai", &env)?;
-            let provider = OpenAiProvider::new(OpenAiConfig::new(base_url, key))
-                .map_err(anyhow::Error::msg)?;
-            (Arc::new(provider), model)
-        }
+        ProviderKind::Replay => ProviderChoice::Replay {
+            script: Some(
+                args.script
+                    .as_deref()
+                    .context("--script is required")?
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+        },
+        ProviderKind::Anthropic => ProviderChoice::Anthropic {
+            model: args.model.clone().context("--model is required")?,
+            base_url: args.base_url.clone(),
+        },
+        ProviderKind::Openai => ProviderChoice::OpenAi {
+            model: args.model.clone().context("--model is required")?,
+            base_url: args.base_url.clone().context("--base-url is required")?,
+        },
     })
 }
 
-/// The environment first; the keychain is opened only when needed, and an
-/// unreachable keychain is then just "no key" (with the reason on stderr).
-fn find_key(
-    provider: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> anyhow::Result<Option<ApiKey>> {
-    if let Some((key, _)) =
-        keys::lookup_key(provider, None, env, &NoKeyStore).map_err(anyhow::Error::msg)?
-    {
-        return Ok(Some(key));
-    }
-    let store: Box<dyn KeyStore> = match OsKeyStore::open() {
-        Ok(s) => Box::new(s),
-        Err(e) => {
-            eprintln!("gatehouse-cli: note: the keychain is not available: {e}");
-            Box::new(NoKeyStore)
-        }
-    };
-    Ok(keys::lookup_key(provider, None, env, store.as_ref())
-        .map_err(anyhow::Error::msg)?
-        .map(|(k, _)| k))
+fn build_provider(args: &RunArgs, project: &Path) -> anyhow::Result<(Arc<dyn Provider>, String)> {
+    let choice = provider_choice(args)?;
+    build_provider_for(&choice, project, &find_key).map_err(anyhow::Error::msg)
 }
 
 fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {
@@ -236,9 +176,12 @@ fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// Cancels `interrupt` on Ctrl-C. The handler is registered before this
+/// Interrupts the session on Ctrl-C. The handler is registered before this
 /// returns, so a Ctrl-C right after the session starts is never missed.
-fn watch_interrupt(interrupt: CancellationToken) {
+fn watch_interrupt(host: Arc<SessionHost>, session_id: String) {
+    let interrupt = move || {
+        let _ = host.interrupt(&session_id);
+    };
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -246,7 +189,7 @@ fn watch_interrupt(interrupt: CancellationToken) {
             Ok(mut sigint) => {
                 tokio::spawn(async move {
                     if sigint.recv().await.is_some() {
-                        interrupt.cancel();
+                        interrupt();
                     }
                 });
             }
@@ -259,7 +202,7 @@ fn watch_interrupt(interrupt: CancellationToken) {
             Ok(mut ctrl_c) => {
                 tokio::spawn(async move {
                     if ctrl_c.recv().await.is_some() {
-                        interrupt.cancel();
+                        interrupt();
                     }
                 });
             }
@@ -268,7 +211,8 @@ fn watch_interrupt(interrupt: CancellationToken) {
     }
 }
 
-/// Runs the session; the exit code says how it ended.
+/// Runs the session through the session host (the app's code path); the
+/// exit code says how it ended.
 pub fn run(
     args: RunArgs,
     store: Store,
@@ -282,7 +226,7 @@ pub fn run(
         if !project.is_dir() {
             bail!("{}: not a folder", project.display());
         }
-        let (provider, model) = build_provider(&args)?;
+        let (provider, model) = build_provider(&args, &project)?;
         let prompt = read_prompt(&args)?;
         Ok((project, provider, model, prompt))
     })();
@@ -293,124 +237,86 @@ pub fn run(
             return Ok(ExitCode::from(2));
         }
     };
-    let project_text = project.to_string_lossy().into_owned();
-    let mode = args.mode.mode();
-    let (session_id, history, turns) = match &args.resume {
-        Some(id) => {
-            let Some(summary) = store.session(id)? else {
-                eprintln!("gatehouse-cli: error: no stored session with id {id}");
-                return Ok(ExitCode::from(2));
-            };
-            // An imported transcript's history is not one Gatehouse can
-            // send back to a model (no tool_results_returned, another
-            // tool set): refuse rather than send a broken history.
-            if summary.origin != gatehouse_protocol::session::SessionOrigin::Gatehouse {
-                eprintln!(
-                    "gatehouse-cli: error: session {id} was imported from Claude Code and cannot be \
-                     resumed; Gatehouse resumes only sessions it recorded"
-                );
-                return Ok(ExitCode::from(2));
-            }
-            let (events, _skipped) = store.session_events(id)?;
-            let (history, turns) = history_from_events(&events);
-            (id.clone(), history, turns)
+    if let Some(id) = &args.resume {
+        let Some(summary) = store.session(id)? else {
+            eprintln!("gatehouse-cli: error: no stored session with id {id}");
+            return Ok(ExitCode::from(2));
+        };
+        // An imported transcript's history is not one Gatehouse can send
+        // back to a model (no tool_results_returned, another tool set):
+        // refuse rather than send a broken history.
+        if summary.origin != gatehouse_protocol::session::SessionOrigin::Gatehouse {
+            eprintln!(
+                "gatehouse-cli: error: session {id} was imported from Claude Code and cannot be \
+                 resumed; Gatehouse resumes only sessions it recorded"
+            );
+            return Ok(ExitCode::from(2));
         }
-        None => {
-            let id = new_session_id();
-            store.create_session(&NewSession {
-                id: id.clone(),
-                project_path: project_text.clone(),
-                provider: provider.name().to_owned(),
-                model: model.clone(),
-                mode: serde_json::to_value(mode)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
-            })?;
-            (id, Vec::new(), 0)
-        }
-    };
+    }
     let data_dir = store
         .path()
         .parent()
         .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
     drop(store);
-    let writer_store = reopen()?;
-    let (tx, rx) = mpsc::channel();
-    let writer = std::thread::spawn(move || writer(writer_store, rx));
+    // The host opens its own connections to the same database.
+    drop(reopen);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let status = runtime.block_on(async {
-        let (engine, settings_errors) = load_engine(&EngineSetup {
-            project: project.clone(),
-            home: home_dir(),
-            mode: Some(mode),
-            trust_project: args.trust_project,
-            settings_files: Vec::new(),
-        });
-        for error in &settings_errors {
-            eprintln!("gatehouse-cli: warning: {error}");
-        }
-        let resolver = Arc::new(engine);
-        // Large tool results, Bash output and task output are written beside
-        // the database.
-        let session_dir = data_dir.join("sessions").join(&session_id);
-        let sink: Arc<dyn EventSink> = Arc::new(ForwardSink(tx));
-        let tools = builtin_pool(
-            &session_dir,
-            Emitter::new(session_id.clone(), Arc::clone(&sink)),
-            resolver.as_ref(),
-        );
-        let pool = tools.pool;
-        let ask = match args.ask {
-            AskArg::Allow => StaticAsk::allow(),
-            AskArg::Deny => StaticAsk::deny(),
-        };
-        let rt = ToolRuntime::builder(pool, resolver, session_dir)
-            .session_id(session_id.clone())
-            .event_sink(sink)
-            .ask_handler(Arc::new(ask))
-            .build();
-        rt.emitter().emit(EventBody::SessionStarted {
-            provider: provider.name().to_owned(),
-            model: model.clone(),
-            project: project_text.clone(),
-            resumed: args.resume.is_some(),
-        });
-        let mut config = AgentConfig::new(model);
-        config.max_turns = turns.saturating_add(args.max_turns);
+    let (status, failures) = runtime.block_on(async {
+        let mut config = HostConfig::new(data_dir);
+        config.home = home_dir();
+        config.max_turns = args.max_turns;
         config.idle_timeout = std::time::Duration::from_secs(args.timeout_secs.max(1));
-        let ctx = ToolUseContext {
-            session_id: session_id.clone(),
-            cwd: project.clone(),
-            permission_mode: mode,
-            ..ToolUseContext::default()
-        };
-        let mut agent = Agent::new(provider, rt, config, ctx).with_history(history, turns);
-        let interrupt = CancellationToken::new();
-        watch_interrupt(interrupt.clone());
-        let outcome = agent.run_prompt(&prompt, &interrupt).await;
-        if let Some((kind, message)) = &outcome.error {
-            eprintln!("gatehouse-cli: session {session_id} did not complete ({kind:?}): {message}");
+        let host = Arc::new(SessionHost::new(
+            config,
+            Arc::new(StdoutSink),
+            tokio::runtime::Handle::current(),
+        )?);
+        let started = host.start(StartSpec {
+            project: project.clone(),
+            provider,
+            model,
+            mode: Some(args.mode.mode()),
+            trust_project: args.trust_project,
+            ask: match args.ask {
+                AskArg::Allow => AskPolicy::AllowAll,
+                AskArg::Deny => AskPolicy::DenyAll,
+            },
+            resume: args.resume.clone(),
+            settings_files: Vec::new(),
+        })?;
+        for warning in &started.warnings {
+            eprintln!("gatehouse-cli: warning: {warning}");
         }
+        let session_id = started.handle.session_id;
+        watch_interrupt(Arc::clone(&host), session_id.clone());
+        let outcome = host.send_prompt(&session_id, &prompt)?.wait().await;
+        let status = match outcome {
+            Some(outcome) => {
+                if let Some((kind, message)) = &outcome.error {
+                    eprintln!(
+                        "gatehouse-cli: session {session_id} did not complete ({kind:?}): {message}"
+                    );
+                }
+                outcome.status
+            }
+            None => SessionStatus::Failed,
+        };
         // Background tasks do not outlive the session; say which were stopped.
-        for stopped in tools.tasks.shutdown().await {
+        for stopped in host.close(&session_id).await? {
             eprintln!(
                 "gatehouse-cli: stopped background task {} (`{}`) as the session ended",
                 stopped.task_id, stopped.command
             );
         }
-        outcome.status
-        // The agent (and with it the runtime's sink) is dropped here, which
-        // ends the writer once it has stored everything.
-    });
+        // Every event is stored and printed before the process exits.
+        let failures = host.finish().await;
+        anyhow::Ok((status, failures))
+    })?;
     drop(runtime);
-    let failures = writer
-        .join()
-        .map_err(|_| anyhow::anyhow!("the event writer thread panicked"))?;
     if failures > 0 {
         eprintln!("gatehouse-cli: error: {failures} event(s) could not be stored");
         return Ok(ExitCode::FAILURE);

@@ -299,7 +299,16 @@ impl Actor {
                 applied,
             });
             if applied {
+                let mode_before = self.ctx.permission_mode;
                 modifier.apply(Arc::make_mut(&mut self.ctx));
+                let mode_after = self.ctx.permission_mode;
+                if mode_after != mode_before {
+                    // The engine decides with its own copy of the mode: tell
+                    // it before the next batch starts.
+                    if let Some(listener) = &self.runtime.mode_listener {
+                        listener(mode_after);
+                    }
+                }
             }
         }
         self.calls[i].status = Status::Completed;

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use gatehouse_protocol::event::{ContentBlock, EventBody, RejectionStage};
+use gatehouse_protocol::permission::PermissionMode;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -139,7 +140,14 @@ pub struct ToolRuntime {
     pub(crate) max_concurrency: usize,
     /// "Allow for this session" answers: tool name + subject.
     pub(crate) session_grants: Mutex<HashSet<String>>,
+    /// Told when a context modifier changes the permission mode (plan mode),
+    /// so the permission engine, which keeps its own copy, follows.
+    pub(crate) mode_listener: Option<ModeListener>,
 }
+
+/// A callback told the new permission mode when a context modifier changed
+/// it; see [`ToolRuntimeBuilder::on_mode_change`].
+pub type ModeListener = Arc<dyn Fn(PermissionMode) + Send + Sync>;
 
 impl std::fmt::Debug for ToolRuntime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -162,9 +170,19 @@ pub struct ToolRuntimeBuilder {
     hooks: Hooks,
     ask: Option<Arc<dyn AskHandler>>,
     config: RuntimeConfig,
+    mode_listener: Option<ModeListener>,
 }
 
 impl ToolRuntimeBuilder {
+    /// Called with the new mode whenever an applied context modifier changes
+    /// the permission mode (e.g. a tool entering plan mode). The context is
+    /// informational for tools; the permission engine decides with its own
+    /// copy of the mode, so a session connects the two here.
+    pub fn on_mode_change(mut self, listener: ModeListener) -> Self {
+        self.mode_listener = Some(listener);
+        self
+    }
+
     /// The session id stamped on events (default: empty).
     pub fn session_id(mut self, id: impl Into<String>) -> Self {
         self.session_id = id.into();
@@ -208,6 +226,7 @@ impl ToolRuntimeBuilder {
             budget: ResultBudget::new(&self.session_dir),
             config: self.config,
             session_grants: Mutex::new(HashSet::new()),
+            mode_listener: self.mode_listener,
         })
     }
 }
@@ -229,6 +248,7 @@ impl ToolRuntime {
             hooks: Hooks::default(),
             ask: None,
             config: RuntimeConfig::default(),
+            mode_listener: None,
         }
     }
 

@@ -109,6 +109,11 @@ pub struct TestInput {
     /// Return a context modifier setting the cwd to this.
     #[serde(default)]
     pub set_cwd: Option<String>,
+    /// Return a context modifier setting the permission mode to this
+    /// (as plan mode's tools do).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub set_mode: Option<gatehouse_protocol::permission::PermissionMode>,
     /// Emit this many progress events (1 ms apart).
     #[serde(default)]
     pub progress: u32,
@@ -291,6 +296,14 @@ impl TypedTool for TestTool {
                 format!("cwd is now {cwd}"),
                 move |c| {
                     c.cwd = cwd.into();
+                },
+            ));
+        }
+        if let Some(mode) = input.set_mode {
+            result = result.with_context_modifier(ContextModifier::new(
+                format!("permission mode is now {mode:?}"),
+                move |c| {
+                    c.permission_mode = mode;
                 },
             ));
         }

@@ -433,6 +433,41 @@ async fn context_modifiers_apply_between_batches_and_only_for_unsafe_tools() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mode_changing_modifier_reaches_the_mode_listener_before_the_next_batch() {
+    use gatehouse_protocol::permission::PermissionMode;
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen_by_listener = Arc::clone(&seen);
+    let rt = ToolRuntime::builder(
+        Arc::new(ToolPool::new(vec![
+            TestTool::safe("Read").arc(),
+            TestTool::new("EnterPlan").arc(),
+        ])),
+        Arc::new(TestResolver::allow_all()),
+        dir.path(),
+    )
+    .on_mode_change(Arc::new(move |mode| {
+        seen_by_listener.lock().unwrap().push(mode);
+    }))
+    .build();
+    let out = rt
+        .run_tools(
+            vec![
+                // A safe call's modifier is ignored, so it changes nothing.
+                call("safe", "Read", json!({"set_mode": "acceptEdits"})),
+                call("plan", "EnterPlan", json!({"set_mode": "plan"})),
+                call("same", "EnterPlan", json!({"set_mode": "plan"})),
+            ],
+            ToolUseContext::default(),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.context.permission_mode, PermissionMode::Plan);
+    // Told once: the second modifier left the mode as it was.
+    assert_eq!(*seen.lock().unwrap(), [PermissionMode::Plan]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn malformed_blocks_get_error_results_and_the_others_still_run() {
     let dir = tempfile::tempdir().unwrap();
     let probe = Probe::new();

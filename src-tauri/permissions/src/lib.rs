@@ -13,6 +13,7 @@
 //! * [`hook`] — combining PreToolUse hook verdicts with a decision.
 //! * [`replay`] — re-deciding stored calls with edited rules.
 //! * [`lint`] — settings errors and rules that can never fire.
+//! * [`suggest`] — rule suggestions for a permission prompt.
 //! * [`writeback`] — "always allow" into a settings file, atomically.
 //! * [`watch`] — reloading settings when their files change.
 //! * [`index`], [`tools`] — rule index; built-in tools' subjects.
@@ -32,6 +33,7 @@ pub mod session;
 pub mod settings;
 pub mod shell;
 pub mod sources;
+pub mod suggest;
 pub mod tools;
 pub mod watch;
 pub mod writeback;

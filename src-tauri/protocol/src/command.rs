@@ -59,6 +59,15 @@ pub struct OpenProjectArgs {
     pub id: i64,
 }
 
+/// Arguments of `set_project_trust`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetProjectTrustArgs {
+    /// The project's row id.
+    pub id: i64,
+    /// True to trust it (its settings' allow rules apply), false to withdraw.
+    pub trusted: bool,
+}
+
 /// Arguments of `smoke_report`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SmokeReportArgs {
@@ -112,6 +121,9 @@ commands! {
     add_project(AddProjectArgs) -> Project;
     /// Marks a known project as opened now and returns it.
     open_project(OpenProjectArgs) -> Project;
+    /// Trusts a project (its settings' allow rules apply from the next
+    /// session on) or withdraws trust; remembered in SQLite.
+    set_project_trust(SetProjectTrustArgs) -> Project;
     /// Asks the user for a folder with the native dialog; `null` when cancelled.
     pick_folder(NoArgs) -> Option<String>;
     /// The UI's answer to a smoke launch; the backend prints it and exits.

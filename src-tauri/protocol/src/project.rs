@@ -16,6 +16,13 @@ pub struct Project {
     pub added_at_ms: i64,
     /// When the project was last opened, in milliseconds since the Unix epoch.
     pub last_opened_ms: i64,
+    /// When the user trusted the project (its settings' allow rules apply
+    /// only then; its deny and ask rules always do), in milliseconds since
+    /// the Unix epoch; `None` while it is not trusted.
+    pub trusted_at_ms: Option<i64>,
+    /// Whether the folder has project settings (`.claude/settings.json` or
+    /// `.claude/settings.local.json`), so trusting it would change anything.
+    pub has_project_settings: bool,
 }
 
 /// Facts about the running backend, shown in the UI and used by the smoke test.

@@ -59,6 +59,11 @@ pub struct StartSessionArgs {
 pub struct ResumeSessionArgs {
     /// The stored session to continue.
     pub session_id: String,
+    /// The model to continue with; `None` continues with the session's own
+    /// provider and model where that needs nothing more (Anthropic), and is
+    /// refused otherwise (a replay script or an OpenAI base URL is not
+    /// stored).
+    pub provider: Option<ProviderChoice>,
 }
 
 /// A session that is open in the backend.

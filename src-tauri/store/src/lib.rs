@@ -13,6 +13,7 @@ mod imports;
 mod migrations;
 mod projects;
 mod search;
+mod session_rules;
 mod sessions;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ pub use events::{EventRecord, ImportCheckpoint};
 pub use imports::ImportRecord;
 pub use migrations::SCHEMA_VERSION;
 pub use search::{SearchHit, literal_query};
+pub use session_rules::StoredSessionRule;
 pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
 
 /// Environment variable that overrides the platform data directory.

@@ -121,6 +121,20 @@ const MIGRATIONS: &[&str] = &[
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );",
+    // Session rules (issue 4 item 6 / issue 9): "allow for this session"
+    // answers, restored into the permission engine when a session resumes.
+    // `kind` is the rule list (allow, ask, deny); rows are only appended.
+    "CREATE TABLE session_rules (
+        id             INTEGER PRIMARY KEY,
+        session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        kind           TEXT NOT NULL CHECK (kind IN ('allow', 'ask', 'deny')),
+        rule           TEXT NOT NULL,
+        created_at_ms  INTEGER NOT NULL
+    );
+    CREATE INDEX session_rules_by_session ON session_rules (session_id, id);",
+    // Project trust (issue 4 item 2): when the user trusted the project, so
+    // its settings' allow rules apply; NULL = not trusted.
+    "ALTER TABLE projects ADD COLUMN trusted_at_ms INTEGER;",
 ];
 
 /// The schema version this build writes.

@@ -7,15 +7,21 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use crate::{Store, StoreError, now_ms};
 
-const COLUMNS: &str = "id, path, name, added_at_ms, last_opened_ms";
+const COLUMNS: &str = "id, path, name, added_at_ms, last_opened_ms, trusted_at_ms";
 
 fn project_from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
+    let path: String = row.get(1)?;
+    let claude = Path::new(&path).join(".claude");
+    let has_project_settings =
+        claude.join("settings.json").is_file() || claude.join("settings.local.json").is_file();
     Ok(Project {
         id: row.get(0)?,
-        path: row.get(1)?,
         name: row.get(2)?,
         added_at_ms: row.get(3)?,
         last_opened_ms: row.get(4)?,
+        trusted_at_ms: row.get(5)?,
+        has_project_settings,
+        path,
     })
 }
 
@@ -74,6 +80,36 @@ impl Store {
             format!("UPDATE projects SET last_opened_ms = ?2 WHERE id = ?1 RETURNING {COLUMNS}");
         self.conn
             .query_row(&sql, params![id, now_ms()], project_from_row)
+            .optional()
+            .map_err(|e| self.sqlite_error(e))?
+            .ok_or_else(|| StoreError::Invalid(format!("no project with id {id}")))
+    }
+
+    /// Project `id`, if it exists.
+    pub fn project(&self, id: i64) -> Result<Option<Project>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM projects WHERE id = ?1");
+        self.conn
+            .query_row(&sql, params![id], project_from_row)
+            .optional()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// The project of folder `path` (compared as stored: canonical), if known.
+    pub fn project_by_path(&self, path: &str) -> Result<Option<Project>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM projects WHERE path = ?1");
+        self.conn
+            .query_row(&sql, params![path], project_from_row)
+            .optional()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Trusts project `id` (now) or withdraws trust, and returns it.
+    pub fn set_project_trust(&self, id: i64, trusted: bool) -> Result<Project, StoreError> {
+        let trusted_at = trusted.then(now_ms);
+        let sql =
+            format!("UPDATE projects SET trusted_at_ms = ?2 WHERE id = ?1 RETURNING {COLUMNS}");
+        self.conn
+            .query_row(&sql, params![id, trusted_at], project_from_row)
             .optional()
             .map_err(|e| self.sqlite_error(e))?
             .ok_or_else(|| StoreError::Invalid(format!("no project with id {id}")))

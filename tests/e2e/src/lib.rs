@@ -34,6 +34,15 @@ pub fn setup() -> Option<(PathBuf, PathBuf)> {
     }
 }
 
+/// Where screenshots go: `$GATEHOUSE_E2E_SCREENSHOTS`, else
+/// `target/e2e-screenshots` in the workspace.
+pub fn screenshot_dir() -> PathBuf {
+    std::env::var_os("GATEHOUSE_E2E_SCREENSHOTS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/e2e-screenshots"),
+        PathBuf::from,
+    )
+}
+
 /// How long to wait for the driver, the window and elements.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -168,6 +177,28 @@ impl App {
             values.push(element.attr(name).await?.unwrap_or_default());
         }
         Ok(values)
+    }
+
+    /// Whether an element matching `css` is present now (no waiting).
+    pub async fn exists(&self, css: &str) -> anyhow::Result<bool> {
+        Ok(!self.client.find_all(Locator::Css(css)).await?.is_empty())
+    }
+
+    /// Saves a PNG screenshot of the window as `<name>.png` in
+    /// [`screenshot_dir`] and prints its path.
+    pub async fn screenshot(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let dir = screenshot_dir();
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("creating the screenshot folder {}", dir.display()))?;
+        let png = self
+            .client
+            .screenshot()
+            .await
+            .with_context(|| format!("taking screenshot {name}"))?;
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("e2e: screenshot {}", path.display());
+        Ok(path)
     }
 
     /// Ends the session (closing the app) and stops the driver.

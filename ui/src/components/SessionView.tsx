@@ -1,12 +1,106 @@
-import type { Project } from "../generated/protocol";
+import { useEffect, useRef, useState } from "react";
+
+import { backend } from "../client";
+import type {
+  PermissionMode,
+  Project,
+  ProviderChoice,
+  SessionSummary,
+} from "../generated/protocol";
+import { SessionScreen } from "../session/SessionScreen";
+import { useLiveSession } from "../state/liveSession";
+import { ErrorBanner } from "./ErrorBanner";
 
 interface Props {
   project: Project;
+  /** A stored session to resume as soon as the view opens. */
+  resumeSessionId?: string | null;
   onBack(): void;
 }
 
-/** A project's session view; sessions arrive with the agent loop. */
-export function SessionView({ project, onBack }: Props) {
+type ProviderKind = "replay" | "anthropic" | "openai";
+
+/** The provider picker's fields, turned into the backend's choice. */
+export function providerChoice(
+  kind: ProviderKind,
+  fields: { script: string; model: string; baseUrl: string },
+): ProviderChoice {
+  switch (kind) {
+    case "replay":
+      return { kind: "replay", script: fields.script.trim() === "" ? null : fields.script.trim() };
+    case "anthropic":
+      return {
+        kind: "anthropic",
+        model: fields.model.trim() || "claude-sonnet-4-5",
+        base_url: fields.baseUrl.trim() === "" ? null : fields.baseUrl.trim(),
+      };
+    case "openai":
+      return { kind: "openai", model: fields.model.trim(), base_url: fields.baseUrl.trim() };
+  }
+}
+
+function TrustPrompt({ project, onDone }: { project: Project; onDone(p: Project | null): void }) {
+  return (
+    <section className="trust-prompt" data-testid="trust-prompt" role="dialog">
+      <h3>Trust this project?</h3>
+      <p>
+        <code>{project.path}</code> has its own Gatehouse/Claude settings. Its allow rules apply only if
+        you trust it; its deny and ask rules always apply.
+      </p>
+      <button
+        type="button"
+        className="primary"
+        data-testid="trust-project"
+        onClick={() => void backend.setProjectTrust(project.id, true).then(onDone, () => onDone(null))}
+      >
+        Trust project
+      </button>
+      <button type="button" data-testid="dont-trust-project" onClick={() => onDone(null)}>
+        Not now
+      </button>
+    </section>
+  );
+}
+
+/** A project's session view: pick a provider and start or resume a session. */
+export function SessionView({ project: initial, resumeSessionId = null, onBack }: Props) {
+  const [project, setProject] = useState(initial);
+  const [trustAsked, setTrustAsked] = useState(false);
+  const [state, actions] = useLiveSession();
+  const [kind, setKind] = useState<ProviderKind>("replay");
+  const [script, setScript] = useState("");
+  const [model, setModel] = useState("");
+  const [baseUrl, setBaseUrl] = useState("");
+  const [mode, setMode] = useState<PermissionMode>("default");
+  const [stored, setStored] = useState<SessionSummary[]>([]);
+
+  const needsTrust =
+    !trustAsked && project.has_project_settings && project.trusted_at_ms === null;
+
+  useEffect(() => {
+    let cancelled = false;
+    backend
+      .listSessions({ project_path: project.path, limit: 20 })
+      .then((list) => {
+        if (!cancelled) setStored(list);
+      })
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [project.path, state.handle]);
+
+  // Resume once, as soon as any trust question is settled.
+  const autoResumed = useRef(false);
+  useEffect(() => {
+    if (resumeSessionId && !autoResumed.current && !needsTrust) {
+      autoResumed.current = true;
+      void actions.resume(resumeSessionId, null);
+    }
+  }, [resumeSessionId, needsTrust, actions]);
+
+  const choice = providerChoice(kind, { script, model, baseUrl });
+
   return (
     <main className="session" data-testid="session-view">
       <section className="session-header">
@@ -15,8 +109,127 @@ export function SessionView({ project, onBack }: Props) {
         </button>
         <h2 data-testid="session-project-name">{project.name}</h2>
         <span className="project-path">{project.path}</span>
+        {project.trusted_at_ms !== null && (
+          <span className="badge" data-testid="project-trusted">
+            trusted
+          </span>
+        )}
       </section>
-      <p className="empty">No session yet.</p>
+      {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
+      {needsTrust ? (
+        <TrustPrompt
+          project={project}
+          onDone={(trusted) => {
+            if (trusted) setProject(trusted);
+            setTrustAsked(true);
+          }}
+        />
+      ) : state.handle ? (
+        <SessionScreen
+          handle={state.handle}
+          events={state.events}
+          running={state.running}
+          onPrompt={actions.prompt}
+          onInterrupt={actions.interrupt}
+          onModeChange={actions.setMode}
+          onAnswer={actions.answer}
+        />
+      ) : (
+        <section className="new-session" data-testid="new-session">
+          <h3>{resumeSessionId ? "Continue session" : "New session"}</h3>
+          <label>
+            Provider{" "}
+            <select
+              data-testid="provider-kind"
+              value={kind}
+              onChange={(e) => setKind(e.target.value as ProviderKind)}
+            >
+              <option value="replay">Replay (offline demo)</option>
+              <option value="anthropic">Anthropic</option>
+              <option value="openai">OpenAI-compatible</option>
+            </select>
+          </label>
+          {kind === "replay" && (
+            <label>
+              Script{" "}
+              <input
+                data-testid="replay-script"
+                placeholder="built-in demo"
+                value={script}
+                onChange={(e) => setScript(e.target.value)}
+              />
+            </label>
+          )}
+          {kind !== "replay" && (
+            <label>
+              Model{" "}
+              <input
+                data-testid="provider-model"
+                placeholder={kind === "anthropic" ? "claude-sonnet-4-5" : "llama3.1"}
+                value={model}
+                onChange={(e) => setModel(e.target.value)}
+              />
+            </label>
+          )}
+          {kind !== "replay" && (
+            <label>
+              Base URL{" "}
+              <input
+                data-testid="provider-base-url"
+                placeholder={kind === "openai" ? "http://127.0.0.1:11434/v1" : "default"}
+                value={baseUrl}
+                onChange={(e) => setBaseUrl(e.target.value)}
+              />
+            </label>
+          )}
+          <label>
+            Mode{" "}
+            <select
+              data-testid="start-mode"
+              value={mode}
+              onChange={(e) => setMode(e.target.value as PermissionMode)}
+            >
+              <option value="default">default</option>
+              <option value="acceptEdits">acceptEdits</option>
+              <option value="plan">plan</option>
+              <option value="bypassPermissions">bypassPermissions</option>
+              <option value="dontAsk">dontAsk</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            className="primary"
+            data-testid="start-session"
+            disabled={state.busy}
+            onClick={() =>
+              void (resumeSessionId
+                ? actions.resume(resumeSessionId, choice)
+                : actions.start(project.id, choice, mode))
+            }
+          >
+            {resumeSessionId ? "Continue" : "Start session"}
+          </button>
+          {stored.length > 0 && (
+            <>
+              <h3>Stored sessions</h3>
+              <ul className="stored-sessions">
+                {stored.map((s) => (
+                  <li key={s.id}>
+                    <button
+                      type="button"
+                      data-testid="resume-session"
+                      data-session-id={s.id}
+                      onClick={() => void actions.resume(s.id, choice)}
+                    >
+                      {s.title ?? s.id} — {s.status}, {s.event_count} events
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </section>
+      )}
     </main>
   );
 }

@@ -1,6 +1,107 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
 /**
  * The role of a line in a hunk.
  */
@@ -81,53 +182,14 @@ additions: number,
 deletions: number, };
 
 /**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
  * What kind of failure a `session_error` reports.
  */
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * The pipeline stage that refused a call before it could run.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
  * Why a decision came out the way it did.
@@ -177,68 +239,6 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
 
 /**
  * One event of one session.
@@ -757,6 +757,11 @@ parent_session_id: string | null,
 size_bytes: number, };
 
 /**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+
+/**
  * A line of a transcript that could not be imported (it was skipped).
  */
 export type LineProblem = { 
@@ -772,11 +777,6 @@ line: number,
  * What was wrong.
  */
 message: string, };
-
-/**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
 
 /**
  * The result of importing one Claude Code transcript.
@@ -918,7 +918,18 @@ added_at_ms: number,
 /**
  * When the project was last opened, in milliseconds since the Unix epoch.
  */
-last_opened_ms: number, };
+last_opened_ms: number, 
+/**
+ * When the user trusted the project (its settings' allow rules apply
+ * only then; its deny and ask rules always do), in milliseconds since
+ * the Unix epoch; `None` while it is not trusted.
+ */
+trusted_at_ms: number | null, 
+/**
+ * Whether the folder has project settings (`.claude/settings.json` or
+ * `.claude/settings.local.json`), so trusting it would change anything.
+ */
+has_project_settings: boolean, };
 
 /**
  * Arguments of `add_project`.
@@ -937,6 +948,19 @@ export type OpenProjectArgs = {
  * The project's row id.
  */
 id: number, };
+
+/**
+ * Arguments of `set_project_trust`.
+ */
+export type SetProjectTrustArgs = { 
+/**
+ * The project's row id.
+ */
+id: number, 
+/**
+ * True to trust it (its settings' allow rules apply), false to withdraw.
+ */
+trusted: boolean, };
 
 /**
  * Arguments of `smoke_report`.
@@ -1028,7 +1052,14 @@ export type ResumeSessionArgs = {
 /**
  * The stored session to continue.
  */
-session_id: string, };
+session_id: string, 
+/**
+ * The model to continue with; `None` continues with the session's own
+ * provider and model where that needs nothing more (Anthropic), and is
+ * refused otherwise (a replay script or an OpenAI base URL is not
+ * stored).
+ */
+provider: ProviderChoice | null, };
 
 /**
  * Arguments of `send_prompt`.
@@ -1276,6 +1307,9 @@ export interface Commands {
   add_project: { args: AddProjectArgs; result: Project };
   /** Marks a known project as opened now and returns it. */
   open_project: { args: OpenProjectArgs; result: Project };
+  /** Trusts a project (its settings' allow rules apply from the next
+ session on) or withdraws trust; remembered in SQLite. */
+  set_project_trust: { args: SetProjectTrustArgs; result: Project };
   /** Asks the user for a folder with the native dialog; `null` when cancelled. */
   pick_folder: { args: NoArgs; result: string | null };
   /** The UI's answer to a smoke launch; the backend prints it and exits. */

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 
 import { backend } from "../client";
-import type { AppInfo, Project } from "../generated/protocol";
+import type { AppInfo, Project, SessionSummary } from "../generated/protocol";
 
 export interface HomeState {
   info: AppInfo | null;
@@ -11,11 +11,19 @@ export interface HomeState {
   error: string | null;
   /** The project whose session view is open, if any. */
   openProject: Project | null;
+  /** The stored session to resume in that view, if any. */
+  resumeSessionId: string | null;
+  /** Stored sessions of every project, newest first. */
+  sessions: SessionSummary[];
+  /** Whether the settings screen is open. */
+  settingsOpen: boolean;
 }
 
 export interface HomeActions {
   pickAndAddFolder(): Promise<void>;
   open(project: Project): Promise<void>;
+  resume(session: SessionSummary): Promise<void>;
+  openSettings(): void;
   goHome(): void;
   dismissError(): void;
 }
@@ -27,9 +35,13 @@ export function useHome(): [HomeState, HomeActions] {
   const [projects, setProjects] = useState<Project[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [openProject, setOpenProject] = useState<Project | null>(null);
+  const [resumeSessionId, setResumeSessionId] = useState<string | null>(null);
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   const refresh = useCallback(async () => {
     setProjects(await backend.listProjects());
+    setSessions(await backend.listSessions({ project_path: null, limit: 20 }));
   }, []);
 
   useEffect(() => {
@@ -44,6 +56,8 @@ export function useHome(): [HomeState, HomeActions] {
       } else {
         const list = await backend.listProjects();
         if (!cancelled) setProjects(list);
+        const stored = await backend.listSessions({ project_path: null, limit: 20 });
+        if (!cancelled) setSessions(stored);
       }
       if (appInfo.smoke) {
         await backend.smokeReport(
@@ -66,6 +80,7 @@ export function useHome(): [HomeState, HomeActions] {
         if (path === null) return;
         const project = await backend.addProject(path);
         await refresh();
+        setResumeSessionId(null);
         setOpenProject(project);
       } catch (err) {
         setError(message(err));
@@ -73,15 +88,36 @@ export function useHome(): [HomeState, HomeActions] {
     },
     open: async (project) => {
       try {
+        setResumeSessionId(null);
         setOpenProject(await backend.openProject(project.id));
         await refresh();
       } catch (err) {
         setError(message(err));
       }
     },
-    goHome: () => setOpenProject(null),
+    resume: async (session) => {
+      try {
+        // A session started by the CLI may be in a folder the app has not opened yet.
+        const project = await backend.addProject(session.project_path);
+        setResumeSessionId(session.id);
+        setOpenProject(project);
+        await refresh();
+      } catch (err) {
+        setError(message(err));
+      }
+    },
+    openSettings: () => setSettingsOpen(true),
+    goHome: () => {
+      setOpenProject(null);
+      setResumeSessionId(null);
+      setSettingsOpen(false);
+      void refresh().catch((err: unknown) => setError(message(err)));
+    },
     dismissError: () => setError(null),
   };
 
-  return [{ info, projects, error, openProject }, actions];
+  return [
+    { info, projects, error, openProject, resumeSessionId, sessions, settingsOpen },
+    actions,
+  ];
 }

@@ -1,0 +1,243 @@
+//! Handlers of the session commands: each maps its arguments onto the
+//! session host (`gatehouse-session`), which holds all the logic, and the
+//! host's events reach the window on `EVENT_CHANNEL`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keys::{KeyStore, NoKeyStore};
+use gatehouse_core::events::EventSink;
+use gatehouse_protocol::command::{CommandError, SetProjectTrustArgs};
+use gatehouse_protocol::event::Event;
+use gatehouse_protocol::project::Project;
+use gatehouse_protocol::session::{
+    AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, ProviderArgs,
+    ProviderChoice, ResumeSessionArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
+    SetApiKeyArgs, SetModeArgs, StartSessionArgs,
+};
+use gatehouse_session::host::AskPolicy;
+use gatehouse_session::keys::{delete_key, find_key, key_status, set_key};
+use gatehouse_session::provider::build_provider;
+use gatehouse_session::{SessionHost, StartSpec};
+use tauri::{Emitter as _, State};
+
+use crate::AppState;
+use crate::commands::{CommandResult, error, store};
+
+/// Hands every stored event to the window. The app handle exists only once
+/// Tauri has started, after the host was created.
+#[derive(Default)]
+pub(crate) struct WindowSink {
+    pub(crate) app: OnceLock<tauri::AppHandle>,
+}
+
+impl EventSink for WindowSink {
+    fn emit(&self, event: Event) {
+        if let Some(app) = self.app.get()
+            && let Err(e) = app.emit(EVENT_CHANNEL, &event)
+        {
+            eprintln!("gatehouse: an event could not reach the window: {e}");
+        }
+    }
+}
+
+fn host<'a>(state: &'a State<'_, AppState>) -> CommandResult<&'a Arc<SessionHost>> {
+    state
+        .host
+        .as_ref()
+        .map_err(|e| CommandError::new(format!("sessions are unavailable: {e}")))
+}
+
+fn start(
+    state: &State<'_, AppState>,
+    project: &Project,
+    provider: &ProviderChoice,
+    mode: Option<gatehouse_protocol::permission::PermissionMode>,
+    resume: Option<String>,
+) -> CommandResult<SessionHandle> {
+    let host = host(state)?;
+    let folder = PathBuf::from(&project.path);
+    let (provider, model) = build_provider(provider, &folder, &find_key).map_err(error)?;
+    let started = host
+        .start(StartSpec {
+            project: folder,
+            provider,
+            model,
+            mode,
+            trust_project: project.trusted_at_ms.is_some(),
+            ask: AskPolicy::Interactive,
+            resume,
+            settings_files: Vec::new(),
+        })
+        .map_err(error)?;
+    for warning in &started.warnings {
+        eprintln!("gatehouse: warning: {warning}");
+    }
+    Ok(started.handle)
+}
+
+#[tauri::command(async)]
+pub(crate) fn start_session(
+    state: State<'_, AppState>,
+    args: StartSessionArgs,
+) -> CommandResult<SessionHandle> {
+    let project = store(&state)?
+        .project(args.project_id)
+        .map_err(error)?
+        .ok_or_else(|| CommandError::new(format!("no project with id {}", args.project_id)))?;
+    start(&state, &project, &args.provider, Some(args.mode), None)
+}
+
+#[tauri::command(async)]
+pub(crate) fn resume_session(
+    state: State<'_, AppState>,
+    args: ResumeSessionArgs,
+) -> CommandResult<SessionHandle> {
+    let (summary, project) = {
+        let store = store(&state)?;
+        let summary = store
+            .session(&args.session_id)
+            .map_err(error)?
+            .ok_or_else(|| {
+                CommandError::new(format!("no stored session with id {}", args.session_id))
+            })?;
+        let project = match store
+            .project_by_path(&summary.project_path)
+            .map_err(error)?
+        {
+            Some(p) => p,
+            // A session started by the CLI in a folder the app never opened.
+            None => store
+                .add_project(Path::new(&summary.project_path))
+                .map_err(error)?,
+        };
+        (summary, project)
+    };
+    let provider = match (&args.provider, summary.provider.as_str()) {
+        (Some(choice), _) => choice.clone(),
+        (None, "anthropic") => ProviderChoice::Anthropic {
+            model: summary.model.clone(),
+            base_url: None,
+        },
+        (None, other) => {
+            return Err(CommandError::new(format!(
+                "session {} used the {other} provider, whose script or server is not stored; pick a provider to continue it with",
+                summary.id
+            )));
+        }
+    };
+    start(&state, &project, &provider, None, Some(summary.id))
+}
+
+#[tauri::command(async)]
+pub(crate) fn send_prompt(state: State<'_, AppState>, args: SendPromptArgs) -> CommandResult<()> {
+    // The exchange streams as events; nobody waits for the ticket here.
+    host(&state)?
+        .send_prompt(&args.session_id, &args.text)
+        .map(drop)
+        .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn interrupt(state: State<'_, AppState>, args: SessionArgs) -> CommandResult<()> {
+    host(&state)?.interrupt(&args.session_id).map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn set_mode(state: State<'_, AppState>, args: SetModeArgs) -> CommandResult<()> {
+    host(&state)?
+        .set_mode(&args.session_id, args.mode)
+        .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn answer_permission(
+    state: State<'_, AppState>,
+    args: AnswerPermissionArgs,
+) -> CommandResult<()> {
+    host(&state)?
+        .answer_permission(&args.session_id, &args.tool_use_id, args.answer)
+        .map_err(error)
+}
+
+#[tauri::command]
+pub(crate) async fn close_session(
+    state: State<'_, AppState>,
+    args: SessionArgs,
+) -> CommandResult<()> {
+    let host = Arc::clone(host(&state)?);
+    let stopped = state
+        .runtime
+        .spawn(async move { host.close(&args.session_id).await })
+        .await
+        .map_err(error)?
+        .map_err(error)?;
+    for task in stopped {
+        eprintln!(
+            "gatehouse: stopped background task {} as its session closed",
+            task.task_id
+        );
+    }
+    Ok(())
+}
+
+#[tauri::command(async)]
+pub(crate) fn list_sessions(
+    state: State<'_, AppState>,
+    args: ListSessionsArgs,
+) -> CommandResult<Vec<SessionSummary>> {
+    let mut list = store(&state)?
+        .list_sessions(args.project_path.as_deref())
+        .map_err(error)?;
+    list.truncate(args.limit.unwrap_or(100) as usize);
+    Ok(list)
+}
+
+#[tauri::command(async)]
+pub(crate) fn session_events(
+    state: State<'_, AppState>,
+    args: SessionArgs,
+) -> CommandResult<Vec<Event>> {
+    Ok(store(&state)?
+        .session_events(&args.session_id)
+        .map_err(error)?
+        .0)
+}
+
+#[tauri::command(async)]
+pub(crate) fn set_project_trust(
+    state: State<'_, AppState>,
+    args: SetProjectTrustArgs,
+) -> CommandResult<Project> {
+    store(&state)?
+        .set_project_trust(args.id, args.trusted)
+        .map_err(error)
+}
+
+fn keychain() -> Box<dyn KeyStore> {
+    match OsKeyStore::open() {
+        Ok(s) => Box::new(s),
+        Err(e) => {
+            eprintln!("gatehouse: note: the keychain is not available: {e}");
+            Box::new(NoKeyStore)
+        }
+    }
+}
+
+// The key goes from the argument to the keychain only: it is never logged,
+// emitted or returned (the status says where a key is, not what it is).
+#[tauri::command(async)]
+pub(crate) fn set_api_key(args: SetApiKeyArgs) -> CommandResult<ApiKeyStatus> {
+    set_key(&args.provider, &args.key, keychain().as_ref()).map_err(CommandError::new)
+}
+
+#[tauri::command(async)]
+pub(crate) fn delete_api_key(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
+    delete_key(&args.provider, keychain().as_ref()).map_err(CommandError::new)
+}
+
+#[tauri::command(async)]
+pub(crate) fn api_key_status(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
+    key_status(&args.provider, keychain().as_ref()).map_err(CommandError::new)
+}

@@ -1,0 +1,273 @@
+//! Permission prompts a person answers (SPEC §5, issue 9): the engine's
+//! `ask` becomes a `permission_requested` event carrying the reason, the
+//! trace, rule suggestions and a diff preview; the call waits until a front
+//! end answers with `answer_permission`.
+//!
+//! * allow once — the call runs;
+//! * allow for this session — the suggested rules become session rules
+//!   (stored in SQLite first, then added to the engine; restored on
+//!   resume), and the call runs;
+//! * always allow — the rules the user kept are written into the settings
+//!   file picked (local, project or user; atomic, formatting kept), the
+//!   settings are reloaded, and the call runs;
+//! * deny — the call is refused and the user's feedback reaches the model
+//!   in the tool_result.
+//!
+//! An interrupt drops the waiting call; the prompt is then withdrawn and
+//! reported answered with a deny.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use gatehouse_agent::EngineSetup;
+use gatehouse_core::ask::{AskAnswer, AskHandler, AskRequest};
+use gatehouse_core::events::Emitter;
+use gatehouse_permissions::PermissionEngine;
+use gatehouse_permissions::rule::RuleKind;
+use gatehouse_permissions::session::{SessionRuleStore, grant};
+use gatehouse_permissions::suggest::suggest_rules;
+use gatehouse_permissions::writeback::add_rule;
+use gatehouse_protocol::event::{EventBody, SessionErrorKind};
+use gatehouse_protocol::permission::RuleSource;
+use gatehouse_protocol::session::PermissionAnswer;
+use tokio::sync::oneshot;
+
+/// What an answer may change: the session's engine, its session rules and
+/// the settings files the engine was loaded from.
+pub struct SessionPermissions {
+    /// The session's engine.
+    pub engine: Arc<PermissionEngine>,
+    /// Where session rules persist.
+    pub rules: Arc<dyn SessionRuleStore>,
+    /// The session.
+    pub session_id: String,
+    /// Where the engine's settings come from (reloaded after "always allow").
+    pub setup: EngineSetup,
+}
+
+impl std::fmt::Debug for SessionPermissions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionPermissions")
+            .field("session_id", &self.session_id)
+            .field("setup", &self.setup)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionPermissions {
+    /// The settings file "always allow" writes to for `destination`.
+    pub fn settings_file(&self, destination: RuleSource) -> Result<PathBuf, String> {
+        let project = &self.setup.project;
+        match destination {
+            RuleSource::Local => Ok(project.join(".claude").join("settings.local.json")),
+            RuleSource::Project => Ok(project.join(".claude").join("settings.json")),
+            RuleSource::User => Ok(self.setup.home.join(".claude").join("settings.json")),
+            other => Err(format!(
+                "rules cannot be written to the {other:?} source; pick local, project or user settings"
+            )),
+        }
+    }
+
+    /// Adds `rules` as allow rules of the session; returns those granted.
+    fn grant_all(&self, rules: &[String]) -> (Vec<String>, Vec<String>) {
+        let mut granted = Vec::new();
+        let mut errors = Vec::new();
+        for rule in rules {
+            match grant(
+                &self.engine,
+                self.rules.as_ref(),
+                &self.session_id,
+                RuleKind::Allow,
+                rule,
+            ) {
+                Ok(()) => granted.push(rule.clone()),
+                Err(e) => errors.push(format!("session rule {rule:?} was not added: {e}")),
+            }
+        }
+        (granted, errors)
+    }
+
+    /// Writes `rules` into `file` and reloads the engine's settings.
+    fn write_rules(&self, file: &Path, rules: &[String]) -> Vec<String> {
+        let mut errors = Vec::new();
+        for rule in rules {
+            if let Err(e) = add_rule(file, RuleKind::Allow, rule) {
+                errors.push(format!(
+                    "rule {rule:?} was not written to {}: {e}",
+                    file.display()
+                ));
+            }
+        }
+        self.engine
+            .replace_settings(gatehouse_agent::load_settings(&self.setup));
+        errors
+    }
+}
+
+type Pending = oneshot::Sender<PermissionAnswer>;
+
+/// The [`AskHandler`] of a session with a person in front of it.
+pub struct InteractiveAsk {
+    emitter: Emitter,
+    permissions: SessionPermissions,
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+impl std::fmt::Debug for InteractiveAsk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InteractiveAsk")
+            .field("permissions", &self.permissions)
+            .field("pending", &self.pending_ids())
+            .finish_non_exhaustive()
+    }
+}
+
+impl InteractiveAsk {
+    /// Prompts emitted through `emitter`, answers applied to `permissions`.
+    pub fn new(emitter: Emitter, permissions: SessionPermissions) -> Self {
+        Self {
+            emitter,
+            permissions,
+            pending: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The calls waiting for an answer.
+    pub fn pending_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.pending().keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Delivers the user's answer for call `tool_use_id`. Fails, leaving the
+    /// prompt open, when no such prompt waits or the answer is invalid (an
+    /// "always allow" without rules or to a source that has no file).
+    pub fn answer(&self, tool_use_id: &str, answer: PermissionAnswer) -> Result<(), String> {
+        if let PermissionAnswer::AlwaysAllow { rules, destination } = &answer {
+            self.permissions.settings_file(*destination)?;
+            if rules.is_empty() {
+                return Err("\"always allow\" needs at least one rule".into());
+            }
+            for rule in rules {
+                gatehouse_permissions::rule::parse_rule(rule)
+                    .map_err(|e| format!("rule {rule:?} cannot be saved: {e}"))?;
+            }
+        }
+        let pending = self.pending().remove(tool_use_id).ok_or_else(|| {
+            format!(
+                "no permission prompt is waiting for call {tool_use_id} in session {}",
+                self.permissions.session_id
+            )
+        })?;
+        pending.send(answer).map_err(|_| {
+            format!("call {tool_use_id} stopped waiting for an answer (it was interrupted)")
+        })
+    }
+
+    fn report_errors(&self, errors: Vec<String>) {
+        for message in errors {
+            self.emitter.emit(EventBody::SessionError {
+                kind: SessionErrorKind::Storage,
+                message,
+                recoverable: true,
+            });
+        }
+    }
+
+    /// Applies an answer's lasting effects and turns it into the pipeline's.
+    fn settle(&self, answer: PermissionAnswer, suggestions: &[String]) -> AskAnswer {
+        match answer {
+            PermissionAnswer::AllowOnce => AskAnswer::AllowOnce,
+            PermissionAnswer::AllowForSession => {
+                let (granted, errors) = self.permissions.grant_all(suggestions);
+                if !granted.is_empty() {
+                    self.emitter
+                        .emit(EventBody::SessionRulesAdded { rules: granted });
+                }
+                self.report_errors(errors);
+                AskAnswer::AllowForSession
+            }
+            PermissionAnswer::AlwaysAllow { rules, destination } => {
+                let errors = match self.permissions.settings_file(destination) {
+                    Ok(file) => self.permissions.write_rules(&file, &rules),
+                    Err(e) => vec![e],
+                };
+                self.report_errors(errors);
+                AskAnswer::AllowOnce
+            }
+            PermissionAnswer::Deny { feedback } => AskAnswer::Deny {
+                feedback: feedback.filter(|f| !f.trim().is_empty()),
+            },
+        }
+    }
+}
+
+/// Withdraws a prompt whose call stopped waiting (an interrupt dropped it).
+struct Withdraw<'a> {
+    ask: &'a InteractiveAsk,
+    tool_use_id: String,
+    armed: bool,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if self.ask.pending().remove(&self.tool_use_id).is_some() {
+            self.ask.emitter.emit(EventBody::PermissionAnswered {
+                tool_use_id: self.tool_use_id.clone(),
+                answer: PermissionAnswer::Deny {
+                    feedback: Some("The session was interrupted before the user answered.".into()),
+                },
+            });
+        }
+    }
+}
+
+#[async_trait]
+impl AskHandler for InteractiveAsk {
+    async fn ask(&self, request: AskRequest) -> AskAnswer {
+        let suggestions = suggest_rules(
+            &request.tool_name,
+            &request.input,
+            &self.permissions.setup.project,
+        );
+        let preview = crate::preview::preview(&request.tool_name, &request.input);
+        let (tx, rx) = oneshot::channel();
+        self.pending().insert(request.tool_use_id.clone(), tx);
+        let mut withdraw = Withdraw {
+            ask: self,
+            tool_use_id: request.tool_use_id.clone(),
+            armed: true,
+        };
+        self.emitter.emit(EventBody::PermissionRequested {
+            tool_use_id: request.tool_use_id.clone(),
+            tool_name: request.tool_name,
+            input: request.input,
+            reason: request.decision.reason,
+            trace: request.decision.trace,
+            suggestions: suggestions.clone(),
+            preview,
+        });
+        let answer = rx.await;
+        withdraw.armed = false;
+        let Ok(answer) = answer else {
+            // The sender went away without an answer: fail closed.
+            return AskAnswer::Deny {
+                feedback: Some("The permission prompt was closed without an answer.".into()),
+            };
+        };
+        self.emitter.emit(EventBody::PermissionAnswered {
+            tool_use_id: request.tool_use_id,
+            answer: answer.clone(),
+        });
+        self.settle(answer, &suggestions)
+    }
+}

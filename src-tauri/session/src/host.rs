@@ -1,0 +1,576 @@
+//! [`SessionHost`]: the sessions open in one process (the app's window, or
+//! one `gatehouse-cli run`), each with its agent loop, permission engine,
+//! tool pool and background tasks.
+//!
+//! Commands return at once; what happens in a session arrives as events,
+//! stored in SQLite and then handed to the front end's sink (see
+//! [`crate::writer`]). Each session's agent runs in its own task and takes
+//! prompts in order; an interrupt cancels the running exchange (the
+//! in-flight model request, queued calls, and running calls per their
+//! interrupt behaviour).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use gatehouse_agent::provider::Provider;
+use gatehouse_agent::resume::history_from_events;
+use gatehouse_agent::{
+    Agent, AgentConfig, EngineSetup, PromptOutcome, StaticAsk, builtin_pool, load_engine,
+};
+use gatehouse_core::ask::AskHandler;
+use gatehouse_core::events::{Emitter, EventSink};
+use gatehouse_core::{ToolRuntime, ToolUseContext};
+use gatehouse_permissions::PermissionEngine;
+use gatehouse_permissions::session::{SessionRuleStore, restore};
+use gatehouse_protocol::event::{Event, EventBody};
+use gatehouse_protocol::permission::PermissionMode;
+use gatehouse_protocol::session::{PermissionAnswer, SessionHandle};
+use gatehouse_store::{NewSession, Store};
+use gatehouse_tools::tasks::{TaskInfo, TaskManager};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::ask::{InteractiveAsk, SessionPermissions};
+use crate::rules::SqliteSessionRuleStore;
+use crate::writer::EventWriter;
+
+/// Why a host command failed; the message names the session, call or path.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// No open session has this id.
+    #[error("no open session with id {0}; start or resume it first")]
+    NotOpen(String),
+    /// The store has no session with this id.
+    #[error("no stored session with id {0}")]
+    NotStored(String),
+    /// The project folder is missing or not a folder.
+    #[error("the project folder {path}: {reason}")]
+    Project {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] gatehouse_store::StoreError),
+    /// Anything else, described.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Settings shared by every session of a host.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// The data directory: the database and `sessions/<id>/` (large tool
+    /// results, Bash and task output).
+    pub data_dir: PathBuf,
+    /// The home directory (`~/.claude/settings.json`, `~/` in rules).
+    pub home: PathBuf,
+    /// Model requests allowed per prompt allowance (see [`AgentConfig`]).
+    pub max_turns: u32,
+    /// How long a provider may stay silent.
+    pub idle_timeout: Duration,
+}
+
+impl HostConfig {
+    /// Defaults for `data_dir`, with the home directory from `$HOME`.
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            data_dir,
+            home: std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            max_turns: 100,
+            idle_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Who answers the permission prompts of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskPolicy {
+    /// A person, through `permission_requested` / [`SessionHost::answer_permission`].
+    Interactive,
+    /// Every prompt is allowed once (`gatehouse-cli run --ask allow`).
+    AllowAll,
+    /// Every prompt is denied (`--ask deny`, the headless default).
+    DenyAll,
+}
+
+/// What a session starts with.
+pub struct StartSpec {
+    /// The project folder the tools work in.
+    pub project: PathBuf,
+    /// The model provider.
+    pub provider: Arc<dyn Provider>,
+    /// The model name sent to it.
+    pub model: String,
+    /// The permission mode; `None`: a resumed session's last mode, else the
+    /// settings' `defaultMode`, else `default`.
+    pub mode: Option<PermissionMode>,
+    /// Whether the project's settings' allow rules apply.
+    pub trust_project: bool,
+    /// Who answers permission prompts.
+    pub ask: AskPolicy,
+    /// A stored session to continue (its history and session rules).
+    pub resume: Option<String>,
+    /// Extra settings files (launch flags).
+    pub settings_files: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for StartSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartSpec")
+            .field("project", &self.project)
+            .field("provider", &self.provider.name())
+            .field("model", &self.model)
+            .field("mode", &self.mode)
+            .field("trust_project", &self.trust_project)
+            .field("ask", &self.ask)
+            .field("resume", &self.resume)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A session that was opened, and what the user should be told about it.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// What the front end shows.
+    pub handle: SessionHandle,
+    /// Problems with settings files or stored session rules (file, line,
+    /// column and cause); the engine already fails closed on them.
+    pub warnings: Vec<String>,
+}
+
+/// Resolves when a prompt's exchange has ended.
+#[derive(Debug)]
+pub struct PromptTicket(oneshot::Receiver<PromptOutcome>);
+
+impl PromptTicket {
+    /// How the exchange ended; `None` when the session closed first.
+    pub async fn wait(self) -> Option<PromptOutcome> {
+        self.0.await.ok()
+    }
+}
+
+type PromptJob = (
+    String,
+    u64,
+    CancellationToken,
+    oneshot::Sender<PromptOutcome>,
+);
+
+static NEXT_PROMPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+struct OpenSession {
+    id: String,
+    project: PathBuf,
+    engine: Arc<PermissionEngine>,
+    tasks: Arc<TaskManager>,
+    emitter: Emitter,
+    ask: Option<Arc<InteractiveAsk>>,
+    prompts: Mutex<Option<mpsc::UnboundedSender<PromptJob>>>,
+    /// The interrupts of the exchange running now and of those queued
+    /// behind it, oldest first (an interrupt stops them all).
+    current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
+    actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock only means a panic elsewhere; the data is still whole.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The open sessions of one process; see the module docs.
+pub struct SessionHost {
+    config: HostConfig,
+    runtime: tokio::runtime::Handle,
+    store: Arc<Mutex<Store>>,
+    writer: Mutex<EventWriter>,
+    sessions: Mutex<HashMap<String, Arc<OpenSession>>>,
+}
+
+impl std::fmt::Debug for SessionHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHost")
+            .field("config", &self.config)
+            .field("sessions", &lock(&self.sessions).keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A new session id: time-ordered and unique per process.
+pub fn new_session_id() -> String {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("ses_{nanos:x}_{:x}{n:x}", std::process::id())
+}
+
+fn mode_text(mode: PermissionMode) -> String {
+    serde_json::to_value(mode)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The mode a resumed session was last in: its last `mode_changed`, else
+/// the mode it started in.
+fn last_mode(events: &[Event], started: &str) -> Option<PermissionMode> {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match e.body {
+            EventBody::ModeChanged { mode } => Some(mode),
+            _ => None,
+        })
+        .or_else(|| serde_json::from_value(serde_json::Value::String(started.to_owned())).ok())
+}
+
+impl SessionHost {
+    /// A host storing into the database in `config.data_dir` (two
+    /// connections: one for the event writer, one for reads and session
+    /// rules), handing each stored event to `forward`, running sessions on
+    /// `runtime`.
+    pub fn new(
+        config: HostConfig,
+        forward: Arc<dyn EventSink>,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<Self, HostError> {
+        let store = Store::open(&config.data_dir)?;
+        let writer_store = Store::open(&config.data_dir)?;
+        Ok(Self {
+            writer: Mutex::new(EventWriter::start(writer_store, forward)),
+            store: Arc::new(Mutex::new(store)),
+            config,
+            runtime,
+            sessions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The host's read connection (project lists, stored sessions).
+    pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
+    fn open(&self, id: &str) -> Result<Arc<OpenSession>, HostError> {
+        lock(&self.sessions)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| HostError::NotOpen(id.to_owned()))
+    }
+
+    /// Opens a session (new, or resumed from the store) and emits
+    /// `session_started`. It waits for prompts.
+    pub fn start(&self, spec: StartSpec) -> Result<Started, HostError> {
+        let project = spec
+            .project
+            .canonicalize()
+            .map_err(|e| HostError::Project {
+                path: spec.project.clone(),
+                reason: e.to_string(),
+            })?;
+        if !project.is_dir() {
+            return Err(HostError::Project {
+                path: project,
+                reason: "not a folder".into(),
+            });
+        }
+        let project_text = project.to_string_lossy().into_owned();
+        let (session_id, events, mode) = match &spec.resume {
+            Some(id) => {
+                let store = self.store();
+                let Some(summary) = store.session(id)? else {
+                    return Err(HostError::NotStored(id.clone()));
+                };
+                let (events, _skipped) = store.session_events(id)?;
+                let mode = spec.mode.or_else(|| last_mode(&events, &summary.mode));
+                (id.clone(), events, mode)
+            }
+            None => {
+                let id = new_session_id();
+                self.store().create_session(&NewSession {
+                    id: id.clone(),
+                    project_path: project_text.clone(),
+                    provider: spec.provider.name().to_owned(),
+                    model: spec.model.clone(),
+                    mode: mode_text(spec.mode.unwrap_or_default()),
+                })?;
+                (id, Vec::new(), spec.mode)
+            }
+        };
+        if lock(&self.sessions).contains_key(&session_id) {
+            return Err(HostError::Other(format!(
+                "session {session_id} is already open"
+            )));
+        }
+        let setup = EngineSetup {
+            project: project.clone(),
+            home: self.config.home.clone(),
+            mode,
+            trust_project: spec.trust_project,
+            settings_files: spec.settings_files.clone(),
+        };
+        let (engine, settings_errors) = load_engine(&setup);
+        let mut warnings: Vec<String> = settings_errors.iter().map(ToString::to_string).collect();
+        let engine = Arc::new(engine);
+        let rules: Arc<dyn SessionRuleStore> =
+            Arc::new(SqliteSessionRuleStore::new(Arc::clone(&self.store)));
+        if spec.resume.is_some() {
+            match restore(&engine, rules.as_ref(), &session_id) {
+                Ok(errors) => warnings.extend(
+                    errors
+                        .into_iter()
+                        .map(|e| format!("a stored session rule no longer parses: {e}")),
+                ),
+                Err(e) => warnings.push(format!("session rules were not restored: {e}")),
+            }
+        }
+
+        let session_dir = self.config.data_dir.join("sessions").join(&session_id);
+        let sink: Arc<dyn EventSink> = Arc::new(lock(&self.writer).sink());
+        let emitter = Emitter::new(session_id.clone(), Arc::clone(&sink));
+        let tools = builtin_pool(&session_dir, emitter.clone(), engine.as_ref());
+        let interactive = (spec.ask == AskPolicy::Interactive).then(|| {
+            Arc::new(InteractiveAsk::new(
+                emitter.clone(),
+                SessionPermissions {
+                    engine: Arc::clone(&engine),
+                    rules: Arc::clone(&rules),
+                    session_id: session_id.clone(),
+                    setup: setup.clone(),
+                },
+            ))
+        });
+        let ask: Arc<dyn AskHandler> = match spec.ask {
+            AskPolicy::Interactive => match &interactive {
+                Some(a) => Arc::clone(a) as Arc<dyn AskHandler>,
+                None => Arc::new(StaticAsk::deny()),
+            },
+            AskPolicy::AllowAll => Arc::new(StaticAsk::allow()),
+            AskPolicy::DenyAll => Arc::new(StaticAsk::deny()),
+        };
+        // A context modifier that changes the mode (plan mode) must reach
+        // the engine, which decides with its own copy.
+        let mode_engine = Arc::clone(&engine);
+        let mode_emitter = emitter.clone();
+        let rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
+            .session_id(session_id.clone())
+            .event_sink(Arc::clone(&sink))
+            .ask_handler(ask)
+            .on_mode_change(Arc::new(move |mode| {
+                mode_engine.set_mode(mode);
+                mode_emitter.emit(EventBody::ModeChanged { mode });
+            }))
+            .build();
+        emitter.emit(EventBody::SessionStarted {
+            provider: spec.provider.name().to_owned(),
+            model: spec.model.clone(),
+            project: project_text.clone(),
+            resumed: spec.resume.is_some(),
+        });
+        let (history, turns) = history_from_events(&events);
+        let mut config = AgentConfig::new(spec.model.clone());
+        config.max_turns = turns.saturating_add(self.config.max_turns);
+        config.idle_timeout = self.config.idle_timeout.max(Duration::from_secs(1));
+        let ctx = ToolUseContext {
+            session_id: session_id.clone(),
+            cwd: project.clone(),
+            permission_mode: engine.mode(),
+            ..ToolUseContext::default()
+        };
+        let source_engine = Arc::clone(&engine);
+        let agent = Agent::new(spec.provider, rt, config, ctx)
+            .with_history(history, turns)
+            .with_mode_source(Arc::new(move || source_engine.mode()));
+
+        let (tx, rx) = mpsc::unbounded_channel::<PromptJob>();
+        let current = Arc::new(Mutex::new(Vec::new()));
+        let actor = self
+            .runtime
+            .spawn(run_prompts(agent, rx, Arc::clone(&current)));
+        let session_rules = engine
+            .session_rules()
+            .into_iter()
+            .map(|(_, rule)| rule)
+            .collect();
+        let open = Arc::new(OpenSession {
+            id: session_id.clone(),
+            project: project.clone(),
+            engine: Arc::clone(&engine),
+            tasks: tools.tasks,
+            emitter,
+            ask: interactive,
+            prompts: Mutex::new(Some(tx)),
+            current,
+            actor: Mutex::new(Some(actor)),
+        });
+        lock(&self.sessions).insert(session_id.clone(), open);
+        Ok(Started {
+            handle: SessionHandle {
+                session_id,
+                project_path: project_text,
+                mode: engine.mode(),
+                events,
+                session_rules,
+            },
+            warnings,
+        })
+    }
+
+    /// Queues a prompt; the exchange runs after any earlier one and streams
+    /// as events. The ticket resolves when it has ended.
+    pub fn send_prompt(&self, session_id: &str, text: &str) -> Result<PromptTicket, HostError> {
+        let open = self.open(session_id)?;
+        let (done, ticket) = oneshot::channel();
+        let token = CancellationToken::new();
+        let number = NEXT_PROMPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let prompts = lock(&open.prompts);
+        // Registered before it is queued, so an interrupt right after this
+        // returns is never missed.
+        lock(&open.current).push((number, token.clone()));
+        let sent = prompts
+            .as_ref()
+            .is_some_and(|tx| tx.send((text.to_owned(), number, token, done)).is_ok());
+        if !sent {
+            lock(&open.current).retain(|(n, _)| *n != number);
+            return Err(HostError::Other(format!(
+                "session {session_id} is closing and takes no more prompts"
+            )));
+        }
+        Ok(PromptTicket(ticket))
+    }
+
+    /// Interrupts the running exchange, if any (a no-op when idle).
+    pub fn interrupt(&self, session_id: &str) -> Result<(), HostError> {
+        let open = self.open(session_id)?;
+        for (_, token) in lock(&open.current).iter() {
+            token.cancel();
+        }
+        Ok(())
+    }
+
+    /// Whether an exchange is running in the session.
+    pub fn is_running(&self, session_id: &str) -> Result<bool, HostError> {
+        Ok(!lock(&self.open(session_id)?.current).is_empty())
+    }
+
+    /// Changes the session's permission mode: the engine decides with it at
+    /// once, the tools' context from the next turn; emits `mode_changed`.
+    pub fn set_mode(&self, session_id: &str, mode: PermissionMode) -> Result<(), HostError> {
+        let open = self.open(session_id)?;
+        open.engine.set_mode(mode);
+        open.emitter.emit(EventBody::ModeChanged { mode });
+        Ok(())
+    }
+
+    /// The session's current permission mode.
+    pub fn mode(&self, session_id: &str) -> Result<PermissionMode, HostError> {
+        Ok(self.open(session_id)?.engine.mode())
+    }
+
+    /// The session rules in force.
+    pub fn session_rules(&self, session_id: &str) -> Result<Vec<String>, HostError> {
+        Ok(self
+            .open(session_id)?
+            .engine
+            .session_rules()
+            .into_iter()
+            .map(|(_, rule)| rule)
+            .collect())
+    }
+
+    /// Answers a pending `permission_requested`.
+    pub fn answer_permission(
+        &self,
+        session_id: &str,
+        tool_use_id: &str,
+        answer: PermissionAnswer,
+    ) -> Result<(), HostError> {
+        let open = self.open(session_id)?;
+        let ask = open.ask.as_ref().ok_or_else(|| {
+            HostError::Other(format!(
+                "session {session_id} answers its permission prompts itself (headless)"
+            ))
+        })?;
+        ask.answer(tool_use_id, answer).map_err(HostError::Other)
+    }
+
+    /// The calls of a session waiting for a permission answer.
+    pub fn pending_permissions(&self, session_id: &str) -> Result<Vec<String>, HostError> {
+        Ok(self
+            .open(session_id)?
+            .ask
+            .as_ref()
+            .map(|a| a.pending_ids())
+            .unwrap_or_default())
+    }
+
+    /// The project folder of an open session.
+    pub fn project(&self, session_id: &str) -> Result<PathBuf, HostError> {
+        Ok(self.open(session_id)?.project.clone())
+    }
+
+    /// Closes a session: interrupts what runs, waits for the agent to stop,
+    /// and stops its background tasks (returned). Its events stay stored.
+    pub async fn close(&self, session_id: &str) -> Result<Vec<TaskInfo>, HostError> {
+        let open = lock(&self.sessions)
+            .remove(session_id)
+            .ok_or_else(|| HostError::NotOpen(session_id.to_owned()))?;
+        close_open(&open).await;
+        Ok(open.tasks.shutdown().await)
+    }
+
+    /// Closes every session and waits until every event is stored and
+    /// forwarded. Returns how many events could not be stored.
+    pub async fn finish(&self) -> usize {
+        let ids: Vec<String> = lock(&self.sessions).keys().cloned().collect();
+        for id in ids {
+            let _ = self.close(&id).await;
+        }
+        lock(&self.writer).finish()
+    }
+
+    /// The session's id as stored (for logs).
+    pub fn open_sessions(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.sessions)
+            .values()
+            .map(|s| s.id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.config.data_dir
+    }
+}
+
+async fn close_open(open: &OpenSession) {
+    lock(&open.prompts).take();
+    for (_, token) in lock(&open.current).iter() {
+        token.cancel();
+    }
+    let actor = lock(&open.actor).take();
+    if let Some(actor) = actor {
+        let _ = actor.await;
+    }
+}
+
+/// The session's agent: one exchange at a time, in the order sent.
+async fn run_prompts(
+    mut agent: Agent,
+    mut prompts: mpsc::UnboundedReceiver<PromptJob>,
+    current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
+) {
+    while let Some((text, number, token, done)) = prompts.recv().await {
+        let outcome = agent.run_prompt(&text, &token).await;
+        lock(&current).retain(|(n, _)| *n != number);
+        // Nobody waiting for the outcome is fine (the app does not wait).
+        let _ = done.send(outcome);
+    }
+}

@@ -1,0 +1,27 @@
+//! Gatehouse's session host: the one code path through which the desktop
+//! app and `gatehouse-cli run` open and drive sessions (SPEC §10, §12).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
+//! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
+//! | [`rules`] | [`rules::SqliteSessionRuleStore`]: session rules in SQLite, restored on resume |
+//! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
+//! | [`keys`] | where API keys come from (environment, then the OS keychain) |
+//! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
+//! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
+//!
+//! Nothing here knows about Tauri: the app forwards the events the host
+//! hands to its sink, the CLI prints them.
+
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod ask;
+pub mod host;
+pub mod keys;
+pub mod preview;
+pub mod provider;
+pub mod rules;
+pub mod writer;
+
+pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

@@ -1,0 +1,539 @@
+//! The session host with real parts: SQLite files in a tempdir, the real
+//! built-in tools on a real project folder, the permission engine with real
+//! settings files, and the replay provider as the model.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gatehouse_agent::PromptOutcome;
+use gatehouse_agent::provider::replay::{ReplayProvider, Script};
+use gatehouse_core::events::MemorySink;
+use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
+use gatehouse_protocol::permission::{PermissionMode, RuleSource};
+use gatehouse_protocol::session::PermissionAnswer;
+use gatehouse_session::host::AskPolicy;
+use gatehouse_session::{HostConfig, PromptTicket, SessionHost, StartSpec};
+use gatehouse_store::Store;
+use serde_json::{Value, json};
+
+struct Fixture {
+    data: tempfile::TempDir,
+    home: tempfile::TempDir,
+    project: tempfile::TempDir,
+    sink: Arc<MemorySink>,
+    host: SessionHost,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(project.path().join("a.txt"), "alpha\n").unwrap();
+        let sink = Arc::new(MemorySink::new());
+        let host = Self::host(data.path(), home.path(), &sink);
+        Self {
+            data,
+            home,
+            project,
+            sink,
+            host,
+        }
+    }
+
+    fn host(data: &Path, home: &Path, sink: &Arc<MemorySink>) -> SessionHost {
+        let mut config = HostConfig::new(data.to_path_buf());
+        config.home = home.to_path_buf();
+        SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap()
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.project.path().canonicalize().unwrap()
+    }
+
+    fn spec(&self, turns: Value, resume: Option<String>) -> StartSpec {
+        let script = Script::parse(&json!({ "turns": turns }).to_string())
+            .unwrap()
+            .with_project_dir(&self.dir());
+        StartSpec {
+            project: self.dir(),
+            provider: Arc::new(ReplayProvider::new(script)),
+            model: "replay".into(),
+            mode: None,
+            trust_project: false,
+            ask: AskPolicy::Interactive,
+            resume,
+            settings_files: Vec::new(),
+        }
+    }
+
+    fn start(&self, turns: Value) -> String {
+        self.host
+            .start(self.spec(turns, None))
+            .unwrap()
+            .handle
+            .session_id
+    }
+
+    /// Waits until an event matching `pred` arrives and returns it.
+    async fn wait_for(&self, what: &str, pred: impl Fn(&Event) -> bool) -> Event {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(e) = self.sink.events().into_iter().find(|e| pred(e)) {
+                return e;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within 30 s; events: {:#?}",
+                types(&self.sink.events())
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits for the exchange and for its events to reach the sink (they
+    /// are stored first, on the writer thread).
+    async fn done(&self, ticket: PromptTicket) -> PromptOutcome {
+        let outcome = tokio::time::timeout(Duration::from_secs(30), ticket.wait())
+            .await
+            .unwrap_or_else(|_| {
+                panic!("the exchange did not end: {:?}", types(&self.sink.events()))
+            })
+            .unwrap();
+        self.wait_for("every exchange's session_completed", |_| {
+            let events = self.sink.events();
+            let count = |t: &str| types(&events).iter().filter(|x| *x == t).count();
+            count("session_completed") == count("user_prompt")
+        })
+        .await;
+        outcome
+    }
+
+    async fn wait_for_request(&self, id: &str) -> Event {
+        self.wait_for(&format!("permission_requested for {id}"), |e| {
+            matches!(&e.body, EventBody::PermissionRequested { tool_use_id, .. } if tool_use_id == id)
+        })
+        .await
+    }
+
+    fn count(&self, pred: impl Fn(&EventBody) -> bool) -> usize {
+        self.sink.events().iter().filter(|e| pred(&e.body)).count()
+    }
+}
+
+fn types(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+fn tool(id: &str, name: &str, input: Value) -> Value {
+    json!({"content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
+}
+
+fn text(t: &str) -> Value {
+    json!({"content": [{"type": "text", "text": t}]})
+}
+
+fn completed(events: &[Event], id: &str) -> (bool, String) {
+    events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolCompleted {
+                tool_use_id,
+                is_error,
+                content,
+                ..
+            } if tool_use_id == id => Some((*is_error, serde_json::to_string(content).unwrap())),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no tool_completed for {id}"))
+}
+
+fn requested(events: &[Event], id: &str) -> bool {
+    events.iter().any(
+        |e| matches!(&e.body, EventBody::PermissionRequested { tool_use_id, .. } if tool_use_id == id),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
+    let f = Fixture::new();
+    let file = "${PROJECT_DIR}/a.txt";
+    let id = f.start(json!([
+        tool("r1", "Read", json!({"file_path": file})),
+        tool(
+            "e1",
+            "Edit",
+            json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
+        ),
+        text("done"),
+    ]));
+    let ticket = f.host.send_prompt(&id, "edit it").unwrap();
+    let request = f.wait_for_request("e1").await;
+    let EventBody::PermissionRequested {
+        tool_name,
+        suggestions,
+        preview,
+        trace,
+        ..
+    } = &request.body
+    else {
+        unreachable!()
+    };
+    assert_eq!(tool_name, "Edit");
+    assert_eq!(suggestions, &["Edit(./a.txt)"]);
+    let preview = preview.as_ref().expect("an edit is previewed");
+    assert_eq!((preview.additions, preview.deletions), (1, 1));
+    assert!(!trace.is_empty(), "the prompt says why it asks");
+    assert_eq!(
+        std::fs::read_to_string(f.dir().join("a.txt")).unwrap(),
+        "alpha\n",
+        "nothing changes before the answer"
+    );
+    assert_eq!(f.host.pending_permissions(&id).unwrap(), ["e1"]);
+    let err = f
+        .host
+        .answer_permission(&id, "nope", PermissionAnswer::AllowOnce)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no permission prompt is waiting for call nope")
+    );
+    f.host
+        .answer_permission(&id, "e1", PermissionAnswer::AllowOnce)
+        .unwrap();
+    let outcome = f.done(ticket).await;
+    assert_eq!(outcome.status, SessionStatus::Completed);
+    assert_eq!(
+        std::fs::read_to_string(f.dir().join("a.txt")).unwrap(),
+        "beta\n"
+    );
+    let events = f.sink.events();
+    assert!(!completed(&events, "e1").0);
+    assert_eq!(
+        f.count(|b| matches!(
+            b,
+            EventBody::PermissionAnswered {
+                answer: PermissionAnswer::AllowOnce,
+                ..
+            }
+        )),
+        1
+    );
+    // Every event the front end saw is stored, in the same order.
+    assert_eq!(f.host.finish().await, 0);
+    let (stored, _) = Store::open(f.data.path())
+        .unwrap()
+        .session_events(&id)
+        .unwrap();
+    assert_eq!(stored, events);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_deny_carries_the_users_feedback_to_the_model() {
+    let f = Fixture::new();
+    let id = f.start(json!([
+        tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
+        text("ok"),
+    ]));
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    f.host
+        .answer_permission(
+            &id,
+            "b1",
+            PermissionAnswer::Deny {
+                feedback: Some("use the Write tool instead".into()),
+            },
+        )
+        .unwrap();
+    f.done(ticket).await;
+    assert!(!f.dir().join("made-by-bash").exists());
+    let events = f.sink.events();
+    let (is_error, content) = completed(&events, "b1");
+    assert!(is_error);
+    assert!(content.contains("use the Write tool instead"), "{content}");
+    // The next model request carries it: the tool_result returned to the model.
+    let returned = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolResultsReturned { content, .. } => Some(Value::Array(content.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        returned.to_string().contains("use the Write tool instead"),
+        "{returned}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
+    let f = Fixture::new();
+    let call = json!({"command": "touch made.txt"});
+    let id = f.start(json!([
+        tool("b1", "Bash", call.clone()),
+        tool("b2", "Bash", call.clone()),
+        text("ok"),
+    ]));
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    f.host
+        .answer_permission(&id, "b1", PermissionAnswer::AllowForSession)
+        .unwrap();
+    f.done(ticket).await;
+    let events = f.sink.events();
+    assert!(
+        !requested(&events, "b2"),
+        "the second identical call ran without asking"
+    );
+    assert!(!completed(&events, "b2").0);
+    let rules = f.host.session_rules(&id).unwrap();
+    assert_eq!(rules, ["Bash(touch made.txt)"]);
+    assert_eq!(
+        f.count(|b| matches!(b, EventBody::SessionRulesAdded { .. })),
+        1
+    );
+    f.host.close(&id).await.unwrap();
+    assert!(
+        f.host.send_prompt(&id, "x").is_err(),
+        "a closed session takes no prompts"
+    );
+
+    // Resume (in a new host, as after a restart): the same call runs without an ask.
+    let sink = Arc::new(MemorySink::new());
+    let host = Fixture::host(f.data.path(), f.home.path(), &sink);
+    let resumed = host
+        .start(f.spec(
+            json!([tool("b3", "Bash", call.clone()), text("ok again")]),
+            Some(id.clone()),
+        ))
+        .unwrap();
+    assert_eq!(resumed.handle.session_rules, ["Bash(touch made.txt)"]);
+    assert!(
+        !resumed.handle.events.is_empty(),
+        "the history comes with the handle"
+    );
+    let outcome = host
+        .send_prompt(&id, "again")
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, SessionStatus::Completed);
+    assert_eq!(host.finish().await, 0, "finishing flushes every event");
+    let events = sink.events();
+    assert!(!requested(&events, "b3"));
+    assert!(
+        !completed(&events, "b3").0,
+        "{:?}",
+        completed(&events, "b3")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
+    let f = Fixture::new();
+    let call = json!({"command": "touch t1"});
+    let id = f.start(json!([tool("b1", "Bash", call.clone()), text("ok"),]));
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    let bad = f.host.answer_permission(
+        &id,
+        "b1",
+        PermissionAnswer::AlwaysAllow {
+            rules: vec!["Bash(touch t1)".into()],
+            destination: RuleSource::Policy,
+        },
+    );
+    assert!(
+        bad.unwrap_err()
+            .to_string()
+            .contains("pick local, project or user")
+    );
+    f.host
+        .answer_permission(
+            &id,
+            "b1",
+            PermissionAnswer::AlwaysAllow {
+                rules: vec!["Bash(touch t1)".into()],
+                destination: RuleSource::User,
+            },
+        )
+        .unwrap();
+    f.done(ticket).await;
+    assert!(f.dir().join("t1").exists());
+    let written = std::fs::read_to_string(f.home.path().join(".claude/settings.json")).unwrap();
+    let v: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!(["Bash(touch t1)"]));
+    // A new session of the project runs it without asking: the user's
+    // settings apply whether or not the project is trusted.
+    let id2 = f.start(json!([tool("b9", "Bash", call), text("ok")]));
+    f.done(f.host.send_prompt(&id2, "go").unwrap()).await;
+    assert!(!requested(&f.sink.events(), "b9"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn set_mode_changes_what_asks_and_is_reported() {
+    let f = Fixture::new();
+    let file = "${PROJECT_DIR}/new.txt";
+    let id = f.start(json!([
+        tool("w1", "Write", json!({"file_path": file, "content": "x"})),
+        text("ok"),
+    ]));
+    f.host.set_mode(&id, PermissionMode::AcceptEdits).unwrap();
+    assert_eq!(f.host.mode(&id).unwrap(), PermissionMode::AcceptEdits);
+    f.done(f.host.send_prompt(&id, "go").unwrap()).await;
+    let events = f.sink.events();
+    assert!(!requested(&events, "w1"), "acceptEdits lets the write run");
+    assert!(f.dir().join("new.txt").exists());
+    assert_eq!(
+        f.count(|b| matches!(
+            b,
+            EventBody::ModeChanged {
+                mode: PermissionMode::AcceptEdits
+            }
+        )),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_interrupt_stops_a_long_command_and_its_process() {
+    let f = Fixture::new();
+    let marker = f.dir().join("sleeper.pid");
+    let command = format!("echo $$ > {}; sleep 30", marker.display());
+    let id = f.start(json!([
+        tool("b1", "Bash", json!({"command": command})),
+        text("never"),
+    ]));
+    f.host
+        .set_mode(&id, PermissionMode::BypassPermissions)
+        .unwrap();
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for(
+        "the command to start",
+        |e| matches!(&e.body, EventBody::ToolStarted { tool_use_id, .. } if tool_use_id == "b1"),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&marker).map_or(true, |s| s.trim().is_empty()) {
+        assert!(Instant::now() < deadline, "the command never wrote its pid");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pid: i32 = std::fs::read_to_string(&marker)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(f.host.is_running(&id).unwrap());
+    let started = Instant::now();
+    f.host.interrupt(&id).unwrap();
+    let outcome = f.done(ticket).await;
+    assert_eq!(outcome.status, SessionStatus::Interrupted);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "it did not wait for sleep 30"
+    );
+    let (is_error, content) = completed(&f.sink.events(), "b1");
+    assert!(is_error);
+    assert!(content.to_lowercase().contains("interrupt"), "{content}");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z ")),
+        "the shell process {pid} is gone"
+    );
+    assert!(!f.host.is_running(&id).unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_interrupt_withdraws_a_waiting_prompt_as_denied() {
+    let f = Fixture::new();
+    let id = f.start(json!([
+        tool("b1", "Bash", json!({"command": "touch x"})),
+        text("never"),
+    ]));
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    f.host.interrupt(&id).unwrap();
+    assert_eq!(f.done(ticket).await.status, SessionStatus::Interrupted);
+    assert!(f.host.pending_permissions(&id).unwrap().is_empty());
+    assert_eq!(
+        f.count(|b| matches!(
+            b,
+            EventBody::PermissionAnswered {
+                answer: PermissionAnswer::Deny { .. },
+                ..
+            }
+        )),
+        1
+    );
+    assert!(!f.dir().join("x").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn project_allow_rules_apply_only_to_a_trusted_project() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.dir().join(".claude")).unwrap();
+    std::fs::write(
+        f.dir().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(touch trusted-ok)"]}}"#,
+    )
+    .unwrap();
+    let turns = json!([
+        tool("b1", "Bash", json!({"command": "touch trusted-ok"})),
+        text("ok"),
+    ]);
+    let mut spec = f.spec(turns.clone(), None);
+    spec.ask = AskPolicy::DenyAll;
+    let id = f.host.start(spec).unwrap().handle.session_id;
+    f.done(f.host.send_prompt(&id, "go").unwrap()).await;
+    assert!(
+        !f.dir().join("trusted-ok").exists(),
+        "untrusted: the allow rule is ignored"
+    );
+
+    let mut spec = f.spec(turns, None);
+    spec.ask = AskPolicy::DenyAll;
+    spec.trust_project = true;
+    let id = f.host.start(spec).unwrap().handle.session_id;
+    f.done(f.host.send_prompt(&id, "go").unwrap()).await;
+    assert!(
+        f.dir().join("trusted-ok").exists(),
+        "trusted: the allow rule applies"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn closing_a_session_stops_its_background_tasks() {
+    let f = Fixture::new();
+    let id = f.start(json!([
+        tool(
+            "b1",
+            "Bash",
+            json!({"command": "sleep 60", "run_in_background": true})
+        ),
+        text("started"),
+    ]));
+    f.host
+        .set_mode(&id, PermissionMode::BypassPermissions)
+        .unwrap();
+    f.done(f.host.send_prompt(&id, "go").unwrap()).await;
+    let stopped = f.host.close(&id).await.unwrap();
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert_eq!(stopped[0].command, "sleep 60");
+    assert!(f.host.open_sessions().is_empty());
+    let err = f.host.interrupt(&id).unwrap_err();
+    assert!(err.to_string().contains("no open session"), "{err}");
+}

@@ -1,0 +1,126 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+
+import { setEventSource, setTransport } from "../client";
+import type { Event, Project } from "../generated/protocol";
+import { installTranscriptLayout } from "../session/testLayout";
+import { SessionView, providerChoice } from "./SessionView";
+
+installTranscriptLayout();
+
+const project = (over: Partial<Project> = {}): Project => ({
+  id: 3,
+  path: "/work/demo",
+  name: "demo",
+  added_at_ms: 1,
+  last_opened_ms: 1,
+  trusted_at_ms: null,
+  has_project_settings: false,
+  ...over,
+});
+
+/** A fake backend: records commands; `emit` plays events on the channel. */
+function fake() {
+  const calls: [string, Record<string, unknown>][] = [];
+  let listener: ((e: Event) => void) | null = null;
+  const restoreEvents = setEventSource({
+    listen: async (handler) => {
+      listener = handler;
+      return () => {
+        listener = null;
+      };
+    },
+  });
+  const restoreTransport = setTransport({
+    invoke: async (command, payload) => {
+      const args = payload["args"] as Record<string, unknown>;
+      calls.push([command, args]);
+      switch (command) {
+        case "list_sessions":
+          return [];
+        case "start_session":
+          // The backend emits session_started before the command returns.
+          listener?.({ session_id: "s1", ts_ms: 1, type: "session_started", provider: "replay", model: "replay", project: "/work/demo", resumed: false } as Event);
+          return { session_id: "s1", project_path: "/work/demo", mode: "default", events: [], session_rules: [] };
+        case "set_project_trust":
+          return project({ trusted_at_ms: 5, has_project_settings: true });
+        default:
+          return null;
+      }
+    },
+  });
+  return {
+    calls,
+    emit: (e: Record<string, unknown>) => listener?.({ session_id: "s1", ts_ms: 2, ...e } as unknown as Event),
+    restore: () => {
+      restoreTransport();
+      restoreEvents();
+    },
+  };
+}
+
+let restore: (() => void) | null = null;
+afterEach(() => {
+  cleanup();
+  restore?.();
+});
+
+describe("SessionView", () => {
+  it("starts a replay session, streams its events, and sends answers and prompts", async () => {
+    const f = fake();
+    restore = f.restore;
+    render(<SessionView project={project()} onBack={() => undefined} />);
+    fireEvent.change(screen.getByTestId("replay-script"), { target: { value: "/tmp/s.json" } });
+    fireEvent.click(screen.getByTestId("start-session"));
+    await screen.findByTestId("session-screen");
+    expect(f.calls.find(([c]) => c === "start_session")?.[1]).toEqual({
+      project_id: 3,
+      provider: { kind: "replay", script: "/tmp/s.json" },
+      mode: "default",
+    });
+    fireEvent.change(screen.getByTestId("prompt-input"), { target: { value: "hello" } });
+    fireEvent.click(screen.getByTestId("prompt-send"));
+    await waitFor(() =>
+      expect(f.calls.find(([c]) => c === "send_prompt")?.[1]).toEqual({ session_id: "s1", text: "hello" }),
+    );
+    f.emit({ type: "user_prompt", text: "hello" });
+    f.emit({ type: "assistant_text_delta", turn: 1, index: 0, text: "Hi" });
+    f.emit({ type: "tool_queued", tool_use_id: "t1", name: "Bash", input: { command: "make" } });
+    f.emit({ type: "permission_requested", tool_use_id: "t1", tool_name: "Bash", input: { command: "make" }, reason: { kind: "default", message: "ask" }, trace: [], suggestions: ["Bash(make)"], preview: null });
+    // Another session's events are not this view's.
+    f.emit({ session_id: "other", type: "assistant_text_delta", turn: 1, index: 1, text: "NOT MINE" });
+    expect(await screen.findByTestId("assistant-text")).toHaveProperty("textContent", "Hi");
+    expect(screen.getAllByTestId("assistant-text")).toHaveLength(1);
+    fireEvent.click(await screen.findByTestId("permission-allow-session"));
+    await waitFor(() =>
+      expect(f.calls.find(([c]) => c === "answer_permission")?.[1]).toEqual({
+        session_id: "s1",
+        tool_use_id: "t1",
+        answer: { kind: "allow_for_session" },
+      }),
+    );
+    fireEvent.click(screen.getByTestId("interrupt-button"));
+    await waitFor(() => expect(f.calls.some(([c]) => c === "interrupt")).toBe(true));
+  });
+
+  it("asks to trust a project with settings before anything else", async () => {
+    const f = fake();
+    restore = f.restore;
+    render(<SessionView project={project({ has_project_settings: true })} onBack={() => undefined} />);
+    fireEvent.click(await screen.findByTestId("trust-project"));
+    await screen.findByTestId("project-trusted");
+    expect(f.calls.find(([c]) => c === "set_project_trust")?.[1]).toEqual({ id: 3, trusted: true });
+    expect(screen.getByTestId("new-session")).toBeTruthy();
+  });
+
+  it("turns the picker's fields into a provider choice", () => {
+    const fields = { script: " ", model: "m", baseUrl: "http://127.0.0.1:1/v1" };
+    expect(providerChoice("replay", fields)).toEqual({ kind: "replay", script: null });
+    expect(providerChoice("openai", fields)).toEqual({ kind: "openai", model: "m", base_url: "http://127.0.0.1:1/v1" });
+    expect(providerChoice("anthropic", { script: "", model: "", baseUrl: "" })).toEqual({
+      kind: "anthropic",
+      model: "claude-sonnet-4-5",
+      base_url: null,
+    });
+  });
+});

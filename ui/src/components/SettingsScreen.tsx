@@ -1,0 +1,69 @@
+import { useApiKeys } from "../state/apiKeys";
+
+interface Props {
+  onBack(): void;
+}
+
+const PROVIDERS: { id: string; label: string }[] = [
+  { id: "anthropic", label: "Anthropic" },
+  { id: "openai", label: "OpenAI-compatible" },
+];
+
+function describe(source: string | null | undefined): string {
+  if (source === "keychain") return "•••••••• (stored in the OS keychain)";
+  if (source === "env") return "•••••••• (from the environment)";
+  if (source === "settings") return "•••••••• (from settings)";
+  if (source === null) return "Not set";
+  return "…";
+}
+
+/** API keys: typed into password fields, kept only in the OS keychain. */
+export function SettingsScreen({ onBack }: Props) {
+  const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
+  return (
+    <main className="settings" data-testid="settings">
+      <section className="session-header">
+        <button type="button" onClick={onBack} data-testid="settings-back">
+          ← Back
+        </button>
+        <h2>Settings</h2>
+      </section>
+      <h3>API keys</h3>
+      {state.error !== null && (
+        <p className="error" data-testid="settings-error" role="alert">
+          {state.error}
+        </p>
+      )}
+      {PROVIDERS.map(({ id, label }) => (
+        <form
+          key={id}
+          className="api-key"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void actions.save(id);
+          }}
+        >
+          <label>
+            {label}{" "}
+            <input
+              type="password"
+              autoComplete="off"
+              data-testid={`api-key-input-${id}`}
+              value={state.drafts[id] ?? ""}
+              onChange={(e) => actions.edit(id, e.target.value)}
+            />
+          </label>
+          <button type="submit" data-testid={`api-key-save-${id}`}>
+            Save
+          </button>
+          <button type="button" data-testid={`api-key-delete-${id}`} onClick={() => void actions.remove(id)}>
+            Delete
+          </button>
+          <span className="key-status" data-testid={`key-status-${id}`}>
+            {describe(state.status[id]?.source)}
+          </span>
+        </form>
+      ))}
+    </main>
+  );
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+
+import type { Event, SessionHandle } from "../generated/protocol";
+import { currentMode, isRunning, mergeEvents, nextMode, sessionRules } from "./liveSession";
+
+const ev = (body: Record<string, unknown>, ts = 1): Event =>
+  ({ session_id: "s", ts_ms: ts, ...body }) as unknown as Event;
+
+const handle: SessionHandle = {
+  session_id: "s",
+  project_path: "/p",
+  mode: "default",
+  events: [],
+  session_rules: ["Bash(npm test:*)"],
+};
+
+describe("live session state", () => {
+  it("is running between a prompt and its completion", () => {
+    expect(isRunning([])).toBe(false);
+    const prompt = ev({ type: "user_prompt", text: "hi" });
+    expect(isRunning([prompt])).toBe(true);
+    const done = ev({ type: "session_completed", status: "completed", turns: 1 });
+    expect(isRunning([prompt, done])).toBe(false);
+    expect(isRunning([prompt, done, prompt])).toBe(true);
+  });
+
+  it("follows mode changes and cycles modes like Claude Code", () => {
+    expect(currentMode(handle, [])).toBe("default");
+    expect(currentMode(handle, [ev({ type: "mode_changed", mode: "plan" })])).toBe("plan");
+    expect(nextMode("default")).toBe("acceptEdits");
+    expect(nextMode("acceptEdits")).toBe("plan");
+    expect(nextMode("plan")).toBe("bypassPermissions");
+    expect(nextMode("bypassPermissions")).toBe("default");
+    expect(nextMode("dontAsk")).toBe("default");
+  });
+
+  it("lists session rules once, the handle's first", () => {
+    const added = ev({ type: "session_rules_added", rules: ["Bash(npm test:*)", "Edit(./a)"] });
+    expect(sessionRules(handle, [added])).toEqual(["Bash(npm test:*)", "Edit(./a)"]);
+  });
+
+  it("merges live events after the history without duplicates", () => {
+    const a = ev({ type: "user_prompt", text: "a" }, 1);
+    const b = ev({ type: "user_prompt", text: "b" }, 2);
+    expect(mergeEvents([a], [a, b])).toEqual([a, b]);
+    const same = [a];
+    expect(mergeEvents(same, [])).toBe(same);
+  });
+});

@@ -1,0 +1,181 @@
+// A live session's state and actions: the events of one session (its stored
+// history plus what arrives on the event channel), whether an exchange is
+// running, and the commands the session screen calls. Components render
+// this and call the actions; they hold no session logic of their own.
+
+import { useCallback, useEffect, useRef, useState } from "react";
+
+import { backend, onEvent } from "../client";
+import type {
+  Event,
+  PermissionAnswer,
+  PermissionMode,
+  ProviderChoice,
+  SessionHandle,
+} from "../generated/protocol";
+
+/** The modes in Shift+Tab order (Claude Code's cycle). */
+export const MODE_CYCLE: PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
+
+/** The mode after `mode` in the Shift+Tab cycle. */
+export function nextMode(mode: PermissionMode): PermissionMode {
+  const i = MODE_CYCLE.indexOf(mode);
+  return MODE_CYCLE[(i + 1) % MODE_CYCLE.length] ?? "default";
+}
+
+/** Whether an exchange is running: a prompt was sent and has not completed. */
+export function isRunning(events: Event[]): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const type = events[i]?.type;
+    if (type === "session_completed") return false;
+    if (type === "user_prompt") return true;
+  }
+  return false;
+}
+
+/** The session's current mode: the last `mode_changed`, else the handle's. */
+export function currentMode(handle: SessionHandle, events: Event[]): PermissionMode {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.type === "mode_changed") return event.mode;
+  }
+  return handle.mode;
+}
+
+/** The session rules in force: the handle's plus those added since. */
+export function sessionRules(handle: SessionHandle, events: Event[]): string[] {
+  const rules = [...handle.session_rules];
+  for (const event of events) {
+    if (event.type === "session_rules_added") {
+      for (const rule of event.rules) if (!rules.includes(rule)) rules.push(rule);
+    }
+  }
+  return rules;
+}
+
+/** Appends `incoming` to `events`, skipping events already present (the
+ * handle's history and the live channel can overlap right after a start). */
+export function mergeEvents(events: Event[], incoming: Event[]): Event[] {
+  if (incoming.length === 0) return events;
+  const seen = new Set(events.map((e) => JSON.stringify(e)));
+  const fresh = incoming.filter((e) => !seen.has(JSON.stringify(e)));
+  return fresh.length === 0 ? events : [...events, ...fresh];
+}
+
+export interface LiveSessionState {
+  handle: SessionHandle | null;
+  events: Event[];
+  running: boolean;
+  busy: boolean;
+  error: string | null;
+}
+
+export interface LiveSessionActions {
+  start(projectId: number, provider: ProviderChoice, mode: PermissionMode): Promise<void>;
+  resume(sessionId: string, provider: ProviderChoice | null): Promise<void>;
+  prompt(text: string): void;
+  interrupt(): void;
+  setMode(mode: PermissionMode): void;
+  answer(toolUseId: string, answer: PermissionAnswer): void;
+  close(): Promise<void>;
+  dismissError(): void;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** One live session at a time, for the session view of one project. */
+export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
+  const [handle, setHandle] = useState<SessionHandle | null>(null);
+  const [events, setEvents] = useState<Event[]>([]);
+  const [sending, setSending] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  // Events that arrive before the start command returns the session id
+  // (`session_started` is emitted while it runs), so none is lost.
+  const early = useRef<Event[]>([]);
+  const sessionId = useRef<string | null>(null);
+
+  useEffect(() => {
+    let unlisten: (() => void) | null = null;
+    let cancelled = false;
+    void onEvent((event) => {
+      const id = sessionId.current;
+      if (id === null) {
+        early.current.push(event);
+        if (early.current.length > 10_000) early.current.shift();
+        return;
+      }
+      if (event.session_id !== id) return;
+      if (event.type === "user_prompt") setSending(false);
+      setEvents((list) => [...list, event]);
+    }).then((stop) => {
+      if (cancelled) stop();
+      else unlisten = stop;
+    });
+    return () => {
+      cancelled = true;
+      unlisten?.();
+      // Leaving the view closes its session (its events stay stored).
+      const open = sessionId.current;
+      sessionId.current = null;
+      if (open !== null) void backend.closeSession(open).catch(() => undefined);
+    };
+  }, []);
+
+  const open = useCallback((next: SessionHandle) => {
+    sessionId.current = next.session_id;
+    const buffered = early.current.filter((e) => e.session_id === next.session_id);
+    early.current = [];
+    setHandle(next);
+    setEvents(mergeEvents(next.events, buffered));
+  }, []);
+
+  const run = useCallback(async (what: () => Promise<unknown>) => {
+    try {
+      await what();
+    } catch (err) {
+      setSending(false);
+      setError(message(err));
+    }
+  }, []);
+
+  const id = handle?.session_id ?? null;
+  const actions: LiveSessionActions = {
+    start: async (projectId, provider, mode) => {
+      setBusy(true);
+      early.current = [];
+      await run(async () => open(await backend.startSession(projectId, provider, mode)));
+      setBusy(false);
+    },
+    resume: async (resumeId, provider) => {
+      setBusy(true);
+      early.current = [];
+      await run(async () => open(await backend.resumeSession(resumeId, provider)));
+      setBusy(false);
+    },
+    prompt: (text) => {
+      if (id === null || text.trim() === "") return;
+      setSending(true);
+      void run(() => backend.sendPrompt(id, text));
+    },
+    interrupt: () => {
+      if (id !== null) void run(() => backend.interrupt(id));
+    },
+    setMode: (mode) => {
+      if (id !== null) void run(() => backend.setMode(id, mode));
+    },
+    answer: (toolUseId, answer) => {
+      if (id !== null) void run(() => backend.answerPermission(id, toolUseId, answer));
+    },
+    close: async () => {
+      if (id === null) return;
+      sessionId.current = null;
+      await run(() => backend.closeSession(id));
+      setHandle(null);
+      setEvents([]);
+    },
+    dismissError: () => setError(null),
+  };
+
+  return [{ handle, events, running: sending || isRunning(events), busy, error }, actions];
+}
