@@ -26,24 +26,31 @@ use serde_json::{Value, json};
 const SESSIONS: usize = 1_000;
 const CALLS_PER_SESSION: usize = 100;
 
-fn call_input(project: &Path, i: usize) -> (&'static str, Value) {
+/// Call `c` of session `s`: half are the same in every session (`npm
+/// test`, `git status`, reading main.rs, one MCP tool), half unique (paths,
+/// URLs and commands naming the session and call), so remembered decisions
+/// help only as much as they would over real history.
+fn call_input(project: &Path, s: usize, c: usize) -> (&'static str, Value) {
     let p = project.display();
-    match i % 8 {
+    match c % 8 {
         0 => ("Bash", json!({"command": "npm test -- --watch=false"})),
         1 => ("Bash", json!({"command": "git status && git diff --stat"})),
         2 => (
             "Bash",
-            json!({"command": format!("cat src/main.rs | grep fn{i} && ls src")}),
+            json!({"command": format!("cat src/main.rs | grep fn{s}_{c} && ls src")}),
         ),
-        3 => ("Bash", json!({"command": format!("mkdir -p build/out{i}")})),
+        3 => (
+            "Bash",
+            json!({"command": format!("mkdir -p build/out{s}_{c}")}),
+        ),
         4 => ("Read", json!({"file_path": format!("{p}/src/main.rs")})),
         5 => (
             "Edit",
-            json!({"file_path": format!("{p}/src/lib{i}.rs"), "old_string": "a", "new_string": "b"}),
+            json!({"file_path": format!("{p}/src/lib{s}_{c}.rs"), "old_string": "a", "new_string": "b"}),
         ),
         6 => (
             "WebFetch",
-            json!({"url": format!("https://docs.rs/crate{i}"), "prompt": "x"}),
+            json!({"url": format!("https://docs.rs/crate{s}_{c}"), "prompt": "x"}),
         ),
         _ => ("mcp__github__list_issues", json!({"repo": "a/b"})),
     }
@@ -67,7 +74,7 @@ fn fill_store(data: &Path, project: &Path) -> Store {
             })
             .unwrap();
         for c in 0..CALLS_PER_SESSION {
-            let (tool, input) = call_input(project, c);
+            let (tool, input) = call_input(project, s, c);
             let tool_use_id = format!("t{c}");
             for body in [
                 EventBody::ToolQueued {
@@ -182,6 +189,40 @@ fn replay(c: &mut Criterion) {
         b.iter(|| black_box(replay_all(&store, &rules, threads)));
     });
     group.finish();
+
+    // Wall time depends on what else the machine runs; CPU time (user +
+    // system, all threads) is what the replay itself costs.
+    for threads in [1, threads] {
+        let mut runs: Vec<(f64, f64)> = (0..5)
+            .map(|_| {
+                let (cpu, wall) = (cpu_seconds(), std::time::Instant::now());
+                black_box(replay_all(&store, &rules, threads));
+                (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu)
+            })
+            .collect();
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (wall, cpu) = runs[2];
+        eprintln!(
+            "replay bench: {threads} deciding thread(s), median of 5 runs: {wall:.2} s wall, \
+             {cpu:.2} s CPU"
+        );
+    }
+}
+
+/// User + system CPU seconds of this process so far (Linux `/proc`, in
+/// USER_HZ = 100 ticks per second; 0 elsewhere).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the `(comm)`: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 criterion_group!(benches, replay);

@@ -75,7 +75,7 @@ const MAX_CACHED_ENGINES: usize = 256;
 pub struct Replayer {
     rules: ReplayRules,
     settings: HashMap<PathBuf, LoadedSettings>,
-    engines: HashMap<(PathBuf, Vec<String>), PermissionEngine>,
+    engines: HashMap<(PathBuf, Vec<String>), EngineSlot>,
 }
 
 impl Replayer {
@@ -142,26 +142,51 @@ impl Replayer {
                 // leaving out an allow rule can only make a decision stricter.
                 let _ = engine.add_session_rule(RuleKind::Allow, rule);
             }
-            self.engines.insert(key.clone(), engine);
+            self.engines.insert(
+                key.clone(),
+                EngineSlot {
+                    engine,
+                    decided: HashMap::new(),
+                },
+            );
         }
-        match self.engines.get(&key) {
-            Some(engine) => {
-                if engine.mode() != call.mode {
-                    engine.set_mode(call.mode);
-                }
-                engine.decide_input(call.tool_name, call.input)
-            }
+        let Some(slot) = self.engines.get_mut(&key) else {
             // Unreachable (inserted above); fail closed all the same.
-            None => PermissionDecision {
+            return PermissionDecision {
                 decision: PermissionBehavior::Ask,
                 reason: DecisionReason::Default {
                     message: "replay: no engine for the call".into(),
                 },
                 trace: Vec::new(),
-            },
+            };
+        };
+        // Agents repeat themselves (`git status`, `npm test`, the same
+        // files): the same call under the same rules gets the same decision.
+        let call_key = format!("{:?}\0{}\0{}", call.mode, call.tool_name, call.input);
+        if let Some(decision) = slot.decided.get(&call_key) {
+            return decision.clone();
         }
+        if slot.engine.mode() != call.mode {
+            slot.engine.set_mode(call.mode);
+        }
+        let decision = slot.engine.decide_input(call.tool_name, call.input);
+        if slot.decided.len() >= MAX_REMEMBERED_DECISIONS {
+            slot.decided.clear();
+        }
+        slot.decided.insert(call_key, decision.clone());
+        decision
     }
 }
+
+/// An engine and the decisions it made, by call.
+#[derive(Debug)]
+struct EngineSlot {
+    engine: PermissionEngine,
+    decided: HashMap<String, PermissionDecision>,
+}
+
+/// Decisions remembered per engine before the memory is cleared.
+const MAX_REMEMBERED_DECISIONS: usize = 20_000;
 
 /// How many calls went from one decision to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
