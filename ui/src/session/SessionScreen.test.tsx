@@ -1,5 +1,5 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { Event, PermissionMode, SessionHandle } from "../generated/protocol";
 import demoJsonl from "./fixtures/demo.jsonl?raw";
