@@ -6,6 +6,7 @@
 //! error that names the file; it is never overwritten or migrated blindly.
 
 mod error;
+mod mcp_approvals;
 mod migrations;
 mod projects;
 mod sessions;
@@ -16,6 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::Connection;
 
 pub use error::StoreError;
+pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
 pub use sessions::{NewSession, SearchHit, SessionSummary};
 

@@ -60,6 +60,18 @@ const MIGRATIONS: &[&str] = &[
         SELECT RAISE(ABORT, 'session events are append-only');
     END;
     CREATE VIRTUAL TABLE session_search USING fts5 (text, tokenize = 'unicode61');",
+    // MCP (issue 8): project MCP servers (`.mcp.json`) the user approved.
+    // A row approves one server of one project with one configuration: the
+    // fingerprint hashes what the server runs or connects to (command, args,
+    // url, env and header *names*, never their values), so an edited
+    // `.mcp.json` needs a new approval. No secrets are stored here.
+    "CREATE TABLE mcp_approved_servers (
+        project_path   TEXT NOT NULL,
+        server         TEXT NOT NULL,
+        fingerprint    TEXT NOT NULL,
+        approved_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (project_path, server)
+    );",
 ];
 
 /// The schema version this build writes.
