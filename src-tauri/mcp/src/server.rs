@@ -21,8 +21,9 @@ use rmcp::model::{
     ServerResult,
 };
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::AsyncBufReadExt;
@@ -40,8 +41,9 @@ pub const MAX_RECONNECTS: u32 = 5;
 pub const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 /// A connection that lived this long resets the reconnect count.
 const STABLE_AFTER: Duration = Duration::from_secs(60);
-/// The largest JSON response accepted from an HTTP server.
-const MAX_HTTP_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+/// The largest message accepted from a server (one stdio line, one HTTP
+/// JSON body).
+const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A tool as the server declared it.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,12 +230,26 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// A running rmcp client session and its tool-list-changed signal.
+/// A running rmcp client session, its tool-list-changed signal and (for
+/// stdio servers) its process.
 enum Connected {
     Live(
         RunningService<RoleClient, Handler>,
         mpsc::UnboundedReceiver<()>,
+        Option<ChildGuard>,
     ),
+}
+
+/// A stdio server's process: its whole process group is killed when the
+/// guard is dropped (crash handled, session ended, server stopped).
+struct ChildGuard(Box<dyn process_wrap::tokio::ChildWrapper>);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        // `ProcessGroupChild::start_kill` signals the whole group.
+        let _ = self.0.start_kill();
+        let _ = self.0.try_wait();
+    }
 }
 
 impl McpServer {
@@ -362,21 +378,30 @@ impl McpServer {
     async fn connect(&self) -> Result<Connected, (McpServerStatus, String)> {
         let failed = |m: String| (McpServerStatus::Failed, m);
         let (handler, changes) = self.handler();
+        let mut guard = None;
         let running = match &self.config.transport {
             ServerTransport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env).current_dir(&self.options.cwd);
+                cmd.args(args)
+                    .envs(env)
+                    .current_dir(&self.options.cwd)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
                 let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
                 // Its own process group, so that everything it starts dies
                 // with it; killed when dropped (the session ends).
                 #[cfg(unix)]
                 wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
                 wrap.wrap(process_wrap::tokio::KillOnDrop);
-                let (transport, stderr) = TokioChildProcess::builder(wrap)
-                    .stderr(Stdio::piped())
+                let mut child = wrap
                     .spawn()
                     .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
-                if let Some(stderr) = stderr {
+                let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take())
+                else {
+                    return Err(failed(format!("`{command}`: no stdin/stdout pipes")));
+                };
+                if let Some(stderr) = child.stderr().take() {
                     let log = self.stderr.clone();
                     tokio::spawn(async move {
                         let mut lines = tokio::io::BufReader::new(stderr).lines();
@@ -385,6 +410,12 @@ impl McpServer {
                         }
                     });
                 }
+                guard = Some(ChildGuard(child));
+                // rmcp's own child transport caps lines at 16 MiB and drops
+                // longer ones silently (the call then times out); we accept
+                // what HTTP accepts and let the result budget deal with it.
+                let transport = AsyncRwTransport::new_client(stdout, stdin)
+                    .with_max_line_length(MAX_MESSAGE_BYTES);
                 handler.serve(transport).await.map_err(|e| {
                     let tail = self.stderr.lines();
                     let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
@@ -442,7 +473,7 @@ impl McpServer {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(map)
-                    .max_json_response_size(MAX_HTTP_RESPONSE_BYTES);
+                    .max_json_response_size(MAX_MESSAGE_BYTES);
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler.serve(transport).await.map_err(|e| {
                     if e.is_authorization_required() {
@@ -456,7 +487,7 @@ impl McpServer {
                 })?
             }
         };
-        Ok(Connected::Live(running, changes))
+        Ok(Connected::Live(running, changes, guard))
     }
 
     async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<RemoteTool>, String> {
@@ -478,18 +509,18 @@ impl McpServer {
         loop {
             let limit = self.config.startup_timeout;
             let attempt = async {
-                let Connected::Live(running, changes) = self.connect().await?;
+                let Connected::Live(running, changes, guard) = self.connect().await?;
                 let tools = self
                     .list_tools(running.peer())
                     .await
                     .map_err(|m| (McpServerStatus::Failed, m))?;
-                Ok::<_, (McpServerStatus, String)>((running, changes, tools))
+                Ok::<_, (McpServerStatus, String)>((running, changes, guard, tools))
             };
             let outcome = tokio::select! {
                 () = self.shutdown.cancelled() => return self.stopped(),
                 r = tokio::time::timeout(limit, attempt) => r,
             };
-            let (running, mut changes, tools) = match outcome {
+            let (running, mut changes, _child, tools) = match outcome {
                 Ok(Ok(ok)) => ok,
                 Ok(Err((status, message))) => {
                     if status == McpServerStatus::Failed
@@ -591,26 +622,37 @@ impl McpServer {
     /// The live peer, waiting up to the startup timeout while the server
     /// (re)connects.
     async fn peer(&self) -> Result<Peer<RoleClient>, CallError> {
+        let deadline = tokio::time::Instant::now() + self.config.startup_timeout;
         let mut rx = self.state.subscribe();
-        let _ = tokio::time::timeout(
-            self.config.startup_timeout,
-            rx.wait_for(|s| s.status != McpServerStatus::Connecting),
-        )
-        .await;
-        if let Some(peer) = self
-            .peer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-        {
-            return Ok(peer);
+        loop {
+            let live = self
+                .peer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            // A peer whose transport closed belongs to a crashed process the
+            // supervisor has not noticed yet: wait for the restart.
+            if let Some(peer) = live.filter(|p| !p.is_transport_closed()) {
+                return Ok(peer);
+            }
+            let status = rx.borrow_and_update().status;
+            let waiting = matches!(
+                status,
+                McpServerStatus::Connecting | McpServerStatus::Connected
+            );
+            if !waiting
+                || tokio::time::timeout_at(deadline, rx.changed())
+                    .await
+                    .map_or(true, |r| r.is_err())
+            {
+                let s = self.state();
+                return Err(CallError::Unavailable {
+                    server: self.config.name.clone(),
+                    state: format!("{:?}", s.status),
+                    message: s.message.unwrap_or_else(|| "not connected".into()),
+                });
+            }
         }
-        let s = self.state();
-        Err(CallError::Unavailable {
-            server: self.config.name.clone(),
-            state: format!("{:?}", s.status),
-            message: s.message.unwrap_or_else(|| "not connected".into()),
-        })
     }
 
     fn map_error(&self, e: ServiceError) -> CallError {
