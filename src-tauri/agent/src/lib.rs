@@ -30,6 +30,6 @@ pub use agent::{Agent, AgentConfig, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, FailClosedResolver, SessionTools, StaticAsk, builtin_pool,
-    load_engine,
+    load_engine, session_pool,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

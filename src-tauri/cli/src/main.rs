@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod keys_cmd;
+mod mcp_cmd;
 mod run;
 
 use std::path::PathBuf;
@@ -56,6 +57,11 @@ enum Command {
     /// same settings files as Claude Code (managed policy, --settings,
     /// project local, project, user).
     Check(check_cmd::CheckArgs),
+    /// MCP servers: list a project's servers with their state and tools
+    /// (JSON, one object per server), approve a project's `.mcp.json`
+    /// servers.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => return run::run(args, open_store()?, open_store),
         Command::Keys(command) => keys_cmd::run(command)?,
         Command::Check(args) => return check_cmd::run(args),
+        Command::Mcp(command) => mcp_cmd::run(command, open_store)?,
         Command::Sessions(command) => {
             let store = open_store()?;
             match command {

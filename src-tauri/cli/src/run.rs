@@ -21,7 +21,7 @@ use gatehouse_agent::provider::anthropic::{AnthropicConfig, AnthropicProvider};
 use gatehouse_agent::provider::openai::{OpenAiConfig, OpenAiProvider};
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_agent::resume::history_from_events;
-use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, builtin_pool, load_engine};
+use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, load_engine, session_pool};
 use gatehouse_core::events::{Emitter, EventSink, to_json_line};
 use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
@@ -118,9 +118,16 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 120)]
     pub timeout_secs: u64,
     /// Trust the project: its settings' allow rules apply (its deny and ask
-    /// rules always do).
+    /// rules always do), and the MCP servers of its `.mcp.json` start without
+    /// a stored approval (`gatehouse-cli mcp approve`). Unapproved project
+    /// servers are reported as `awaiting_approval` in `mcp_server_state`
+    /// events and give no tools.
     #[arg(long)]
     pub trust_project: bool,
+    /// Seconds to wait for MCP servers to connect before the first model
+    /// request (their tools are in the pool from then on).
+    #[arg(long, default_value_t = 30)]
+    pub mcp_timeout_secs: u64,
 }
 
 /// A sink that hands events to the writer thread.
@@ -320,6 +327,10 @@ pub fn run(
             (id, Vec::new(), 0)
         }
     };
+    // MCP servers (configuration and approvals are read before the store is
+    // handed to the writer thread).
+    let mcp_config = crate::mcp_cmd::load_config(&project, &home_dir());
+    let mcp_approved = crate::mcp_cmd::approved_servers(&mcp_config, &project, &store);
     let data_dir = store
         .path()
         .parent()
@@ -349,10 +360,28 @@ pub fn run(
         // the database.
         let session_dir = data_dir.join("sessions").join(&session_id);
         let sink: Arc<dyn EventSink> = Arc::new(ForwardSink(tx));
-        let tools = builtin_pool(
+        // session_started comes first, then the MCP servers' states.
+        Emitter::new(session_id.clone(), Arc::clone(&sink)).emit(EventBody::SessionStarted {
+            provider: provider.name().to_owned(),
+            model: model.clone(),
+            project: project_text.clone(),
+            resumed: args.resume.is_some(),
+        });
+        let mcp = crate::mcp_cmd::start(
+            &mcp_config,
+            &project,
+            &mcp_approved,
+            args.trust_project,
+            Emitter::new(session_id.clone(), Arc::clone(&sink)),
+            std::time::Duration::from_secs(args.mcp_timeout_secs.max(1)),
+        )
+        .await;
+        let tools = session_pool(
             &session_dir,
             Emitter::new(session_id.clone(), Arc::clone(&sink)),
             resolver.as_ref(),
+            mcp.resource_tools(),
+            mcp.tools(),
         );
         let pool = tools.pool;
         let ask = match args.ask {
@@ -364,12 +393,7 @@ pub fn run(
             .event_sink(sink)
             .ask_handler(Arc::new(ask))
             .build();
-        rt.emitter().emit(EventBody::SessionStarted {
-            provider: provider.name().to_owned(),
-            model: model.clone(),
-            project: project_text.clone(),
-            resumed: args.resume.is_some(),
-        });
+
         let mut config = AgentConfig::new(model);
         config.max_turns = turns.saturating_add(args.max_turns);
         config.idle_timeout = std::time::Duration::from_secs(args.timeout_secs.max(1));
@@ -393,6 +417,9 @@ pub fn run(
                 stopped.task_id, stopped.command
             );
         }
+        // MCP servers (their process groups) stop with the session.
+        mcp.shutdown();
+        drop(mcp);
         outcome.status
         // The agent (and with it the runtime's sink) is dropped here, which
         // ends the writer once it has stored everything.
