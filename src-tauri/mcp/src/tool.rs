@@ -86,6 +86,8 @@ pub(crate) fn tool_error(e: CallError) -> ToolError {
 
 #[async_trait]
 impl Tool for McpTool {
+    // The pool name, not the server's name for the tool (that is `remote_name`).
+    #[allow(clippy::misnamed_getters)]
     fn name(&self) -> &str {
         &self.remote.qualified_name
     }
