@@ -46,7 +46,7 @@ impl CommandClassifier for EngineShellClassifier {
 /// A session's built-in tools and what must be shut down with it.
 #[derive(Debug)]
 pub struct SessionTools {
-    /// The pool the model sees (built-ins by name; no MCP tools yet).
+    /// The pool the model sees (built-ins by name, then MCP tools by name).
     pub pool: Arc<ToolPool>,
     /// Background tasks started by Bash; `shutdown()` them when the session ends.
     pub tasks: Arc<TaskManager>,

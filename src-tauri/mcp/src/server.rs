@@ -658,10 +658,17 @@ impl McpServer {
     fn map_error(&self, e: ServiceError) -> CallError {
         let server = self.config.name.clone();
         if e.is_authorization_required() {
-            return CallError::NeedsAuth {
-                server,
-                message: e.to_string(),
-            };
+            // The token expired or was revoked mid-session: say so in the
+            // server's state (the UI offers to sign in again).
+            let message = format!("the server refused the credentials during a call: {e}");
+            let tools = self.state().tools;
+            self.state.send_replace(ServerState {
+                status: McpServerStatus::NeedsAuth,
+                message: Some(message.clone()),
+                tools,
+            });
+            self.emit();
+            return CallError::NeedsAuth { server, message };
         }
         match e {
             ServiceError::TransportClosed => CallError::Closed { server },

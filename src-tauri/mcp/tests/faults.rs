@@ -338,3 +338,48 @@ async fn bearer_headers_come_from_the_keychain_and_never_reach_events() {
     assert!(!everything.contains(secret), "the secret leaked");
     assert!(!everything.contains("4f9d2c7e"));
 }
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_servers_whole_process_group_dies_with_the_session() {
+    let dir = require_servers!("a_stdio_servers_whole_process_group_dies_with_the_session");
+    let _ = dir;
+    let tmp = tempfile::tempdir().unwrap();
+    let pid_file = tmp.path().join("grandchild.pid");
+    // The server starts a grandchild (in its process group) and records its pid.
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; exec python3 '{}'",
+        pid_file.display(),
+        common::script("fault_server.py")
+    );
+    let (options, _) = common::plain_options();
+    let m = manager(
+        vec![common::stdio("fault", "sh", &["-c", &script])],
+        &options,
+    );
+    m.settled(Duration::from_secs(20)).await;
+    assert_eq!(
+        m.report()[0].state,
+        McpServerStatus::Connected,
+        "{:?}",
+        m.report()
+    );
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.split_whitespace().nth(2).is_some_and(|s| s == "Z"))
+    };
+    assert!(alive(pid));
+    drop(m); // the session ends
+    for _ in 0..100 {
+        if !alive(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the server's grandchild {pid} outlived the session");
+}
