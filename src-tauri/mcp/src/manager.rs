@@ -132,6 +132,32 @@ impl McpManager {
         }
     }
 
+    /// Resolves when any server's tool list changes (it connected, crashed,
+    /// or sent `notifications/tools/list_changed`): the session should then
+    /// rebuild its pool from [`Self::tools`] before the next model request
+    /// (the pool sorts MCP tools by name, so the order stays stable).
+    pub async fn tools_changed(&self) {
+        let mut receivers: Vec<_> = self.servers.all().iter().map(|s| s.subscribe()).collect();
+        if receivers.is_empty() {
+            return std::future::pending().await;
+        }
+        let before: Vec<_> = receivers
+            .iter_mut()
+            .map(|r| r.borrow_and_update().tools.clone())
+            .collect();
+        loop {
+            let changes = receivers.iter_mut().map(|r| Box::pin(r.changed()));
+            let (result, index, _) = futures::future::select_all(changes).await;
+            if result.is_err() {
+                return std::future::pending().await;
+            }
+            let now = receivers[index].borrow_and_update().tools.clone();
+            if now != before[index] {
+                return;
+            }
+        }
+    }
+
     /// The remote tools of the connected servers, each as `mcp__<server>__<tool>`
     /// (the registry sorts them; see `gatehouse_core::Registry::assemble_pool`).
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {

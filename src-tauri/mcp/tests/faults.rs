@@ -208,14 +208,17 @@ async fn malformed_json_big_results_and_list_changed() {
             .tools
             .contains(&"mcp__fault__extra".to_owned())
     );
-    let r = rt
-        .run_one(
+    // `tools_changed` (what a session waits on to rebuild its pool) fires.
+    let (r, changed) = tokio::join!(
+        rt.run_one(
             call("m4", "mcp__fault__add_tool", json!({})),
             &mut ctx,
             &cancel,
-        )
-        .await;
+        ),
+        tokio::time::timeout(Duration::from_secs(10), m.tools_changed()),
+    );
     assert_eq!(r.text(), "added");
+    changed.expect("tools_changed fired");
     let mut rx = m.servers().get("fault").unwrap().subscribe();
     tokio::time::timeout(
         Duration::from_secs(10),
