@@ -374,7 +374,7 @@ async fn a_stdio_servers_whole_process_group_dies_with_the_session() {
         .unwrap();
     let alive = |pid: u32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|stat| !stat.split_whitespace().nth(2).is_some_and(|s| s == "Z"))
+            .is_ok_and(|stat| stat.split_whitespace().nth(2).is_none_or(|s| s != "Z"))
     };
     assert!(alive(pid));
     drop(m); // the session ends
