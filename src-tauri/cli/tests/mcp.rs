@@ -195,7 +195,13 @@ fn run_uses_mcp_tools_only_for_trusted_or_approved_project_servers() {
 #[test]
 fn a_secret_header_never_reaches_sqlite_settings_or_the_event_stream() {
     let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
-        eprintln!("SKIPPED: GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)");
+        // Straight to stderr: libtest captures `eprintln!` of passing tests.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "SKIPPED a_secret_header_never_reaches_sqlite_settings_or_the_event_stream: \
+             GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)"
+        );
         return;
     };
     let servers = PathBuf::from(servers);

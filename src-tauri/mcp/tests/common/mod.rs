@@ -23,7 +23,10 @@ pub fn servers_dir(test: &str) -> Option<PathBuf> {
     match std::env::var_os(SERVERS_ENV).filter(|v| !v.is_empty()) {
         Some(dir) => Some(PathBuf::from(dir)),
         None => {
-            eprintln!(
+            // Straight to stderr: libtest captures `eprintln!` of passing tests.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr().lock(),
                 "SKIPPED {test}: {SERVERS_ENV} is not set; `cargo xtask test` installs the MCP test \
                  servers (npm server-everything, server-filesystem, PyPI mcp) and sets it"
             );
