@@ -69,6 +69,9 @@ fn start(
             ask: AskPolicy::Interactive,
             resume,
             settings_files: Vec::new(),
+            // The project's MCP servers (project ones only when trusted or
+            // approved); a slow server does not hold the session up longer.
+            mcp_startup_timeout: Some(std::time::Duration::from_secs(30)),
         })
         .map_err(error)?;
     for warning in &started.warnings {

@@ -32,6 +32,7 @@ const BENCHES: &[Bench] = &[
     Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)" },
     Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)" },
     Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)" },
+    Bench { group: "mcp", cargo: "bench -p gatehouse-mcp --bench echo", packages: &[], what: "1,000 server-everything echo calls through the pipeline vs direct rmcp (≤ 1.2×; issue 8)" },
     Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)" },
     Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)" },
     Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)" },

@@ -176,3 +176,59 @@ pub(crate) fn has_display() -> bool {
     std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
         || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty())
 }
+
+/// The environment variable the MCP tests read the test-server cache from.
+pub(crate) const MCP_SERVERS_ENV: &str = "GATEHOUSE_MCP_TEST_SERVERS";
+
+/// npm packages the MCP tests run (with `node …/dist/index.js`).
+const MCP_NPM_PACKAGES: &[&str] = &[
+    "@modelcontextprotocol/server-everything",
+    "@modelcontextprotocol/server-filesystem",
+];
+
+/// Installs the MCP servers the `gatehouse-mcp` tests talk to into
+/// `<root>/target/mcp-servers`, skipping what is already there: the npm
+/// packages above (`npm install --prefix`) and the PyPI `mcp` package in a
+/// venv (`venv/bin/python`). Returns the cache directory, which the tests
+/// find through [`MCP_SERVERS_ENV`]; at test time nothing is downloaded.
+pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let cache = root.join("target").join("mcp-servers");
+    std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
+    let missing: Vec<&str> = MCP_NPM_PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| {
+            !cache
+                .join("node_modules")
+                .join(p)
+                .join("dist/index.js")
+                .exists()
+        })
+        .collect();
+    if !missing.is_empty() {
+        eprintln!("xtask: installing MCP test servers: {}", missing.join(" "));
+        let mut npm = Command::new("npm");
+        npm.args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&cache)
+            .args(MCP_NPM_PACKAGES);
+        run_checked(&mut npm)?;
+    }
+    let python = cache.join("venv/bin/python");
+    let has_mcp = || succeeds(Command::new(&python).args(["-c", "import mcp.server.mcpserver"]));
+    if !has_mcp() {
+        if !succeeds(Command::new("python3").args(["-m", "venv", "--help"])) {
+            ensure_system_packages(&["python3-venv"])?;
+        }
+        if !python.exists() {
+            eprintln!("xtask: creating the MCP test venv");
+            run_checked(
+                Command::new("python3")
+                    .args(["-m", "venv"])
+                    .arg(cache.join("venv")),
+            )?;
+        }
+        eprintln!("xtask: installing the Python `mcp` package into the MCP test venv");
+        run_checked(Command::new(&python).args(["-m", "pip", "install", "--quiet", "mcp"]))?;
+    }
+    Ok(cache)
+}

@@ -200,8 +200,10 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             // A private D-Bus session with an unlocked gnome-keyring: the
             // keychain tests talk to a real Secret Service, never the
             // developer's own keyring.
+            let mcp_servers = deps::ensure_mcp_test_servers(&root)?;
             let mut cmd = Command::new("dbus-run-session");
             cmd.current_dir(&root)
+                .env(deps::MCP_SERVERS_ENV, &mcp_servers)
                 .env("CARGO_TERM_COLOR", "never")
                 .args(["--", "sh", "-c"])
                 .arg(

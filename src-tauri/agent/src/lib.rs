@@ -30,6 +30,6 @@ pub use agent::{Agent, AgentConfig, ModeSource, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,
-    load_settings,
+    load_settings, session_pool,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

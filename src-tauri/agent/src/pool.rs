@@ -46,7 +46,7 @@ impl CommandClassifier for EngineShellClassifier {
 /// A session's built-in tools and what must be shut down with it.
 #[derive(Debug)]
 pub struct SessionTools {
-    /// The pool the model sees (built-ins by name; no MCP tools yet).
+    /// The pool the model sees (built-ins by name, then MCP tools by name).
     pub pool: Arc<ToolPool>,
     /// Background tasks started by Bash; `shutdown()` them when the session ends.
     pub tasks: Arc<TaskManager>,
@@ -59,6 +59,20 @@ pub fn builtin_pool(
     emitter: Emitter,
     resolver: &dyn PermissionResolver,
 ) -> SessionTools {
+    session_pool(session_dir, emitter, resolver, Vec::new(), Vec::new())
+}
+
+/// [`builtin_pool`] plus tools from elsewhere: `extra_builtins` (such as
+/// MCP's ListMcpResources / ReadMcpResource) sort among the built-ins,
+/// `mcp_tools` (`mcp__<server>__<tool>`, from `gatehouse-mcp`) come after
+/// them, sorted by name (see `Registry::assemble_pool`).
+pub fn session_pool(
+    session_dir: &Path,
+    emitter: Emitter,
+    resolver: &dyn PermissionResolver,
+    extra_builtins: Vec<Arc<dyn gatehouse_core::Tool>>,
+    mcp_tools: Vec<Arc<dyn gatehouse_core::Tool>>,
+) -> SessionTools {
     let tasks = TaskManager::new(session_dir.join("tasks"), emitter);
     let mut bash = BashConfig::new(session_dir.join("bash"));
     bash.classifier = Arc::new(EngineShellClassifier);
@@ -69,8 +83,11 @@ pub fn builtin_pool(
     {
         registry.register(tool, Gate::Always);
     }
+    for tool in extra_builtins {
+        registry.register(tool, Gate::Always);
+    }
     SessionTools {
-        pool: Arc::new(registry.assemble_pool(resolver, Vec::new())),
+        pool: Arc::new(registry.assemble_pool(resolver, mcp_tools)),
         tasks,
     }
 }

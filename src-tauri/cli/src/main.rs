@@ -6,6 +6,7 @@
 
 mod check_cmd;
 mod keys_cmd;
+mod mcp_cmd;
 mod rules_cmd;
 mod run;
 mod sessions_cmd;
@@ -65,6 +66,11 @@ enum Command {
     /// sessions (`replay`).
     #[command(subcommand)]
     Rules(rules_cmd::RulesCommand),
+    /// MCP servers: list a project's servers with their state and tools
+    /// (JSON, one object per server), approve a project's `.mcp.json`
+    /// servers.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -97,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Keys(command) => keys_cmd::run(command)?,
         Command::Check(args) => return check_cmd::run(args),
         Command::Rules(command) => return rules_cmd::run(command, open_store),
+        Command::Mcp(command) => mcp_cmd::run(command, open_store)?,
         Command::Sessions(command) => return sessions_cmd::run(command, open_store()?),
         Command::Projects(command) => {
             let store = open_store()?;

@@ -113,9 +113,16 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 120)]
     pub timeout_secs: u64,
     /// Trust the project: its settings' allow rules apply (its deny and ask
-    /// rules always do).
+    /// rules always do), and the MCP servers of its `.mcp.json` start without
+    /// a stored approval (`gatehouse-cli mcp approve`). Unapproved project
+    /// servers are reported as `awaiting_approval` in `mcp_server_state`
+    /// events and give no tools.
     #[arg(long)]
     pub trust_project: bool,
+    /// Seconds to wait for MCP servers to connect before the first model
+    /// request (their tools are in the pool from then on).
+    #[arg(long, default_value_t = 30)]
+    pub mcp_timeout_secs: u64,
 }
 
 /// Prints each event (already stored by the host's writer) as one JSON line.
@@ -287,6 +294,7 @@ pub fn run(
             },
             resume: args.resume.clone(),
             settings_files: Vec::new(),
+            mcp_startup_timeout: Some(std::time::Duration::from_secs(args.mcp_timeout_secs.max(1))),
         })?;
         for warning in &started.warnings {
             eprintln!("gatehouse-cli: warning: {warning}");

@@ -190,6 +190,20 @@ pub enum EventBody {
         /// the session closed: SIGTERM, then SIGKILL after 3 s").
         message: String,
     },
+    /// An MCP server changed state (connecting, connected, failed,
+    /// needs-auth, disabled, awaiting approval), or its tool list changed
+    /// while connected. Never carries secrets (env values, headers, tokens).
+    McpServerState {
+        /// The server's name as configured.
+        server: String,
+        /// Its state now.
+        state: McpServerStatus,
+        /// What happened, for people (the error, what to do next).
+        message: Option<String>,
+        /// Its tools' qualified names (`mcp__<server>__<tool>`), sorted;
+        /// empty unless connected.
+        tools: Vec<String>,
+    },
     // ---- Session-level events (the agent loop, issue 7). ----
     /// A session began: the model and project it runs against.
     SessionStarted {
@@ -444,4 +458,23 @@ pub enum TaskStatus {
     Failed,
     /// Stopped by Gatehouse (TaskStop, or the session closing).
     Stopped,
+}
+
+/// The connection state of an MCP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum McpServerStatus {
+    /// Starting the process or opening the connection, or reconnecting.
+    Connecting,
+    /// Initialised; its tools are available.
+    Connected,
+    /// Could not start or connect, or crashed too often; see the message.
+    Failed,
+    /// The server refused our credentials (HTTP 401/403): sign in again or
+    /// fix the token.
+    NeedsAuth,
+    /// Turned off in the configuration.
+    Disabled,
+    /// A project server (`.mcp.json`) the user has not approved yet.
+    AwaitingApproval,
 }

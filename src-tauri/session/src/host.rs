@@ -17,11 +17,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gatehouse_agent::provider::Provider;
 use gatehouse_agent::resume::history_from_events;
 use gatehouse_agent::{
-    Agent, AgentConfig, EngineSetup, PromptOutcome, StaticAsk, builtin_pool, load_engine,
+    Agent, AgentConfig, EngineSetup, PromptOutcome, StaticAsk, load_engine, session_pool,
 };
 use gatehouse_core::ask::AskHandler;
 use gatehouse_core::events::{Emitter, EventSink};
 use gatehouse_core::{ToolRuntime, ToolUseContext};
+use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
 use gatehouse_protocol::event::{Event, EventBody};
@@ -117,6 +118,10 @@ pub struct StartSpec {
     pub resume: Option<String>,
     /// Extra settings files (launch flags).
     pub settings_files: Vec<PathBuf>,
+    /// Start the MCP servers configured for the project (`.mcp.json`,
+    /// `~/.claude.json`, Gatehouse's own list), waiting at most this long
+    /// for them to connect; `None` starts none.
+    pub mcp_startup_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for StartSpec {
@@ -175,6 +180,8 @@ struct OpenSession {
     /// behind it, oldest first (an interrupt stops them all).
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The session's MCP servers (their process groups stop with it).
+    mcp: Option<McpManager>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -333,7 +340,30 @@ impl SessionHost {
         let session_dir = self.config.data_dir.join("sessions").join(&session_id);
         let sink: Arc<dyn EventSink> = Arc::new(lock(&self.writer).sink());
         let emitter = Emitter::new(session_id.clone(), Arc::clone(&sink));
-        let tools = builtin_pool(&session_dir, emitter.clone(), engine.as_ref());
+        // session_started comes first, then the MCP servers' states.
+        emitter.emit(EventBody::SessionStarted {
+            provider: spec.provider.name().to_owned(),
+            model: spec.model.clone(),
+            project: project_text.clone(),
+            resumed: spec.resume.is_some(),
+        });
+        let mcp = match spec.mcp_startup_timeout {
+            Some(limit) => {
+                self.start_mcp(&project, spec.trust_project, &emitter, limit, &mut warnings)
+            }
+            None => None,
+        };
+        let (resource_tools, mcp_tools) = mcp
+            .as_ref()
+            .map(|m| (m.resource_tools(), m.tools()))
+            .unwrap_or_default();
+        let tools = session_pool(
+            &session_dir,
+            emitter.clone(),
+            engine.as_ref(),
+            resource_tools,
+            mcp_tools,
+        );
         let interactive = (spec.ask == AskPolicy::Interactive).then(|| {
             Arc::new(InteractiveAsk::new(
                 emitter.clone(),
@@ -366,12 +396,6 @@ impl SessionHost {
                 mode_emitter.emit(EventBody::ModeChanged { mode });
             }))
             .build();
-        emitter.emit(EventBody::SessionStarted {
-            provider: spec.provider.name().to_owned(),
-            model: spec.model.clone(),
-            project: project_text.clone(),
-            resumed: spec.resume.is_some(),
-        });
         let (history, turns) = history_from_events(&events);
         let mut config = AgentConfig::new(spec.model.clone());
         config.max_turns = turns.saturating_add(self.config.max_turns);
@@ -407,6 +431,7 @@ impl SessionHost {
             prompts: Mutex::new(Some(tx)),
             current,
             actor: Mutex::new(Some(actor)),
+            mcp,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
         Ok(Started {
@@ -524,6 +549,53 @@ impl SessionHost {
         Ok(open.tasks.shutdown().await)
     }
 
+    /// Starts the project's MCP servers for a session (project servers only
+    /// when trusted or approved); problems become `warnings`. `None` when no
+    /// server is configured.
+    fn start_mcp(
+        &self,
+        project: &Path,
+        trust_project: bool,
+        emitter: &Emitter,
+        limit: Duration,
+        warnings: &mut Vec<String>,
+    ) -> Option<McpManager> {
+        let cfg = gatehouse_mcp::config::load(&gatehouse_mcp::ConfigLayout {
+            project: project.to_path_buf(),
+            home: self.config.home.clone(),
+        });
+        warnings.extend(cfg.errors.iter().map(|e| format!("MCP configuration: {e}")));
+        if cfg.servers.is_empty() {
+            return None;
+        }
+        let approved = crate::mcp::approved_servers(&cfg, project, &self.store());
+        // Connecting is async; `start` is called from synchronous front-end
+        // code as well as from inside the runtime, so wait in place.
+        if matches!(
+            tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()),
+            Ok(tokio::runtime::RuntimeFlavor::CurrentThread)
+        ) {
+            warnings.push(
+                "MCP servers were not started: the session was opened on a single-threaded runtime"
+                    .into(),
+            );
+            return None;
+        }
+        let handle = self.runtime.clone();
+        let (manager, warning) = tokio::task::block_in_place(|| {
+            handle.block_on(crate::mcp::start_servers(
+                &cfg,
+                project,
+                &approved,
+                trust_project,
+                emitter.clone(),
+                limit,
+            ))
+        });
+        warnings.extend(warning);
+        Some(manager)
+    }
+
     /// Closes every session and waits until every event is stored and
     /// forwarded. Returns how many events could not be stored.
     pub async fn finish(&self) -> usize {
@@ -558,6 +630,9 @@ async fn close_open(open: &OpenSession) {
     let actor = lock(&open.actor).take();
     if let Some(actor) = actor {
         let _ = actor.await;
+    }
+    if let Some(mcp) = &open.mcp {
+        mcp.shutdown();
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod ask;
 pub mod host;
 pub mod keys;
+pub mod mcp;
 pub mod preview;
 pub mod provider;
 pub mod rules;

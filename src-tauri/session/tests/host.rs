@@ -67,6 +67,7 @@ impl Fixture {
             ask: AskPolicy::Interactive,
             resume,
             settings_files: Vec::new(),
+            mcp_startup_timeout: None,
         }
     }
 

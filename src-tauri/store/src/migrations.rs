@@ -135,6 +135,18 @@ const MIGRATIONS: &[&str] = &[
     // Project trust (issue 4 item 2): when the user trusted the project, so
     // its settings' allow rules apply; NULL = not trusted.
     "ALTER TABLE projects ADD COLUMN trusted_at_ms INTEGER;",
+    // MCP (issue 8): project MCP servers (`.mcp.json`) the user approved.
+    // A row approves one server of one project with one configuration: the
+    // fingerprint hashes what the server runs or connects to (command, args,
+    // url, env and header *names*, never their values), so an edited
+    // `.mcp.json` needs a new approval. No secrets are stored here.
+    "CREATE TABLE mcp_approved_servers (
+        project_path   TEXT NOT NULL,
+        server         TEXT NOT NULL,
+        fingerprint    TEXT NOT NULL,
+        approved_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (project_path, server)
+    );",
 ];
 
 /// The schema version this build writes.

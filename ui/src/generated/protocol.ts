@@ -1,13 +1,6 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
 /**
  * What one layer of the evaluation said.
  */
@@ -29,78 +22,6 @@ outcome: TraceOutcome,
  * Details: the rule that matched, the rules tried, the hook's message.
  */
 detail: string, };
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
 
 /**
  * The role of a line in a hunk.
@@ -182,14 +103,14 @@ additions: number,
 deletions: number, };
 
 /**
- * What kind of failure a `session_error` reports.
+ * Permission modes, spelled as in Claude Code's settings files.
  */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
- * The pipeline stage that refused a call before it could run.
+ * Where a permission rule came from, highest precedence first.
  */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
 
 /**
  * Why a decision came out the way it did.
@@ -239,6 +160,90 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -462,7 +467,24 @@ output_path: string,
  * What happened, for people ("exited with code 0", "stopped when
  * the session closed: SIGTERM, then SIGKILL after 3 s").
  */
-message: string, } | { "type": "session_started", 
+message: string, } | { "type": "mcp_server_state", 
+/**
+ * The server's name as configured.
+ */
+server: string, 
+/**
+ * Its state now.
+ */
+state: McpServerStatus, 
+/**
+ * What happened, for people (the error, what to do next).
+ */
+message: string | null, 
+/**
+ * Its tools' qualified names (`mcp__<server>__<tool>`), sorted;
+ * empty unless connected.
+ */
+tools: Array<string>, } | { "type": "session_started", 
 /**
  * The provider (`anthropic`, `openai`, `replay`).
  */
@@ -1115,14 +1137,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * How `list_sessions` orders sessions.
- */
-export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
-
-/**
  * Where a stored session came from.
  */
 export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * How `list_sessions` orders sessions.
+ */
+export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.

@@ -1,0 +1,740 @@
+//! MCP server configuration, compatible with Claude Code (SPEC §8).
+//!
+//! Sources, lowest to highest precedence (a later source's server of the same
+//! name replaces an earlier one, as in Claude Code):
+//!
+//! 1. user: `~/.claude.json`, top-level `mcpServers`;
+//! 2. Gatehouse's own list: `~/.gatehouse/mcp.json` (`mcpServers`, plus the
+//!    Gatehouse keys `trusted`, `disabled`, `secretHeaders`,
+//!    `startupTimeoutMs`, `callTimeoutMs`);
+//! 3. project: `<project>/.mcp.json` — these need the user's approval
+//!    before they first start, and cannot mark themselves trusted;
+//! 4. local: `~/.claude.json`, `projects["<project>"].mcpServers`.
+//!
+//! A server is either stdio (`command`, `args`, `env`; `type` absent or
+//! `"stdio"`) or HTTP (`type: "http"`, `url`, `headers`). `${VAR}` and
+//! `${VAR:-default}` are expanded in `command`, `args`, `env` values, `url`
+//! and header values. A `url` without `type` is an error, as is an unset
+//! variable without a default. Every error names the file and the server.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::names::fnv1a;
+
+/// The default time a server has to start and answer `initialize` +
+/// `tools/list`.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default time one tool call or resource read may take.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Where a server's configuration came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigScope {
+    /// `~/.claude.json` top-level `mcpServers`.
+    User,
+    /// Gatehouse's own `~/.gatehouse/mcp.json`.
+    Gatehouse,
+    /// The project's `.mcp.json` (needs approval).
+    Project,
+    /// `~/.claude.json` → `projects[<project>].mcpServers`.
+    Local,
+}
+
+impl ConfigScope {
+    /// Whether servers of this scope need the user's approval to start.
+    pub fn needs_approval(self) -> bool {
+        self == Self::Project
+    }
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerTransport {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables (values may be secrets: never log
+        /// or emit them).
+        env: BTreeMap<String, String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra headers (values may be secrets: never log or emit them).
+        headers: BTreeMap<String, String>,
+        /// Header names whose values come from the OS keychain
+        /// (Gatehouse's own list only; see [`crate::secrets`]).
+        secret_headers: Vec<String>,
+    },
+}
+
+/// One configured server.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Its name (the `<server>` of `mcp__<server>__<tool>`).
+    pub name: String,
+    /// Where it was configured.
+    pub scope: ConfigScope,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// How to reach it.
+    pub transport: ServerTransport,
+    /// Turned off: listed, never started.
+    pub disabled: bool,
+    /// The user trusts its tool annotations (read-only, destructive hints).
+    pub trusted: bool,
+    /// Time to start and list tools.
+    pub startup_timeout: Duration,
+    /// Time one call may take.
+    pub call_timeout: Duration,
+}
+
+impl fmt::Debug for ServerConfig {
+    // Hand-written so env and header values (secrets) never reach a log.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let transport = match &self.transport {
+            ServerTransport::Stdio { command, args, env } => format!(
+                "stdio {command} {args:?} env keys {:?}",
+                env.keys().collect::<Vec<_>>()
+            ),
+            ServerTransport::Http { url, headers, .. } => format!(
+                "http {url} header names {:?}",
+                headers.keys().collect::<Vec<_>>()
+            ),
+        };
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("scope", &self.scope)
+            .field("file", &self.file)
+            .field("transport", &transport)
+            .field("disabled", &self.disabled)
+            .field("trusted", &self.trusted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerConfig {
+    /// A fingerprint of what the server runs or connects to: name, command,
+    /// args, url, and the *names* of env variables and headers. Values of env
+    /// variables and headers are left out because they may be secrets; an
+    /// approval is re-requested when the fingerprint changes.
+    pub fn fingerprint(&self) -> String {
+        let mut text = format!("{}\u{0}", self.name);
+        match &self.transport {
+            ServerTransport::Stdio { command, args, env } => {
+                text.push_str("stdio\u{0}");
+                text.push_str(command);
+                for a in args {
+                    text.push('\u{0}');
+                    text.push_str(a);
+                }
+                text.push('\u{1}');
+                for k in env.keys() {
+                    text.push_str(k);
+                    text.push('\u{0}');
+                }
+            }
+            ServerTransport::Http { url, headers, .. } => {
+                text.push_str("http\u{0}");
+                text.push_str(url);
+                text.push('\u{1}');
+                for k in headers.keys() {
+                    text.push_str(k);
+                    text.push('\u{0}');
+                }
+            }
+        }
+        format!("{:016x}", fnv1a(text.as_bytes()))
+    }
+
+    /// `stdio` or `http`.
+    pub fn transport_kind(&self) -> &'static str {
+        match self.transport {
+            ServerTransport::Stdio { .. } => "stdio",
+            ServerTransport::Http { .. } => "http",
+        }
+    }
+}
+
+/// A problem in a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {message}", file.display(), server.as_ref().map(|s| format!(": server `{s}`")).unwrap_or_default())]
+pub struct ConfigError {
+    /// The file.
+    pub file: PathBuf,
+    /// The server, when the problem is in one server's entry.
+    pub server: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Every configured server and every problem found.
+#[derive(Debug, Clone, Default)]
+pub struct McpConfig {
+    /// Servers by precedence resolved, sorted by name.
+    pub servers: Vec<ServerConfig>,
+    /// Problems; servers with problems are left out (fail closed).
+    pub errors: Vec<ConfigError>,
+}
+
+/// Where to read configuration from.
+#[derive(Debug, Clone)]
+pub struct ConfigLayout {
+    /// The project folder (its `.mcp.json`).
+    pub project: PathBuf,
+    /// The home folder (`~/.claude.json`, `~/.gatehouse/mcp.json`).
+    pub home: PathBuf,
+}
+
+impl ConfigLayout {
+    /// `<project>/.mcp.json`.
+    pub fn project_file(&self) -> PathBuf {
+        self.project.join(".mcp.json")
+    }
+
+    /// `~/.claude.json`.
+    pub fn claude_user_file(&self) -> PathBuf {
+        self.home.join(".claude.json")
+    }
+
+    /// `~/.gatehouse/mcp.json`.
+    pub fn gatehouse_file(&self) -> PathBuf {
+        self.home.join(".gatehouse").join("mcp.json")
+    }
+}
+
+/// Loads every source of `layout`, expanding variables with the process
+/// environment.
+pub fn load(layout: &ConfigLayout) -> McpConfig {
+    load_with_env(layout, &|name| std::env::var(name).ok())
+}
+
+/// [`load`] with an explicit variable lookup (tests).
+pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>) -> McpConfig {
+    let mut errors = Vec::new();
+    let mut by_name: BTreeMap<String, ServerConfig> = BTreeMap::new();
+    let mut add = |servers: Vec<ServerConfig>| {
+        for s in servers {
+            by_name.insert(s.name.clone(), s);
+        }
+    };
+    let user_file = layout.claude_user_file();
+    let user_doc = read_json(&user_file, &mut errors);
+    if let Some(doc) = &user_doc {
+        add(parse_servers(
+            doc.get("mcpServers"),
+            &user_file,
+            ConfigScope::User,
+            env,
+            &mut errors,
+        ));
+    }
+    let gatehouse_file = layout.gatehouse_file();
+    if let Some(doc) = read_json(&gatehouse_file, &mut errors) {
+        add(parse_servers(
+            doc.get("mcpServers"),
+            &gatehouse_file,
+            ConfigScope::Gatehouse,
+            env,
+            &mut errors,
+        ));
+    }
+    let project_file = layout.project_file();
+    if let Some(doc) = read_json(&project_file, &mut errors) {
+        add(parse_servers(
+            doc.get("mcpServers"),
+            &project_file,
+            ConfigScope::Project,
+            env,
+            &mut errors,
+        ));
+    }
+    if let Some(doc) = &user_doc {
+        let local = doc
+            .get("projects")
+            .and_then(Value::as_object)
+            .and_then(|projects| {
+                let canonical = layout.project.canonicalize().ok();
+                projects.iter().find_map(|(path, entry)| {
+                    let p = Path::new(path);
+                    let same = p == layout.project
+                        || canonical
+                            .as_deref()
+                            .is_some_and(|c| p == c || p.canonicalize().ok().as_deref() == Some(c));
+                    same.then(|| entry.get("mcpServers")).flatten()
+                })
+            });
+        add(parse_servers(
+            local,
+            &user_file,
+            ConfigScope::Local,
+            env,
+            &mut errors,
+        ));
+    }
+    McpConfig {
+        servers: by_name.into_values().collect(),
+        errors,
+    }
+}
+
+/// Reads a JSON object file; absent files are not an error.
+fn read_json(path: &Path, errors: &mut Vec<ConfigError>) -> Option<Value> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            errors.push(file_error(path, None, format!("cannot read: {e}")));
+            return None;
+        }
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v @ Value::Object(_)) => Some(v),
+        Ok(_) => {
+            errors.push(file_error(path, None, "not a JSON object".into()));
+            None
+        }
+        Err(e) => {
+            errors.push(file_error(
+                path,
+                None,
+                format!(
+                    "invalid JSON at line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ),
+            ));
+            None
+        }
+    }
+}
+
+fn file_error(path: &Path, server: Option<&str>, message: String) -> ConfigError {
+    ConfigError {
+        file: path.to_path_buf(),
+        server: server.map(str::to_owned),
+        message,
+    }
+}
+
+/// Parses an `mcpServers` object. Entries with problems are reported and
+/// left out.
+pub fn parse_servers(
+    servers: Option<&Value>,
+    file: &Path,
+    scope: ConfigScope,
+    env: &dyn Fn(&str) -> Option<String>,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<ServerConfig> {
+    let Some(servers) = servers else {
+        return Vec::new();
+    };
+    let Some(map) = servers.as_object() else {
+        errors.push(file_error(
+            file,
+            None,
+            "`mcpServers` must be an object".into(),
+        ));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, entry) in map {
+        match parse_server(name, entry, file, scope, env) {
+            Ok(s) => out.push(s),
+            Err(message) => errors.push(file_error(file, Some(name), message)),
+        }
+    }
+    out
+}
+
+fn parse_server(
+    name: &str,
+    entry: &Value,
+    file: &Path,
+    scope: ConfigScope,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, String> {
+    if name.is_empty() {
+        return Err("the server name is empty".into());
+    }
+    if name.contains("__") {
+        // `__` separates server and tool in `mcp__<server>__<tool>`.
+        return Err("a server name may not contain `__`".into());
+    }
+    let obj = entry.as_object().ok_or("the entry must be an object")?;
+    let expand_field = |what: &str, text: &str| {
+        expand(text, env).map_err(|var| {
+            format!("{what}: environment variable `{var}` is not set and has no default (`${{{var}:-default}}`)")
+        })
+    };
+    let kind = match obj.get("type") {
+        None => None,
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(_) => return Err("`type` must be a string".into()),
+    };
+    let transport = match kind {
+        None | Some("stdio") => {
+            if obj.contains_key("url") && kind.is_none() {
+                return Err(
+                    "has a `url` but no `type`: add `\"type\": \"http\"` for a streamable HTTP server"
+                        .into(),
+                );
+            }
+            let command = string_field(obj, "command")?
+                .ok_or("needs a `command` (stdio) or `\"type\": \"http\"` with a `url`")?;
+            let command = expand_field("command", &command)?;
+            let args = match obj.get("args") {
+                None => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        a.as_str()
+                            .ok_or(format!("args[{i}] must be a string"))
+                            .and_then(|a| expand_field(&format!("args[{i}]"), a))
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("`args` must be an array of strings".into()),
+            };
+            let env_map = string_map(obj, "env", &expand_field)?;
+            ServerTransport::Stdio {
+                command,
+                args,
+                env: env_map,
+            }
+        }
+        Some("http") => {
+            let url = string_field(obj, "url")?.ok_or("an HTTP server needs a `url`")?;
+            let url = expand_field("url", &url)?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("`url` must be an http(s) URL, got `{url}`"));
+            }
+            let headers = string_map(obj, "headers", &expand_field)?;
+            let secret_headers = match obj.get("secretHeaders") {
+                None => Vec::new(),
+                Some(_) if scope != ConfigScope::Gatehouse => {
+                    return Err(
+                        "`secretHeaders` is only read from Gatehouse's own ~/.gatehouse/mcp.json"
+                            .into(),
+                    );
+                }
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|h| {
+                        h.as_str()
+                            .map(str::to_owned)
+                            .ok_or("`secretHeaders` must list header names")
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("`secretHeaders` must be an array of header names".into()),
+            };
+            ServerTransport::Http {
+                url,
+                headers,
+                secret_headers,
+            }
+        }
+        Some("sse") => {
+            return Err("the legacy `sse` transport is not supported; use `\"type\": \"http\"` (streamable HTTP)".into());
+        }
+        Some(other) => {
+            return Err(format!(
+                "unknown `type` `{other}` (expected `stdio` or `http`)"
+            ));
+        }
+    };
+    let flag = |key: &str| -> Result<bool, String> {
+        match obj.get(key) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(format!("`{key}` must be true or false")),
+        }
+    };
+    let millis = |key: &str, default: Duration| -> Result<Duration, String> {
+        match obj.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|ms| *ms > 0)
+                .map(Duration::from_millis)
+                .ok_or(format!("`{key}` must be a positive number of milliseconds")),
+        }
+    };
+    let trusted = flag("trusted")?;
+    // A project's own file cannot make its servers trusted: trust is the
+    // user's to give (from their own files).
+    let trusted = trusted
+        && matches!(
+            scope,
+            ConfigScope::User | ConfigScope::Gatehouse | ConfigScope::Local
+        );
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        scope,
+        file: file.to_path_buf(),
+        transport,
+        disabled: flag("disabled")?,
+        trusted,
+        startup_timeout: millis("startupTimeoutMs", DEFAULT_STARTUP_TIMEOUT)?,
+        call_timeout: millis("callTimeoutMs", DEFAULT_CALL_TIMEOUT)?,
+    })
+}
+
+fn string_field(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match obj.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("`{key}` must be a string")),
+    }
+}
+
+fn string_map(
+    obj: &Map<String, Value>,
+    key: &str,
+    expand_field: &dyn Fn(&str, &str) -> Result<String, String>,
+) -> Result<BTreeMap<String, String>, String> {
+    match obj.get(key) {
+        None => Ok(BTreeMap::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| {
+                let v = v.as_str().ok_or(format!("`{key}.{k}` must be a string"))?;
+                Ok((k.clone(), expand_field(&format!("{key}.{k}"), v)?))
+            })
+            .collect(),
+        Some(_) => Err(format!("`{key}` must be an object of strings")),
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` in `text`. Returns the name of the
+/// first variable that is unset and has no default. Text that is not a
+/// complete `${…}` is kept as written.
+pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            out.push_str(&rest[start..start + 3 + end]);
+            rest = &after[end + 1..];
+            continue;
+        }
+        match (env(name), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => return Err(name.to_owned()),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME_DIR" => Some("/home/u".into()),
+            "TOKEN" => Some("s3cret".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn expansion_handles_defaults_missing_and_literal_text() {
+        assert_eq!(expand("${HOME_DIR}/x", &env).unwrap(), "/home/u/x");
+        assert_eq!(
+            expand("${NOPE:-dflt}-${HOME_DIR:-z}", &env).unwrap(),
+            "dflt-/home/u"
+        );
+        assert_eq!(expand("${NOPE:-}", &env).unwrap(), "");
+        assert_eq!(expand("a ${NOPE} b", &env).unwrap_err(), "NOPE");
+        assert_eq!(
+            expand("$HOME_DIR ${ unclosed", &env).unwrap(),
+            "$HOME_DIR ${ unclosed"
+        );
+        assert_eq!(expand("${1x} ${a-b}", &env).unwrap(), "${1x} ${a-b}");
+    }
+
+    fn parse(v: Value, scope: ConfigScope) -> (Vec<ServerConfig>, Vec<ConfigError>) {
+        let mut errors = Vec::new();
+        let s = parse_servers(
+            Some(&v),
+            Path::new("/p/.mcp.json"),
+            scope,
+            &env,
+            &mut errors,
+        );
+        (s, errors)
+    }
+
+    #[test]
+    fn stdio_and_http_servers_parse_with_expansion() {
+        let (servers, errors) = parse(
+            json!({
+                "fs": {"command": "node", "args": ["${HOME_DIR}/fs.js", "x"], "env": {"K": "${TOKEN}"}},
+                "web": {"type": "http", "url": "https://h.example/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+            }),
+            ConfigScope::User,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(servers.len(), 2);
+        assert_eq!(
+            servers[0].transport,
+            ServerTransport::Stdio {
+                command: "node".into(),
+                args: vec!["/home/u/fs.js".into(), "x".into()],
+                env: [("K".to_string(), "s3cret".to_string())].into(),
+            }
+        );
+        let ServerTransport::Http { url, headers, .. } = &servers[1].transport else {
+            panic!()
+        };
+        assert_eq!(url, "https://h.example/mcp");
+        assert_eq!(headers["Authorization"], "Bearer s3cret");
+        // Debug output never shows secret values.
+        let debug = format!("{servers:?}");
+        assert!(!debug.contains("s3cret"), "{debug}");
+    }
+
+    #[test]
+    fn errors_name_file_and_server_and_drop_only_that_server() {
+        let (servers, errors) = parse(
+            json!({
+                "ok": {"command": "x"},
+                "urlOnly": {"url": "https://h/mcp"},
+                "missingVar": {"command": "${NOPE}"},
+                "sse": {"type": "sse", "url": "https://h/sse"},
+                "weird": {"type": "ws", "url": "x"},
+                "nothing": {},
+                "bad__name": {"command": "x"},
+                "badArgs": {"command": "x", "args": "a b"}
+            }),
+            ConfigScope::Project,
+        );
+        assert_eq!(
+            servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["ok"]
+        );
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 7, "{text:#?}");
+        for t in &text {
+            assert!(t.starts_with("/p/.mcp.json: server `"), "{t}");
+        }
+        assert!(
+            text.iter()
+                .any(|t| t.contains("`urlOnly`") && t.contains("no `type`"))
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("`missingVar`") && t.contains("`NOPE`"))
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("`sse`") && t.contains("not supported"))
+        );
+    }
+
+    #[test]
+    fn projects_cannot_trust_themselves() {
+        let v = json!({"s": {"command": "x", "trusted": true}});
+        assert!(!parse(v.clone(), ConfigScope::Project).0[0].trusted);
+        assert!(parse(v, ConfigScope::Gatehouse).0[0].trusted);
+    }
+
+    #[test]
+    fn fingerprints_change_with_the_command_but_not_with_secret_values() {
+        let a = &parse(
+            json!({"s": {"command": "x", "env": {"K": "1"}}}),
+            ConfigScope::Project,
+        )
+        .0[0];
+        let b = &parse(
+            json!({"s": {"command": "x", "env": {"K": "2"}}}),
+            ConfigScope::Project,
+        )
+        .0[0];
+        let c = &parse(
+            json!({"s": {"command": "y", "env": {"K": "1"}}}),
+            ConfigScope::Project,
+        )
+        .0[0];
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_ne!(a.fingerprint(), c.fingerprint());
+    }
+
+    #[test]
+    fn sources_merge_with_project_over_user_and_errors_name_files() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join(".claude.json"),
+            json!({
+                "mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}},
+                "projects": {project.path().to_str().unwrap(): {"mcpServers": {"c": {"command": "local-c"}}}}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            project.path().join(".mcp.json"),
+            json!({"mcpServers": {"b": {"command": "project-b"}}}).to_string(),
+        )
+        .unwrap();
+        std::fs::create_dir_all(home.path().join(".gatehouse")).unwrap();
+        std::fs::write(home.path().join(".gatehouse/mcp.json"), "{ not json").unwrap();
+        let cfg = load_with_env(
+            &ConfigLayout {
+                project: project.path().into(),
+                home: home.path().into(),
+            },
+            &env,
+        );
+        let summary: Vec<(String, ConfigScope)> = cfg
+            .servers
+            .iter()
+            .map(|s| (s.name.clone(), s.scope))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("a".into(), ConfigScope::User),
+                ("b".into(), ConfigScope::Project),
+                ("c".into(), ConfigScope::Local)
+            ]
+        );
+        assert_eq!(cfg.errors.len(), 1);
+        let e = cfg.errors[0].to_string();
+        assert!(
+            e.contains(".gatehouse/mcp.json") && e.contains("invalid JSON at line 1"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,32 @@
+//! Gatehouse's MCP client (SPEC §8): servers configured like Claude Code's
+//! `.mcp.json`, connected over stdio or streamable HTTP with the official
+//! Rust SDK (`rmcp`), their tools wrapped as `mcp__<server>__<tool>` tools
+//! of the runtime, and the `ListMcpResources` / `ReadMcpResource` tools.
+//! It knows nothing of Tauri.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`config`] | sources, parsing, `${VAR}` expansion, approval fingerprints |
+//! | [`server`] | one connection: start, states, reconnect, calls |
+//! | [`manager`] | a session's servers, their tools, `mcp list` reports |
+//! | [`tool`] | a remote tool as a [`gatehouse_core::Tool`] |
+//! | [`list_resources`], [`read_resource`] | the resource tools |
+//! | [`result`] | MCP results → tool_result blocks |
+//! | [`names`] | qualified tool names |
+//! | [`secrets`] | secret header values from the keychain |
+//! | [`stderr`] | the stderr tail of stdio servers |
+
+pub mod config;
+pub mod list_resources;
+pub mod manager;
+pub mod names;
+pub mod read_resource;
+pub mod result;
+pub mod secrets;
+pub mod server;
+pub mod stderr;
+pub mod tool;
+
+pub use config::{ConfigLayout, McpConfig, ServerConfig};
+pub use manager::{McpManager, McpServers, ServerReport};
+pub use server::{McpServer, ServerOptions};

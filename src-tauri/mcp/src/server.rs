@@ -1,0 +1,820 @@
+//! One MCP server's connection: start (child process or HTTP), keep its
+//! state and tool list, reconnect after a crash with backoff, and make
+//! calls with timeouts, progress and cancellation.
+//!
+//! A supervisor task owns the rmcp service; callers use a clone of its
+//! `Peer`. States go out as `mcp_server_state` events and through a watch
+//! channel that calls wait on while a server (re)connects.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use gatehouse_core::events::Emitter;
+use gatehouse_core::tool::ProgressReporter;
+use gatehouse_protocol::event::{EventBody, McpServerStatus};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
+    ServerResult,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ServerConfig, ServerTransport};
+use crate::names::qualified_tool_name;
+use crate::secrets::{SecretLookup, header_account};
+use crate::stderr::StderrLog;
+
+/// Reconnect attempts after a crash before the server is marked failed.
+pub const MAX_RECONNECTS: u32 = 5;
+/// The first reconnect delay; doubled per attempt.
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// A connection that lived this long resets the reconnect count.
+const STABLE_AFTER: Duration = Duration::from_secs(60);
+/// The largest message accepted from a server (one stdio line, one HTTP
+/// JSON body).
+const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A tool as the server declared it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteTool {
+    /// The server's name for it.
+    pub name: String,
+    /// The pool name (`mcp__<server>__<tool>`).
+    pub qualified_name: String,
+    /// Its description.
+    pub description: String,
+    /// Its input JSON Schema.
+    pub input_schema: Value,
+    /// `annotations.readOnlyHint`.
+    pub read_only_hint: bool,
+    /// `annotations.destructiveHint` (the MCP default is true).
+    pub destructive_hint: bool,
+    /// `annotations.openWorldHint` (the MCP default is true).
+    pub open_world_hint: bool,
+}
+
+impl RemoteTool {
+    fn from_model(server: &str, tool: &rmcp::model::Tool) -> Self {
+        let hints = tool.annotations.as_ref();
+        Self {
+            name: tool.name.to_string(),
+            qualified_name: qualified_tool_name(server, &tool.name),
+            description: tool.description.as_deref().unwrap_or_default().to_owned(),
+            input_schema: Value::Object((*tool.input_schema).clone()),
+            read_only_hint: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
+            destructive_hint: hints.and_then(|a| a.destructive_hint).unwrap_or(true),
+            open_world_hint: hints.and_then(|a| a.open_world_hint).unwrap_or(true),
+        }
+    }
+}
+
+/// A server's state, as events and `mcp list` report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerState {
+    /// The state.
+    pub status: McpServerStatus,
+    /// What happened, for people.
+    pub message: Option<String>,
+    /// Its tools while connected, sorted by qualified name.
+    pub tools: Arc<Vec<RemoteTool>>,
+}
+
+impl ServerState {
+    fn new(status: McpServerStatus, message: Option<String>) -> Self {
+        Self {
+            status,
+            message,
+            tools: Arc::new(Vec::new()),
+        }
+    }
+}
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The server is not connected and did not connect in time.
+    #[error("MCP server `{server}` is not available ({state}): {message}")]
+    Unavailable {
+        /// The server.
+        server: String,
+        /// Its state.
+        state: String,
+        /// Why.
+        message: String,
+    },
+    /// The call timed out.
+    #[error("MCP server `{server}` did not answer within {} s; the call was cancelled", timeout.as_secs_f64())]
+    Timeout {
+        /// The server.
+        server: String,
+        /// The limit.
+        timeout: Duration,
+    },
+    /// The connection closed during the call (the server crashed).
+    #[error(
+        "MCP server `{server}` closed the connection during the call (it may have crashed); it is being restarted"
+    )]
+    Closed {
+        /// The server.
+        server: String,
+    },
+    /// The server rejected our credentials.
+    #[error("MCP server `{server}` needs authentication: {message}")]
+    NeedsAuth {
+        /// The server.
+        server: String,
+        /// Details.
+        message: String,
+    },
+    /// The call was cancelled by the user or a sibling.
+    #[error("cancelled")]
+    Cancelled,
+    /// Any other protocol error (JSON-RPC error, unexpected response).
+    #[error("MCP server `{server}`: {message}")]
+    Protocol {
+        /// The server.
+        server: String,
+        /// Details.
+        message: String,
+    },
+}
+
+type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressReporter>>>;
+
+/// The rmcp client handler: routes progress notifications to the call
+/// that asked for them and reports tool-list changes to the supervisor.
+struct Handler {
+    info: ClientConfig,
+    progress: ProgressRoutes,
+    list_changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let reporter = self
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(reporter) = reporter {
+            reporter.report(json!({
+                "type": "mcp_progress",
+                "progress": params.progress,
+                "total": params.total,
+                "message": params.message,
+            }));
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.list_changed.send(());
+    }
+}
+
+/// Options shared by every server of a session.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// The working directory of stdio servers (the project).
+    pub cwd: PathBuf,
+    /// Where secret header values come from.
+    pub secrets: Arc<dyn SecretLookup>,
+    /// Where state events go.
+    pub emitter: Emitter,
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("cwd", &self.cwd)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One configured server and its live connection.
+pub struct McpServer {
+    config: ServerConfig,
+    options: ServerOptions,
+    state: watch::Sender<ServerState>,
+    peer: Mutex<Option<Peer<RoleClient>>>,
+    progress: ProgressRoutes,
+    stderr: StderrLog,
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("config", &self.config)
+            .field("state", &self.state.borrow().status)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running rmcp client session, its tool-list-changed signal and (for
+/// stdio servers) its process.
+enum Connected {
+    Live(
+        RunningService<RoleClient, Handler>,
+        mpsc::UnboundedReceiver<()>,
+        Option<ChildGuard>,
+    ),
+}
+
+/// A stdio server's process: its whole process group is killed when the
+/// guard is dropped (crash handled, session ended, server stopped).
+struct ChildGuard(Box<dyn process_wrap::tokio::ChildWrapper>);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        // `ProcessGroupChild::start_kill` signals the whole group.
+        let _ = self.0.start_kill();
+        let _ = self.0.try_wait();
+    }
+}
+
+impl McpServer {
+    /// A server in state `status` that is not started (disabled, awaiting
+    /// approval).
+    pub fn idle(
+        config: ServerConfig,
+        options: ServerOptions,
+        status: McpServerStatus,
+        message: Option<String>,
+    ) -> Arc<Self> {
+        let server = Arc::new(Self::new_inner(config, options, status, message));
+        server.emit();
+        server
+    }
+
+    /// Starts connecting `config` in the background.
+    pub fn start(config: ServerConfig, options: ServerOptions) -> Arc<Self> {
+        let server = Arc::new(Self::new_inner(
+            config,
+            options,
+            McpServerStatus::Connecting,
+            None,
+        ));
+        server.emit();
+        let supervisor = Arc::clone(&server);
+        tokio::spawn(async move { supervisor.supervise().await });
+        server
+    }
+
+    fn new_inner(
+        config: ServerConfig,
+        options: ServerOptions,
+        status: McpServerStatus,
+        message: Option<String>,
+    ) -> Self {
+        Self {
+            config,
+            options,
+            state: watch::channel(ServerState::new(status, message)).0,
+            peer: Mutex::new(None),
+            progress: Arc::default(),
+            stderr: StderrLog::default(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// Its state now.
+    pub fn state(&self) -> ServerState {
+        self.state.borrow().clone()
+    }
+
+    /// A receiver of its state changes.
+    pub fn subscribe(&self) -> watch::Receiver<ServerState> {
+        self.state.subscribe()
+    }
+
+    /// The last lines its process wrote to stderr (stdio servers).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr.lines()
+    }
+
+    /// Waits until the server has left `connecting` (or `limit` passed) and
+    /// returns its state.
+    pub async fn settled(&self, limit: Duration) -> ServerState {
+        let mut rx = self.state.subscribe();
+        let _ = tokio::time::timeout(
+            limit,
+            rx.wait_for(|s| s.status != McpServerStatus::Connecting),
+        )
+        .await;
+        self.state()
+    }
+
+    /// Stops the server: its process (group) is killed, its connection closed.
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    fn set_state(&self, status: McpServerStatus, message: Option<String>, tools: Vec<RemoteTool>) {
+        self.state.send_replace(ServerState {
+            status,
+            message,
+            tools: Arc::new(tools),
+        });
+        self.emit();
+    }
+
+    fn emit(&self) {
+        let s = self.state();
+        self.options.emitter.emit(EventBody::McpServerState {
+            server: self.config.name.clone(),
+            state: s.status,
+            message: s.message.clone(),
+            tools: s.tools.iter().map(|t| t.qualified_name.clone()).collect(),
+        });
+    }
+
+    fn handler(&self) -> (Handler, mpsc::UnboundedReceiver<()>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")),
+        );
+        (
+            Handler {
+                info,
+                progress: Arc::clone(&self.progress),
+                list_changed: tx,
+            },
+            rx,
+        )
+    }
+
+    /// Opens the transport and initialises the session.
+    async fn connect(&self) -> Result<Connected, (McpServerStatus, String)> {
+        let failed = |m: String| (McpServerStatus::Failed, m);
+        let (handler, changes) = self.handler();
+        let mut guard = None;
+        let running = match &self.config.transport {
+            ServerTransport::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args)
+                    .envs(env)
+                    .current_dir(&self.options.cwd)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                let mut wrap = process_wrap::tokio::CommandWrap::from(cmd);
+                // Its own process group, so that everything it starts dies
+                // with it; killed when dropped (the session ends).
+                #[cfg(unix)]
+                wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+                wrap.wrap(process_wrap::tokio::KillOnDrop);
+                let mut child = wrap
+                    .spawn()
+                    .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
+                let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take())
+                else {
+                    return Err(failed(format!("`{command}`: no stdin/stdout pipes")));
+                };
+                if let Some(stderr) = child.stderr().take() {
+                    let log = self.stderr.clone();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            log.push(line);
+                        }
+                    });
+                }
+                guard = Some(ChildGuard(child));
+                // rmcp's own child transport caps lines at 16 MiB and drops
+                // longer ones silently (the call then times out); we accept
+                // what HTTP accepts and let the result budget deal with it.
+                let transport = AsyncRwTransport::new_client(stdout, stdin)
+                    .with_max_line_length(MAX_MESSAGE_BYTES);
+                handler.serve(transport).await.map_err(|e| {
+                    let tail = self.stderr.lines();
+                    let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
+                    let stderr = if tail.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; stderr: {}", tail.join(" | "))
+                    };
+                    failed(format!(
+                        "`{command}` did not complete the MCP handshake: {e}{stderr}"
+                    ))
+                })?
+            }
+            ServerTransport::Http {
+                url,
+                headers,
+                secret_headers,
+            } => {
+                let mut map = HashMap::new();
+                let mut add = |name: &str, value: &str| -> Result<(), (McpServerStatus, String)> {
+                    let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| failed(format!("`{name}` is not a valid header name")))?;
+                    let mut value =
+                        reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                            failed(format!(
+                                "the value of header `{name}` is not a valid header value"
+                            ))
+                        })?;
+                    value.set_sensitive(true);
+                    map.insert(name, value);
+                    Ok(())
+                };
+                for (name, value) in headers {
+                    add(name, value)?;
+                }
+                for name in secret_headers {
+                    let account = header_account(&self.config.name, name);
+                    match self.options.secrets.get(&account) {
+                        Ok(Some(value)) => add(name, &value)?,
+                        Ok(None) => {
+                            return Err((
+                                McpServerStatus::NeedsAuth,
+                                format!(
+                                    "header `{name}` has no value in the keychain (account `{account}`): store it, then reconnect"
+                                ),
+                            ));
+                        }
+                        Err(e) => {
+                            return Err((
+                                McpServerStatus::NeedsAuth,
+                                format!("cannot read header `{name}` from the keychain: {e}"),
+                            ));
+                        }
+                    }
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(map)
+                    .max_json_response_size(MAX_MESSAGE_BYTES);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                handler.serve(transport).await.map_err(|e| {
+                    if e.is_authorization_required() {
+                        (
+                            McpServerStatus::NeedsAuth,
+                            format!("{url} refused the credentials (HTTP 401/403): check the token or sign in again"),
+                        )
+                    } else {
+                        failed(format!("cannot connect to {url}: {e}"))
+                    }
+                })?
+            }
+        };
+        Ok(Connected::Live(running, changes, guard))
+    }
+
+    async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<RemoteTool>, String> {
+        let tools = peer
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let mut out: Vec<RemoteTool> = tools
+            .iter()
+            .map(|t| RemoteTool::from_model(&self.config.name, t))
+            .collect();
+        out.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+        Ok(out)
+    }
+
+    /// Connects, watches the connection, reconnects after crashes.
+    async fn supervise(self: Arc<Self>) {
+        let mut reconnects = 0_u32;
+        loop {
+            let limit = self.config.startup_timeout;
+            let attempt = async {
+                let Connected::Live(running, changes, guard) = self.connect().await?;
+                let tools = self
+                    .list_tools(running.peer())
+                    .await
+                    .map_err(|m| (McpServerStatus::Failed, m))?;
+                Ok::<_, (McpServerStatus, String)>((running, changes, guard, tools))
+            };
+            let outcome = tokio::select! {
+                () = self.shutdown.cancelled() => return self.stopped(),
+                r = tokio::time::timeout(limit, attempt) => r,
+            };
+            let (running, mut changes, _child, tools) = match outcome {
+                Ok(Ok(ok)) => ok,
+                Ok(Err((status, message))) => {
+                    if status == McpServerStatus::Failed
+                        && reconnects > 0
+                        && reconnects < MAX_RECONNECTS
+                    {
+                        // A restart after a crash failed: keep trying.
+                        reconnects += 1;
+                        if !self.backoff(reconnects, &message).await {
+                            return self.stopped();
+                        }
+                        continue;
+                    }
+                    self.set_state(status, Some(message), Vec::new());
+                    return;
+                }
+                Err(_) => {
+                    let message = format!(
+                        "did not start and list its tools within {} s",
+                        limit.as_secs_f64()
+                    );
+                    self.set_state(McpServerStatus::Failed, Some(message), Vec::new());
+                    return;
+                }
+            };
+            let connected_at = Instant::now();
+            let peer = running.peer().clone();
+            *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer.clone());
+            self.set_state(McpServerStatus::Connected, None, tools);
+            let ct = running.cancellation_token();
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            let crashed = loop {
+                tokio::select! {
+                    quit = &mut waiting => break format!("{quit:?}"),
+                    () = self.shutdown.cancelled() => {
+                        ct.cancel();
+                        let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
+                        return self.stopped();
+                    }
+                    Some(()) = changes.recv() => {
+                        // notifications/tools/list_changed: refresh the list;
+                        // the pool sorts by name, so order stays stable.
+                        match self.list_tools(&peer).await {
+                            Ok(tools) => self.set_state(McpServerStatus::Connected, Some("tool list changed".into()), tools),
+                            Err(m) => tracing::warn!(server = %self.config.name, "{m}"),
+                        }
+                    }
+                }
+            };
+            *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            if connected_at.elapsed() >= STABLE_AFTER {
+                reconnects = 0;
+            }
+            reconnects += 1;
+            let message = format!("the connection closed ({crashed})");
+            if reconnects > MAX_RECONNECTS {
+                self.set_state(
+                    McpServerStatus::Failed,
+                    Some(format!(
+                        "{message}; gave up after {MAX_RECONNECTS} restarts"
+                    )),
+                    Vec::new(),
+                );
+                return;
+            }
+            if !self.backoff(reconnects, &message).await {
+                return self.stopped();
+            }
+        }
+    }
+
+    /// Waits before reconnect attempt `n`; false when shut down meanwhile.
+    async fn backoff(&self, n: u32, why: &str) -> bool {
+        let delay = FIRST_BACKOFF * 2_u32.saturating_pow(n.saturating_sub(1).min(6));
+        self.set_state(
+            McpServerStatus::Connecting,
+            Some(format!(
+                "{why}; reconnecting in {} ms (attempt {n} of {MAX_RECONNECTS})",
+                delay.as_millis()
+            )),
+            Vec::new(),
+        );
+        tokio::select! {
+            () = self.shutdown.cancelled() => false,
+            () = tokio::time::sleep(delay) => true,
+        }
+    }
+
+    fn stopped(&self) {
+        *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.set_state(
+            McpServerStatus::Disabled,
+            Some("stopped with the session".into()),
+            Vec::new(),
+        );
+    }
+
+    /// The live peer, waiting up to the startup timeout while the server
+    /// (re)connects.
+    async fn peer(&self) -> Result<Peer<RoleClient>, CallError> {
+        let deadline = tokio::time::Instant::now() + self.config.startup_timeout;
+        let mut rx = self.state.subscribe();
+        loop {
+            let live = self
+                .peer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            // A peer whose transport closed belongs to a crashed process the
+            // supervisor has not noticed yet: wait for the restart.
+            if let Some(peer) = live.filter(|p| !p.is_transport_closed()) {
+                return Ok(peer);
+            }
+            let status = rx.borrow_and_update().status;
+            let waiting = matches!(
+                status,
+                McpServerStatus::Connecting | McpServerStatus::Connected
+            );
+            if !waiting
+                || tokio::time::timeout_at(deadline, rx.changed())
+                    .await
+                    .map_or(true, |r| r.is_err())
+            {
+                let s = self.state();
+                return Err(CallError::Unavailable {
+                    server: self.config.name.clone(),
+                    state: format!("{:?}", s.status),
+                    message: s.message.unwrap_or_else(|| "not connected".into()),
+                });
+            }
+        }
+    }
+
+    fn map_error(&self, e: ServiceError) -> CallError {
+        let server = self.config.name.clone();
+        if e.is_authorization_required() {
+            // The token expired or was revoked mid-session: say so in the
+            // server's state (the UI offers to sign in again).
+            let message = format!("the server refused the credentials during a call: {e}");
+            let tools = self.state().tools;
+            self.state.send_replace(ServerState {
+                status: McpServerStatus::NeedsAuth,
+                message: Some(message.clone()),
+                tools,
+            });
+            self.emit();
+            return CallError::NeedsAuth { server, message };
+        }
+        match e {
+            ServiceError::TransportClosed => CallError::Closed { server },
+            ServiceError::Timeout { timeout } => CallError::Timeout { server, timeout },
+            ServiceError::Cancelled { .. } => CallError::Cancelled,
+            other => CallError::Protocol {
+                server,
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// Sends one request with the per-call timeout, routing its progress to
+    /// `progress` and cancelling it (with `notifications/cancelled`) when
+    /// `cancel` fires.
+    async fn request(
+        &self,
+        request: ClientRequest,
+        progress: Option<&ProgressReporter>,
+        cancel: &CancellationToken,
+    ) -> Result<ServerResult, CallError> {
+        let peer = self.peer().await?;
+        let timeout = self.config.call_timeout;
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+            .await
+            .map_err(|e| self.map_error(e))?;
+        let token = handle.progress_token.clone();
+        if let Some(p) = progress {
+            self.progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(token.clone(), p.clone());
+        }
+        let id = handle.id.clone();
+        let result = tokio::select! {
+            r = handle.await_response() => r.map_err(|e| self.map_error(e)),
+            () = cancel.cancelled() => {
+                let _ = peer
+                    .send_notification(
+                        rmcp::model::CancelledNotification::new(
+                            rmcp::model::CancelledNotificationParam::new(
+                                Some(id),
+                                Some("cancelled by the user".into()),
+                            ),
+                        )
+                        .into(),
+                    )
+                    .await;
+                Err(CallError::Cancelled)
+            }
+        };
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&token);
+        result
+    }
+
+    /// Calls tool `name` with `arguments`; the raw result as JSON
+    /// (`content`, `structuredContent`, `isError`).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        progress: Option<&ProgressReporter>,
+        cancel: &CancellationToken,
+    ) -> Result<Value, CallError> {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        if let Value::Object(map) = arguments {
+            params = params.with_arguments(map);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        match self.request(request, progress, cancel).await? {
+            ServerResult::CallToolResult(r) => {
+                serde_json::to_value(r).map_err(|e| CallError::Protocol {
+                    server: self.config.name.clone(),
+                    message: format!("unreadable tools/call result: {e}"),
+                })
+            }
+            other => Err(CallError::Protocol {
+                server: self.config.name.clone(),
+                message: format!("unexpected answer to tools/call: {}", variant_name(&other)),
+            }),
+        }
+    }
+
+    /// `resources/list` (all pages), as JSON objects.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, CallError> {
+        let peer = self.peer().await?;
+        let timeout = self.config.call_timeout;
+        let resources = tokio::time::timeout(timeout, peer.list_all_resources())
+            .await
+            .map_err(|_| CallError::Timeout {
+                server: self.config.name.clone(),
+                timeout,
+            })?
+            .map_err(|e| self.map_error(e))?;
+        Ok(resources
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect())
+    }
+
+    /// `resources/read` of `uri`, as JSON (`contents`).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Value, CallError> {
+        let peer = self.peer().await?;
+        let timeout = self.config.call_timeout;
+        let read = peer.read_resource(ReadResourceRequestParams::new(uri));
+        let r = tokio::select! {
+            r = tokio::time::timeout(timeout, read) => r,
+            () = cancel.cancelled() => return Err(CallError::Cancelled),
+        };
+        let r = r
+            .map_err(|_| CallError::Timeout {
+                server: self.config.name.clone(),
+                timeout,
+            })?
+            .map_err(|e| self.map_error(e))?;
+        serde_json::to_value(r).map_err(|e| CallError::Protocol {
+            server: self.config.name.clone(),
+            message: format!("unreadable resources/read result: {e}"),
+        })
+    }
+
+    /// Whether the server answered `initialize` with resource support.
+    pub fn supports_resources(&self) -> bool {
+        self.peer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(Peer::peer_info)
+            .is_some_and(|info| info.capabilities.resources.is_some())
+    }
+}
+
+fn variant_name(result: &ServerResult) -> String {
+    serde_json::to_value(result)
+        .ok()
+        .and_then(|v| {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>().join(","))
+        })
+        .unwrap_or_else(|| "?".into())
+}
