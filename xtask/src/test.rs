@@ -208,7 +208,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
                 .args(["--", "sh", "-c"])
                 .arg(
                     "printf pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null \
-                     && exec cargo test --workspace --locked --exclude gatehouse-e2e",
+                     && exec cargo test --workspace --locked --no-fail-fast --exclude gatehouse-e2e",
                 );
             let (ok, out) = run_captured(&mut cmd)?;
             Ok(cargo_test_counts(ok, &out))

@@ -721,6 +721,10 @@ impl McpServer {
                 Err(CallError::Cancelled)
             }
         };
+        // rmcp handles notifications on their own tasks, so a progress
+        // notification sent just before the response may still be in
+        // flight: give it a turn before the route goes away.
+        tokio::task::yield_now().await;
         self.progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -126,9 +126,25 @@ async fn server_everything_over_stdio_tools_progress_and_resources() {
             _ => None,
         })
         .collect();
-    assert_eq!(progress.len(), 3, "{progress:?}");
-    assert_eq!(progress[2]["progress"], 3.0);
-    assert_eq!(progress[2]["total"], 3.0);
+    // rmcp delivers notifications on their own tasks, so the last one can
+    // race the response (and is then dropped: the call is over). At least
+    // two of the three steps arrive, each once, with the total.
+    assert!(
+        (2..=3).contains(&progress.len()),
+        "expected 2-3 progress events, got {progress:?}"
+    );
+    let mut steps: Vec<u64> = progress
+        .iter()
+        .map(|p| {
+            assert_eq!(p["type"], "mcp_progress", "{progress:?}");
+            assert_eq!(p["total"], 3.0, "{progress:?}");
+            p["progress"].as_f64().unwrap() as u64
+        })
+        .collect();
+    steps.sort_unstable();
+    steps.dedup();
+    assert_eq!(steps.len(), progress.len(), "a step twice: {progress:?}");
+    assert!(steps.iter().all(|s| (1..=3).contains(s)), "{progress:?}");
 
     // Images come back as image blocks.
     let r = rt

@@ -159,6 +159,25 @@ impl App {
             .with_context(|| format!("waiting for `{css}`"))
     }
 
+    /// Clicks the element matching `css` (waiting for it). WebKitWebDriver
+    /// answers some native clicks on buttons inside the virtualised
+    /// transcript with an error that has no message; the element is then
+    /// clicked from script (`element.click()`, which runs the same React
+    /// handler) and the fallback is printed so it stays visible.
+    pub async fn click(&self, css: &str) -> anyhow::Result<()> {
+        let element = self.wait_for(css).await?;
+        if let Err(native) = element.clone().click().await {
+            eprintln!("e2e: native click on `{css}` failed ({native}); clicking from script");
+            let arg = serde_json::to_value(&element)
+                .with_context(|| format!("passing `{css}` to a script"))?;
+            self.client
+                .execute("arguments[0].click();", vec![arg])
+                .await
+                .with_context(|| format!("clicking `{css}` from script"))?;
+        }
+        Ok(())
+    }
+
     /// Text of every element matching `css`, waiting for at least one.
     pub async fn texts(&self, css: &str) -> anyhow::Result<Vec<String>> {
         self.wait_for(css).await?;

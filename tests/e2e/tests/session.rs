@@ -61,17 +61,16 @@ async fn wait_status(window: &App, id: &str, want: &str) -> anyhow::Result<()> {
 }
 
 async fn click(window: &App, css: &str) -> anyhow::Result<()> {
-    window.wait_for(css).await?.click().await?;
-    Ok(())
+    window.click(css).await
 }
 
 async fn prompt(window: &App, text: &str) -> anyhow::Result<()> {
-    window
-        .wait_for("[data-testid=prompt-input]")
-        .await?
-        .send_keys(text)
-        .await?;
-    click(window, "[data-testid=prompt-send]").await
+    // Enter sends, as a user types it (WebKitWebDriver's click on the Send
+    // button returned an empty error while the button re-rendered).
+    let input = window.wait_for("[data-testid=prompt-input]").await?;
+    input.send_keys(text).await?;
+    input.send_keys("\u{E007}").await?;
+    Ok(())
 }
 
 async fn mode(window: &App) -> anyhow::Result<String> {
@@ -268,7 +267,7 @@ async fn a_scripted_session_asks_groups_streams_denies_remembers_and_interrupts(
     window.screenshot("05-timeline-and-session-rules").await?;
 
     // Mode switching: Shift+Tab cycles; acceptEdits lets the Write run unasked.
-    shift_tab(&window, "accept_edits").await?;
+    shift_tab(&window, "acceptEdits").await?;
     prompt(&window, "Now write a file").await?;
     wait_status(&window, "w1", "completed").await?;
     assert!(!window.exists("[data-testid=permission-modal]").await?);
@@ -286,10 +285,13 @@ async fn a_scripted_session_asks_groups_streams_denies_remembers_and_interrupts(
     })
     .await?;
     shift_tab(&window, "plan").await?;
-    shift_tab(&window, "bypass_permissions").await?;
+    // The cycle is default → acceptEdits → plan → default, like Claude Code
+    // without --dangerously-skip-permissions (bypass is never one key away).
+    shift_tab(&window, "default").await?;
 
     // Interrupting a long command: the process is gone, the call says so.
     prompt(&window, "Run the long one").await?;
+    click(&window, "[data-testid=permission-allow-once]").await?;
     wait_status(&window, "l1", "running").await?;
     let pid_file = project.join("pid.txt");
     let pid: i32 = until("the long command's pid", 30, || async {
