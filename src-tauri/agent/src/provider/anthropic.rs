@@ -26,10 +26,7 @@ use serde_json::Value;
 use crate::keys::ApiKey;
 use crate::message::{Block, StopReason, Usage};
 use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
-use crate::provider::{
-    EventStream, ModelRequest, Provider, ProviderError, StreamEvent, parse_retry_after,
-    status_error,
-};
+use crate::provider::{EventStream, ModelRequest, Provider, ProviderError, StreamEvent, send};
 
 /// The default API base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -124,67 +121,17 @@ impl Provider for AnthropicProvider {
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let response = self
+        let request = self
             .client
             .post(self.url())
             .header("x-api-key", self.config.api_key.expose())
             .header("anthropic-version", API_VERSION)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
-            .body(request_body(request))
-            .send()
-            .await
-            .map_err(|e| network_error("anthropic", &e))?;
-        let status = response.status().as_u16();
-        if status != 200 {
-            let retry_after = parse_retry_after(
-                response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok()),
-            );
-            let detail = read_error_detail(response).await;
-            return Err(status_error("anthropic", status, &detail, retry_after));
-        }
+            .body(request_body(request));
+        let response = send("anthropic", request).await?;
         Ok(decode_stream(response.bytes_stream().boxed()))
     }
-}
-
-/// A connection-level failure (retryable).
-pub(crate) fn network_error(provider: &str, e: &reqwest::Error) -> ProviderError {
-    let kind = if e.is_timeout() {
-        SessionErrorKind::Timeout
-    } else {
-        SessionErrorKind::Network
-    };
-    ProviderError::retryable(kind, format!("{provider}: the connection failed: {e}"))
-}
-
-/// The `error.message` of an error response (at most 64 KiB are read).
-pub(crate) async fn read_error_detail(response: reqwest::Response) -> String {
-    let mut body = Vec::new();
-    let mut stream = response.bytes_stream();
-    while let Some(Ok(chunk)) = stream.next().await {
-        body.extend_from_slice(&chunk);
-        if body.len() > 64 * 1024 {
-            body.truncate(64 * 1024);
-            break;
-        }
-    }
-    let text = String::from_utf8_lossy(&body);
-    serde_json::from_str::<Value>(&text)
-        .ok()
-        .and_then(|v| {
-            let e = v.get("error")?;
-            let message = e.get("message").and_then(Value::as_str).unwrap_or_default();
-            let kind = e.get("type").and_then(Value::as_str).unwrap_or_default();
-            Some(
-                format!("{kind}: {message}")
-                    .trim_matches([' ', ':'])
-                    .to_owned(),
-            )
-        })
-        .unwrap_or_else(|| text.chars().take(500).collect::<String>().trim().to_owned())
 }
 
 /// A block being streamed.

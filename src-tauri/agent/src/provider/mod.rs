@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::stream::BoxStream;
 use gatehouse_protocol::event::SessionErrorKind;
 
@@ -140,6 +141,74 @@ pub trait Provider: Send + Sync {
     /// Sends the request and returns the reply's events once the response
     /// has started. Dropping the stream cancels the request.
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError>;
+}
+
+/// Sends an HTTP provider's request: a connection failure or a status
+/// other than 200 becomes the matching [`ProviderError`] (with the body's
+/// `error.message` and any `retry-after`); otherwise the streaming response.
+pub(crate) async fn send(
+    provider: &str,
+    request: reqwest::RequestBuilder,
+) -> Result<reqwest::Response, ProviderError> {
+    let response = request
+        .send()
+        .await
+        .map_err(|e| network_error(provider, &e))?;
+    let status = response.status().as_u16();
+    if status == 200 {
+        return Ok(response);
+    }
+    let retry_after = parse_retry_after(
+        response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()),
+    );
+    let detail = read_error_detail(response).await;
+    Err(status_error(provider, status, &detail, retry_after))
+}
+
+/// A connection-level failure (retryable).
+pub(crate) fn network_error(provider: &str, e: &reqwest::Error) -> ProviderError {
+    let kind = if e.is_timeout() {
+        SessionErrorKind::Timeout
+    } else {
+        SessionErrorKind::Network
+    };
+    ProviderError::retryable(kind, format!("{provider}: the connection failed: {e}"))
+}
+
+/// The `error.message` of an error response (at most 64 KiB are read).
+pub(crate) async fn read_error_detail(response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        body.extend_from_slice(&chunk);
+        if body.len() > 64 * 1024 {
+            body.truncate(64 * 1024);
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&body);
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            let e = v.get("error")?;
+            let message = e
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            let kind = e
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            Some(
+                format!("{kind}: {message}")
+                    .trim_matches([' ', ':'])
+                    .to_owned(),
+            )
+        })
+        .unwrap_or_else(|| text.chars().take(500).collect::<String>().trim().to_owned())
 }
 
 /// Classifies an HTTP error status (shared by the HTTP providers).

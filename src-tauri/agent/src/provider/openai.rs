@@ -22,14 +22,9 @@ use serde_json::{Value, json};
 
 use crate::keys::ApiKey;
 use crate::message::{Block, Message, Role, StopReason, Usage};
-use crate::provider::anthropic::{
-    MAX_EVENT_BYTES, network_error, read_error_detail, tool_use_complete,
-};
+use crate::provider::anthropic::{MAX_EVENT_BYTES, tool_use_complete};
 use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
-use crate::provider::{
-    EventStream, ModelRequest, Provider, ProviderError, StreamEvent, parse_retry_after,
-    status_error,
-};
+use crate::provider::{EventStream, ModelRequest, Provider, ProviderError, StreamEvent, send};
 
 /// Where and how to reach the endpoint.
 #[derive(Debug, Clone)]
@@ -185,18 +180,7 @@ impl Provider for OpenAiProvider {
         if let Some(key) = &self.config.api_key {
             req = req.header("authorization", format!("Bearer {}", key.expose()));
         }
-        let response = req.send().await.map_err(|e| network_error("openai", &e))?;
-        let status = response.status().as_u16();
-        if status != 200 {
-            let retry_after = parse_retry_after(
-                response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok()),
-            );
-            let detail = read_error_detail(response).await;
-            return Err(status_error("openai", status, &detail, retry_after));
-        }
+        let response = send("openai", req).await?;
         Ok(decode_stream(response.bytes_stream().boxed()))
     }
 }
