@@ -604,21 +604,13 @@ impl<'a> Decider<'a> {
             soft_ask = Some(format!("`{u}` is not an http(s) URL with a host"));
         }
         // 4: safety checks.
-        if let (Some(forms), true) = (&path_forms, write)
-            && let Some(message) = forms.iter().find_map(protected_reason)
-        {
-            self.trace
-                .push(step("safety_checks", TraceOutcome::Ask, message.clone()));
-            return (
-                PermissionBehavior::Ask,
-                DecisionReason::SafetyCheck { message },
-            );
+        let protected = path_forms
+            .as_ref()
+            .filter(|_| write)
+            .and_then(|forms| forms.iter().find_map(protected_reason));
+        if let Some(decision) = self.safety_checks(protected) {
+            return decision;
         }
-        self.trace.push(step(
-            "safety_checks",
-            TraceOutcome::Passthrough,
-            "nothing protected touched",
-        ));
         // 5: the mode.
         let inside = path_forms
             .as_ref()
@@ -859,19 +851,10 @@ impl<'a> Decider<'a> {
                 .push(step("shell_analysis", TraceOutcome::Ask, soft.join("; ")));
         }
         // 4: safety checks.
-        if let Some(message) = self.bash_safety(&analysis, &accesses) {
-            self.trace
-                .push(step("safety_checks", TraceOutcome::Ask, message.clone()));
-            return (
-                PermissionBehavior::Ask,
-                DecisionReason::SafetyCheck { message },
-            );
+        let protected = self.bash_safety(&analysis, &accesses);
+        if let Some(decision) = self.safety_checks(protected) {
+            return decision;
         }
-        self.trace.push(step(
-            "safety_checks",
-            TraceOutcome::Passthrough,
-            "nothing protected touched",
-        ));
         // 5: the mode.
         if self.mode == PermissionMode::BypassPermissions {
             return self
@@ -1115,6 +1098,28 @@ impl<'a> Decider<'a> {
             }
         }
         PieceOutcome::Mode
+    }
+
+    /// Layer 4 of the trace: a protected path or critical deletion found
+    /// (`protected`) asks in every mode; otherwise the layer passes.
+    fn safety_checks(
+        &mut self,
+        protected: Option<String>,
+    ) -> Option<(PermissionBehavior, DecisionReason)> {
+        let Some(message) = protected else {
+            self.trace.push(step(
+                "safety_checks",
+                TraceOutcome::Passthrough,
+                "nothing protected touched",
+            ));
+            return None;
+        };
+        self.trace
+            .push(step("safety_checks", TraceOutcome::Ask, message.clone()));
+        Some((
+            PermissionBehavior::Ask,
+            DecisionReason::SafetyCheck { message },
+        ))
     }
 
     /// Protected writes and critical deletions, which ask in every mode.
