@@ -3,7 +3,7 @@ import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
-import { useHome } from "./state/home";
+import { NAVIGATION, useHome } from "./state/home";
 
 export function App() {
   const [state, actions] = useHome();
@@ -15,20 +15,30 @@ export function App() {
           Gatehouse
         </h1>
         {state.info && <span className="version">v{state.info.version}</span>}
-        <button type="button" className="settings-button" data-testid="open-settings" onClick={actions.openSettings}>
-          Settings
-        </button>
+        <nav className="app-nav" aria-label="Screens">
+          {NAVIGATION.map((item) => (
+            <button
+              key={item.screen}
+              type="button"
+              data-testid={item.testId}
+              aria-current={state.screen === item.screen && !state.openProject ? "page" : undefined}
+              onClick={() => actions.openScreen(item.screen)}
+            >
+              {item.label}
+            </button>
+          ))}
+        </nav>
       </header>
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
-      {state.settingsOpen ? (
-        <SettingsScreen onBack={actions.goHome} />
-      ) : state.openProject ? (
+      {state.openProject ? (
         <SessionView
           key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
           project={state.openProject}
           resumeSessionId={state.resumeSessionId}
           onBack={actions.goHome}
         />
+      ) : state.screen === "settings" ? (
+        <SettingsScreen onBack={actions.goHome} />
       ) : (
         <HomeScreen
           projects={state.projects}

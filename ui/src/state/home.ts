@@ -15,15 +15,28 @@ export interface HomeState {
   resumeSessionId: string | null;
   /** Stored sessions of every project, newest first. */
   sessions: SessionSummary[];
-  /** Whether the settings screen is open. */
-  settingsOpen: boolean;
+  /** The top-level screen shown when no project's session view is open. */
+  screen: Screen;
 }
+
+/**
+ * The app's top-level screens, reached from the header's navigation.
+ * Each feature (settings, rules, session browser, MCP) adds one entry here,
+ * one in {@link NAVIGATION} and one case in `App`.
+ */
+export type Screen = "home" | "settings";
+
+/** The header's navigation: one button per screen other than home. */
+export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
+  { screen: "settings", label: "Settings", testId: "open-settings" },
+];
 
 export interface HomeActions {
   pickAndAddFolder(): Promise<void>;
   open(project: Project): Promise<void>;
   resume(session: SessionSummary): Promise<void>;
-  openSettings(): void;
+  /** Shows a top-level screen (closing any open session view). */
+  openScreen(screen: Screen): void;
   goHome(): void;
   dismissError(): void;
 }
@@ -37,7 +50,7 @@ export function useHome(): [HomeState, HomeActions] {
   const [openProject, setOpenProject] = useState<Project | null>(null);
   const [resumeSessionId, setResumeSessionId] = useState<string | null>(null);
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
-  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [screen, setScreen] = useState<Screen>("home");
 
   const refresh = useCallback(async () => {
     setProjects(await backend.listProjects());
@@ -106,18 +119,22 @@ export function useHome(): [HomeState, HomeActions] {
         setError(message(err));
       }
     },
-    openSettings: () => setSettingsOpen(true),
+    openScreen: (next) => {
+      setOpenProject(null);
+      setResumeSessionId(null);
+      setScreen(next);
+    },
     goHome: () => {
       setOpenProject(null);
       setResumeSessionId(null);
-      setSettingsOpen(false);
+      setScreen("home");
       void refresh().catch((err: unknown) => setError(message(err)));
     },
     dismissError: () => setError(null),
   };
 
   return [
-    { info, projects, error, openProject, resumeSessionId, sessions, settingsOpen },
+    { info, projects, error, openProject, resumeSessionId, sessions, screen },
     actions,
   ];
 }
