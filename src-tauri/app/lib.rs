@@ -4,6 +4,7 @@
 //! runtime and forwards runtime events to the window. Anything worth testing
 //! without a window belongs in a runtime crate, not here.
 
+mod browser;
 mod commands;
 mod sessions;
 mod smoke;
@@ -99,6 +100,18 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            browser::browse_sessions,
+            browser::session_facets,
+            browser::session_summary,
+            browser::search_sessions,
+            browser::session_stats,
+            browser::discover_claude_transcripts,
+            browser::import_claude_transcripts,
+            browser::export_session,
+            browser::delete_sessions,
+            browser::storage_info,
+            browser::set_retention,
+            browser::vacuum_database,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

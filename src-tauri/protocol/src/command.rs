@@ -8,12 +8,16 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::browser::{
+    ClaudeDiscovery, DeleteSessionsArgs, ExportResult, ExportSessionArgs, ImportClaudeArgs,
+    ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
+};
 use crate::event::Event;
 use crate::project::{AppInfo, Project};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
-    SendPromptArgs, SessionArgs, SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs,
-    StartSessionArgs,
+    SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
+    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StorageUsage,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -152,4 +156,35 @@ commands! {
     delete_api_key(ProviderArgs) -> ApiKeyStatus;
     /// Where a provider's API key would come from (never the key itself).
     api_key_status(ProviderArgs) -> ApiKeyStatus;
+    // ---- The session browser (issue 11). ----
+    /// Stored sessions of every project with `args`' filters and sort
+    /// (`list_sessions` keeps its plain newest-first list).
+    browse_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
+    /// The projects and models of stored sessions, for the list's filters.
+    session_facets(NoArgs) -> SessionFacets;
+    /// One stored session's summary (an error names a session not stored).
+    session_summary(SessionArgs) -> SessionSummary;
+    /// Full-text search over stored sessions; each hit names the event to
+    /// open (`seq`) and a snippet with the matches in `[` `]`.
+    search_sessions(SearchSessionsArgs) -> Vec<SearchHit>;
+    /// Calls and time per tool, decisions, tokens and latency per turn.
+    session_stats(SessionArgs) -> SessionStats;
+    /// Claude Code transcripts under `~/.claude/projects` (or
+    /// `$GATEHOUSE_CLAUDE_HOME/.claude/projects`), with what is imported.
+    discover_claude_transcripts(NoArgs) -> ClaudeDiscovery;
+    /// Imports transcripts (all when `paths` is absent); `import_progress`
+    /// events report each batch; one result per file.
+    import_claude_transcripts(ImportClaudeArgs) -> Vec<ImportFileResult>;
+    /// Writes a session as JSONL or HTML; `null` when the save dialog was
+    /// cancelled.
+    export_session(ExportSessionArgs) -> Option<ExportResult>;
+    /// Deletes sessions with their sub-agents and files; returns the ids
+    /// deleted.
+    delete_sessions(DeleteSessionsArgs) -> Vec<String>;
+    /// Database size, files beside it and the retention setting.
+    storage_info(NoArgs) -> StorageInfo;
+    /// Sets the retention period (and optionally applies it now).
+    set_retention(SetRetentionArgs) -> RetentionResult;
+    /// Compacts the database (`VACUUM`); returns the usage afterwards.
+    vacuum_database(NoArgs) -> StorageUsage;
 }

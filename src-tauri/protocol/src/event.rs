@@ -337,6 +337,13 @@ pub enum EventBody {
         /// The entry exactly as read.
         raw: serde_json::Value,
     },
+    /// Progress of an import of Claude Code transcripts started from the
+    /// session browser, emitted after every batch and never stored. Its
+    /// `session_id` is the session the file being read imports into.
+    ImportProgress {
+        /// Files and bytes done so far.
+        progress: crate::transcript::ImportProgress,
+    },
     /// The session (or the current prompt's exchange) ended.
     SessionCompleted {
         /// How it ended.

@@ -7,6 +7,8 @@
 //! `cargo xtask gen-types`; `cargo xtask test` fails when the checked-in file
 //! is stale). Nothing in this crate knows about Tauri.
 //!
+//! * [`browser`] — the session browser: stats, imports, exports,
+//!   housekeeping.
 //! * [`event`] — what the runtime reports while it works (`tool_queued`,
 //!   `tool_completed`, …), one JSON object per line with a `type` field.
 //! * [`command`] — what a front end may ask the backend to do, with typed
@@ -17,6 +19,7 @@
 //! * [`session`] — driving sessions from a front end, session summaries.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 
+pub mod browser;
 pub mod command;
 pub mod diff;
 pub mod event;

@@ -63,8 +63,8 @@ pub fn bindings() -> String {
     collector.visit::<CommandError>();
     // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
     collector.visit::<FileDiff>();
-    // Session-browser types not yet behind a command (the UI half of
-    // issue 11 adds the commands).
+    // Transcript types the CLI prints; most are also reached through the
+    // session browser's commands (visiting twice declares once).
     collector.visit::<crate::session::SearchSessionsArgs>();
     collector.visit::<crate::session::SearchHit>();
     collector.visit::<crate::session::StorageUsage>();

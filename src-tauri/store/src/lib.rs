@@ -16,6 +16,7 @@ mod projects;
 mod search;
 mod session_rules;
 mod sessions;
+mod stats;
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -30,6 +31,7 @@ pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
 pub use search::{SearchHit, literal_query};
 pub use session_rules::StoredSessionRule;
+pub use stats::SessionStatsBuilder;
 pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
 
 /// Environment variable that overrides the platform data directory.

@@ -5,6 +5,7 @@
 //! [`crate::events`], so a list is one indexed query over `sessions` and
 //! never scans events.
 
+use gatehouse_protocol::browser::SessionFacets;
 use gatehouse_protocol::session::{ListSessionsArgs, SessionOrigin, SessionSort};
 use rusqlite::{OptionalExtension, params, params_from_iter, types::Value as SqlValue};
 
@@ -269,6 +270,24 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))?;
         rows.collect::<Result<_, _>>()
             .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Every project folder and model name of the stored sessions, sorted
+    /// and without duplicates (empty model names left out): the choices of
+    /// the session list's filters.
+    pub fn session_facets(&self) -> Result<SessionFacets, StoreError> {
+        let distinct = |sql: &str| -> Result<Vec<String>, StoreError> {
+            let mut stmt = self.conn.prepare(sql).map_err(|e| self.sqlite_error(e))?;
+            let rows = stmt
+                .query_map([], |r| r.get(0))
+                .map_err(|e| self.sqlite_error(e))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(|e| self.sqlite_error(e))
+        };
+        Ok(SessionFacets {
+            projects: distinct("SELECT DISTINCT project_path FROM sessions ORDER BY 1")?,
+            models: distinct("SELECT DISTINCT model FROM sessions WHERE model <> '' ORDER BY 1")?,
+        })
     }
 
     /// Sub-agent sessions started by session `id` (imports), oldest first.

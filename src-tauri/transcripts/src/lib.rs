@@ -8,9 +8,13 @@
 //! - [`html`]: a session as one self-contained HTML page that renders
 //!   offline.
 //!
+//! - [`browser`]: what the session browser asks of the above (listing with
+//!   import status, importing a selection, exporting to a file).
+//!
 //! The store (`gatehouse-store`) stays SQL only; format code and its
 //! dependencies live here.
 
+pub mod browser;
 pub mod claude;
 mod error;
 pub mod html;

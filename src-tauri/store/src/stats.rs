@@ -1,0 +1,233 @@
+//! Per-session statistics for the session browser's plots: calls and time
+//! per tool, the permission decisions, tokens and latency per turn.
+//!
+//! [`SessionStatsBuilder`] folds a session's events in one pass (it keeps a
+//! few entries per call and per turn, never the events), so
+//! [`Store::session_stats`] streams even a big session from the database.
+//!
+//! Turns: a live session says when each model request started
+//! (`model_request_started`), when output began (the first text or thinking
+//! delta) and how long the turn took (`turn_completed`). An imported
+//! transcript has only the assistant messages with their times, so there
+//! the request is taken to start at the last input before the message (the
+//! prompt or the previous call's result) and the duration is unknown.
+
+use std::collections::{BTreeMap, HashMap};
+
+use gatehouse_protocol::browser::{DecisionBreakdown, SessionStats, ToolStats, TurnStats};
+use gatehouse_protocol::event::{Event, EventBody};
+use gatehouse_protocol::permission::PermissionBehavior;
+use gatehouse_protocol::session::PermissionAnswer;
+
+use crate::{Store, StoreError};
+
+/// What the fold remembers about one call.
+#[derive(Debug, Default)]
+struct CallState {
+    tool: String,
+    decided: bool,
+    denied: bool,
+}
+
+/// What the fold remembers about one turn.
+#[derive(Debug, Default)]
+struct TurnState {
+    stats: TurnStats,
+    request_ms: Option<u64>,
+    first_output_ms: Option<u64>,
+}
+
+/// Folds a session's events into [`SessionStats`], one event at a time.
+#[derive(Debug, Default)]
+pub struct SessionStatsBuilder {
+    session_id: String,
+    tools: HashMap<String, ToolStats>,
+    calls: HashMap<String, CallState>,
+    decisions: DecisionBreakdown,
+    turns: BTreeMap<u32, TurnState>,
+    current_turn: u32,
+    last_input_ms: Option<u64>,
+}
+
+impl SessionStatsBuilder {
+    /// An empty fold for session `session_id`.
+    pub fn new(session_id: &str) -> Self {
+        Self {
+            session_id: session_id.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    fn turn(&mut self, turn: u32) -> &mut TurnState {
+        self.current_turn = self.current_turn.max(turn);
+        self.turns.entry(turn).or_insert_with(|| TurnState {
+            stats: TurnStats {
+                turn,
+                ..TurnStats::default()
+            },
+            ..TurnState::default()
+        })
+    }
+
+    fn output_began(&mut self, turn: u32, ts: u64) {
+        let state = self.turn(turn);
+        if state.first_output_ms.is_none() {
+            state.first_output_ms = Some(ts);
+        }
+    }
+
+    /// Folds one more event in.
+    pub fn push(&mut self, event: &Event) {
+        let ts = event.ts_ms;
+        match &event.body {
+            EventBody::UserPrompt { .. } | EventBody::ToolResultsReturned { .. } => {
+                self.last_input_ms = Some(ts);
+            }
+            EventBody::ModelRequestStarted { turn, .. } => {
+                let state = self.turn(*turn);
+                state.request_ms.get_or_insert(ts);
+            }
+            EventBody::AssistantTextDelta { turn, .. }
+            | EventBody::AssistantThinkingDelta { turn, .. } => self.output_began(*turn, ts),
+            EventBody::AssistantMessage { turn, .. } => {
+                let last_input = self.last_input_ms;
+                self.output_began(*turn, ts);
+                let state = self.turn(*turn);
+                if state.request_ms.is_none() {
+                    state.request_ms = last_input;
+                }
+            }
+            EventBody::Usage {
+                turn,
+                input_tokens,
+                output_tokens,
+                cache_creation_input_tokens,
+                cache_read_input_tokens,
+            } => {
+                let stats = &mut self.turn(*turn).stats;
+                stats.input_tokens += input_tokens;
+                stats.output_tokens += output_tokens;
+                stats.cache_write_tokens += cache_creation_input_tokens;
+                stats.cache_read_tokens += cache_read_input_tokens;
+            }
+            EventBody::TurnCompleted {
+                turn, duration_ms, ..
+            } => {
+                self.turn(*turn).stats.duration_ms = Some(*duration_ms);
+            }
+            EventBody::ToolQueued {
+                tool_use_id, name, ..
+            } => {
+                let turn = self.current_turn;
+                self.turn(turn).stats.tool_calls += 1;
+                let tool = self.tools.entry(name.clone()).or_insert_with(|| ToolStats {
+                    name: name.clone(),
+                    ..ToolStats::default()
+                });
+                tool.calls += 1;
+                self.calls.insert(
+                    tool_use_id.clone(),
+                    CallState {
+                        tool: name.clone(),
+                        ..CallState::default()
+                    },
+                );
+            }
+            EventBody::PermissionDecided {
+                tool_use_id,
+                decision,
+                ..
+            } => {
+                match decision {
+                    PermissionBehavior::Allow => self.decisions.allowed += 1,
+                    PermissionBehavior::Ask => self.decisions.asked += 1,
+                    PermissionBehavior::Deny => self.decisions.denied += 1,
+                }
+                if let Some(call) = self.calls.get_mut(tool_use_id) {
+                    call.decided = true;
+                    call.denied |= *decision == PermissionBehavior::Deny;
+                }
+            }
+            EventBody::PermissionAnswered {
+                tool_use_id,
+                answer,
+            } => {
+                let denied = matches!(answer, PermissionAnswer::Deny { .. });
+                if denied {
+                    self.decisions.user_denied += 1;
+                } else {
+                    self.decisions.user_allowed += 1;
+                }
+                if let Some(call) = self.calls.get_mut(tool_use_id) {
+                    call.denied |= denied;
+                }
+            }
+            EventBody::ToolCompleted {
+                tool_use_id,
+                is_error,
+                duration_ms,
+                ..
+            } => {
+                self.last_input_ms = Some(ts);
+                let Some(call) = self.calls.get(tool_use_id) else {
+                    return;
+                };
+                let Some(tool) = self.tools.get_mut(&call.tool) else {
+                    return;
+                };
+                tool.total_ms += duration_ms;
+                tool.max_ms = tool.max_ms.max(*duration_ms);
+                if *is_error {
+                    if call.denied {
+                        tool.denials += 1;
+                    } else {
+                        tool.errors += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The statistics of every event pushed.
+    pub fn finish(self) -> SessionStats {
+        let mut decisions = self.decisions;
+        decisions.undecided = self.calls.values().filter(|c| !c.decided).count() as u64;
+        let mut tools: Vec<ToolStats> = self.tools.into_values().collect();
+        tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
+        let turns = self
+            .turns
+            .into_values()
+            .map(|state| {
+                let mut stats = state.stats;
+                stats.latency_ms = match (state.request_ms, state.first_output_ms) {
+                    (Some(start), Some(output)) => Some(output.saturating_sub(start)),
+                    _ => None,
+                };
+                stats
+            })
+            .collect();
+        SessionStats {
+            session_id: self.session_id,
+            tools,
+            decisions,
+            turns,
+        }
+    }
+}
+
+impl Store {
+    /// Statistics of stored session `id`, streamed from its events.
+    /// A session that is not stored is an error naming it.
+    pub fn session_stats(&self, id: &str) -> Result<SessionStats, StoreError> {
+        if self.session(id)?.is_none() {
+            return Err(StoreError::Invalid(format!("no stored session with id {id}")));
+        }
+        let mut builder = SessionStatsBuilder::new(id);
+        self.for_each_event(id, |event| {
+            builder.push(&event);
+            Ok(())
+        })?;
+        Ok(builder.finish())
+    }
+}
