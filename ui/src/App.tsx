@@ -1,3 +1,4 @@
+import { BrowserScreen } from "./browser/BrowserScreen";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
@@ -39,6 +40,14 @@ export function App() {
         />
       ) : state.screen === "settings" ? (
         <SettingsScreen onBack={actions.goHome} />
+      ) : state.screen === "sessions" ? (
+        <BrowserScreen
+          target={state.storedSession}
+          onOpen={actions.openStoredSession}
+          onClose={actions.closeStoredSession}
+          onResume={(session) => void actions.resume(session)}
+          onBack={actions.goHome}
+        />
       ) : (
         <HomeScreen
           projects={state.projects}

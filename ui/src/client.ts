@@ -9,7 +9,9 @@ import type {
   CommandError,
   Commands,
   Event,
+  ExportFormat,
   ListSessionsArgs,
+  SearchSessionsArgs,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -130,4 +132,19 @@ export const backend = {
   setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
   deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
   apiKeyStatus: (provider: string) => call("api_key_status", { provider }),
+  // The session browser (ui/src/browser).
+  browseSessions: (args: ListSessionsArgs) => call("browse_sessions", args),
+  sessionFacets: () => call("session_facets", {}),
+  sessionSummary: (sessionId: string) => call("session_summary", { session_id: sessionId }),
+  searchSessions: (args: SearchSessionsArgs) => call("search_sessions", args),
+  sessionStats: (sessionId: string) => call("session_stats", { session_id: sessionId }),
+  discoverClaudeTranscripts: () => call("discover_claude_transcripts", {}),
+  importClaudeTranscripts: (paths: string[] | null) =>
+    call("import_claude_transcripts", paths === null ? {} : { paths }),
+  exportSession: (sessionId: string, format: ExportFormat) =>
+    call("export_session", { session_id: sessionId, format }),
+  deleteSessions: (sessionIds: string[]) => call("delete_sessions", { session_ids: sessionIds }),
+  storageInfo: () => call("storage_info", {}),
+  setRetention: (days: number | null, apply: boolean) => call("set_retention", { days, apply }),
+  vacuumDatabase: () => call("vacuum_database", {}),
 };

@@ -31,8 +31,8 @@ pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
 pub use search::{SearchHit, literal_query};
 pub use session_rules::StoredSessionRule;
-pub use stats::SessionStatsBuilder;
 pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
+pub use stats::SessionStatsBuilder;
 
 /// Environment variable that overrides the platform data directory.
 pub const DATA_DIR_ENV: &str = "GATEHOUSE_DATA_DIR";

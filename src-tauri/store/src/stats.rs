@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use gatehouse_protocol::browser::{DecisionBreakdown, SessionStats, ToolStats, TurnStats};
 use gatehouse_protocol::event::{Event, EventBody};
-use gatehouse_protocol::permission::PermissionBehavior;
+use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior};
 use gatehouse_protocol::session::PermissionAnswer;
 
 use crate::{Store, StoreError};
@@ -25,7 +25,11 @@ use crate::{Store, StoreError};
 #[derive(Debug, Default)]
 struct CallState {
     tool: String,
-    decided: bool,
+    /// The last decision, and whether it was the user's answer.
+    decision: Option<(PermissionBehavior, bool)>,
+    /// The user's answer, when one was recorded: true for a refusal.
+    answer_denied: Option<bool>,
+    /// Refused, by a rule, a mode or the user.
     denied: bool,
 }
 
@@ -43,7 +47,6 @@ pub struct SessionStatsBuilder {
     session_id: String,
     tools: HashMap<String, ToolStats>,
     calls: HashMap<String, CallState>,
-    decisions: DecisionBreakdown,
     turns: BTreeMap<u32, TurnState>,
     current_turn: u32,
     last_input_ms: Option<u64>,
@@ -136,15 +139,12 @@ impl SessionStatsBuilder {
             EventBody::PermissionDecided {
                 tool_use_id,
                 decision,
+                reason,
                 ..
             } => {
-                match decision {
-                    PermissionBehavior::Allow => self.decisions.allowed += 1,
-                    PermissionBehavior::Ask => self.decisions.asked += 1,
-                    PermissionBehavior::Deny => self.decisions.denied += 1,
-                }
                 if let Some(call) = self.calls.get_mut(tool_use_id) {
-                    call.decided = true;
+                    let by_user = matches!(reason, DecisionReason::UserAnswer { .. });
+                    call.decision = Some((*decision, by_user));
                     call.denied |= *decision == PermissionBehavior::Deny;
                 }
             }
@@ -152,13 +152,9 @@ impl SessionStatsBuilder {
                 tool_use_id,
                 answer,
             } => {
-                let denied = matches!(answer, PermissionAnswer::Deny { .. });
-                if denied {
-                    self.decisions.user_denied += 1;
-                } else {
-                    self.decisions.user_allowed += 1;
-                }
                 if let Some(call) = self.calls.get_mut(tool_use_id) {
+                    let denied = matches!(answer, PermissionAnswer::Deny { .. });
+                    call.answer_denied = Some(denied);
                     call.denied |= denied;
                 }
             }
@@ -190,9 +186,34 @@ impl SessionStatsBuilder {
     }
 
     /// The statistics of every event pushed.
+    ///
+    /// Decisions are counted per call, from its last decision: a live ask
+    /// ends in a decision whose reason is the user's answer; an imported
+    /// one in an `ask` decision followed by the answer.
     pub fn finish(self) -> SessionStats {
-        let mut decisions = self.decisions;
-        decisions.undecided = self.calls.values().filter(|c| !c.decided).count() as u64;
+        let mut decisions = DecisionBreakdown::default();
+        for call in self.calls.values() {
+            let user_answer = |d: &mut DecisionBreakdown, denied: bool| {
+                d.asked += 1;
+                if denied {
+                    d.user_denied += 1;
+                } else {
+                    d.user_allowed += 1;
+                }
+            };
+            match (call.decision, call.answer_denied) {
+                (Some((behavior, true)), _) => {
+                    user_answer(&mut decisions, behavior == PermissionBehavior::Deny);
+                }
+                (Some((PermissionBehavior::Ask, false)) | None, Some(denied)) => {
+                    user_answer(&mut decisions, denied);
+                }
+                (Some((PermissionBehavior::Ask, false)), None) => decisions.asked += 1,
+                (Some((PermissionBehavior::Allow, false)), _) => decisions.allowed += 1,
+                (Some((PermissionBehavior::Deny, false)), _) => decisions.denied += 1,
+                (None, None) => decisions.undecided += 1,
+            }
+        }
         let mut tools: Vec<ToolStats> = self.tools.into_values().collect();
         tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
         let turns = self
@@ -221,7 +242,9 @@ impl Store {
     /// A session that is not stored is an error naming it.
     pub fn session_stats(&self, id: &str) -> Result<SessionStats, StoreError> {
         if self.session(id)?.is_none() {
-            return Err(StoreError::Invalid(format!("no stored session with id {id}")));
+            return Err(StoreError::Invalid(format!(
+                "no stored session with id {id}"
+            )));
         }
         let mut builder = SessionStatsBuilder::new(id);
         self.for_each_event(id, |event| {

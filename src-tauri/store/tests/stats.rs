@@ -51,7 +51,13 @@ fn completed(id: &str, is_error: bool, duration_ms: u64) -> EventBody {
 fn live_session() -> Vec<Event> {
     vec![
         ev(1_000, EventBody::UserPrompt { text: "go".into() }),
-        ev(1_010, EventBody::ModelRequestStarted { turn: 1, messages: 1 }),
+        ev(
+            1_010,
+            EventBody::ModelRequestStarted {
+                turn: 1,
+                messages: 1,
+            },
+        ),
         ev(
             1_250,
             EventBody::AssistantTextDelta {
@@ -88,7 +94,13 @@ fn live_session() -> Vec<Event> {
                 duration_ms: 690,
             },
         ),
-        ev(2_000, EventBody::ModelRequestStarted { turn: 2, messages: 3 }),
+        ev(
+            2_000,
+            EventBody::ModelRequestStarted {
+                turn: 2,
+                messages: 3,
+            },
+        ),
         ev(
             2_400,
             EventBody::AssistantThinkingDelta {
@@ -107,6 +119,27 @@ fn live_session() -> Vec<Event> {
             },
         ),
         ev(2_901, completed("w1", true, 0)),
+        // A live ask: the answer, then the decision it settled.
+        ev(2_910, queued("w2", "Write")),
+        ev(
+            2_920,
+            EventBody::PermissionAnswered {
+                tool_use_id: "w2".into(),
+                answer: PermissionAnswer::AllowOnce,
+            },
+        ),
+        ev(
+            2_921,
+            EventBody::PermissionDecided {
+                tool_use_id: "w2".into(),
+                decision: PermissionBehavior::Allow,
+                reason: DecisionReason::UserAnswer {
+                    answer: "allow once".into(),
+                },
+                trace: vec![],
+            },
+        ),
+        ev(2_940, completed("w2", false, 19)),
         ev(2_950, queued("b2", "Bash")),
         ev(2_951, decided("b2", PermissionBehavior::Deny)),
         ev(2_952, completed("b2", true, 0)),
@@ -132,31 +165,46 @@ fn live_session_stats_count_tools_decisions_and_turns() {
     let stats = builder.finish();
     assert_eq!(stats.session_id, "s1");
     let names: Vec<_> = stats.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["Bash", "Read", "Write"], "most calls first, ties by name");
+    assert_eq!(
+        names,
+        ["Bash", "Read", "Write"],
+        "most calls first, ties by name"
+    );
     let bash = &stats.tools[0];
     assert_eq!((bash.calls, bash.errors, bash.denials), (2, 1, 1));
     assert_eq!((bash.total_ms, bash.max_ms), (150, 150));
     let read = &stats.tools[1];
-    assert_eq!((read.calls, read.total_ms, read.max_ms, read.errors), (2, 60, 40, 0));
+    assert_eq!(
+        (read.calls, read.total_ms, read.max_ms, read.errors),
+        (2, 60, 40, 0)
+    );
     let write = &stats.tools[2];
-    assert_eq!((write.denials, write.errors), (1, 0), "a user refusal is a denial");
+    assert_eq!(
+        (write.denials, write.errors),
+        (1, 0),
+        "a user refusal is a denial"
+    );
 
     let d = &stats.decisions;
-    assert_eq!((d.allowed, d.asked, d.denied), (3, 1, 1));
-    assert_eq!((d.user_allowed, d.user_denied, d.undecided), (0, 1, 0));
+    assert_eq!((d.allowed, d.asked, d.denied), (3, 2, 1));
+    assert_eq!((d.user_allowed, d.user_denied, d.undecided), (1, 1, 0));
 
     assert_eq!(stats.turns.len(), 2);
     let t1 = &stats.turns[0];
     assert_eq!(t1.turn, 1);
     assert_eq!((t1.input_tokens, t1.output_tokens), (100, 20));
     assert_eq!((t1.cache_write_tokens, t1.cache_read_tokens), (5, 7));
-    assert_eq!(t1.latency_ms, Some(240), "request at 1010, first text at 1250");
+    assert_eq!(
+        t1.latency_ms,
+        Some(240),
+        "request at 1010, first text at 1250"
+    );
     assert_eq!(t1.duration_ms, Some(690));
     assert_eq!(t1.tool_calls, 3);
     let t2 = &stats.turns[1];
     assert_eq!(t2.latency_ms, Some(400), "thinking counts as output");
     assert_eq!(t2.duration_ms, None, "no turn_completed");
-    assert_eq!((t2.tool_calls, t2.input_tokens), (2, 300));
+    assert_eq!((t2.tool_calls, t2.input_tokens), (3, 300));
 }
 
 #[test]
@@ -182,7 +230,10 @@ fn imported_turns_take_latency_from_the_last_input() {
     let latencies: Vec<_> = stats.turns.iter().map(|t| t.latency_ms).collect();
     assert_eq!(latencies, [Some(3_000), Some(1_200)]);
     assert_eq!(stats.turns[0].tool_calls, 1);
-    assert_eq!(stats.decisions.undecided, 1, "imports may carry no decision");
+    assert_eq!(
+        stats.decisions.undecided, 1,
+        "imports may carry no decision"
+    );
 }
 
 #[test]
@@ -202,7 +253,7 @@ fn stats_stream_from_a_real_database_and_unknown_sessions_fail_by_name() {
         store.append_event(&event).unwrap();
     }
     let stats = store.session_stats("s1").unwrap();
-    assert_eq!(stats.tools.iter().map(|t| t.calls).sum::<u64>(), 5);
+    assert_eq!(stats.tools.iter().map(|t| t.calls).sum::<u64>(), 6);
     assert_eq!(stats.turns.len(), 2);
     match store.session_stats("nope") {
         Err(StoreError::Invalid(message)) => assert!(message.contains("nope"), "{message}"),

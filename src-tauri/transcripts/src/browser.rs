@@ -27,7 +27,9 @@ pub fn claude_home() -> Result<PathBuf, TranscriptError> {
         .map(PathBuf::from)
         .ok_or_else(|| TranscriptError::Invalid {
             path: PathBuf::from("~/.claude/projects"),
-            message: format!("neither {CLAUDE_HOME_ENV} nor HOME is set, so there is no home folder to search"),
+            message: format!(
+                "neither {CLAUDE_HOME_ENV} nor HOME is set, so there is no home folder to search"
+            ),
         })
 }
 
@@ -41,7 +43,10 @@ fn import_key(path: &str) -> String {
 
 /// The transcripts under `<home>/.claude/projects`, each with the bytes
 /// of it imported so far.
-pub fn discover_with_status(store: &Store, home: &Path) -> Result<ClaudeDiscovery, TranscriptError> {
+pub fn discover_with_status(
+    store: &Store,
+    home: &Path,
+) -> Result<ClaudeDiscovery, TranscriptError> {
     let transcripts = claude::discover(home)?
         .into_iter()
         .map(|transcript| {
@@ -78,7 +83,10 @@ pub fn import_selected(
             let mut chosen = Vec::new();
             for wanted in paths {
                 let key = import_key(wanted);
-                match found.iter().find(|t| t.path == *wanted || import_key(&t.path) == key) {
+                match found
+                    .iter()
+                    .find(|t| t.path == *wanted || import_key(&t.path) == key)
+                {
                     Some(t) => chosen.push(t.clone()),
                     None => results.push(ImportFileResult {
                         path: wanted.clone(),

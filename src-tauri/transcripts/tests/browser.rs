@@ -36,7 +36,12 @@ fn listing_shows_what_is_imported_and_a_selection_imports_with_progress() {
     let before = discover_with_status(&store, home.path()).unwrap();
     assert!(before.root.ends_with(".claude/projects"), "{}", before.root);
     assert_eq!(before.transcripts.len(), 2);
-    assert!(before.transcripts.iter().all(|t| t.imported_bytes.is_none()));
+    assert!(
+        before
+            .transcripts
+            .iter()
+            .all(|t| t.imported_bytes.is_none())
+    );
 
     let denied = before
         .transcripts
@@ -54,13 +59,25 @@ fn listing_shows_what_is_imported_and_a_selection_imports_with_progress() {
     )
     .unwrap();
     assert_eq!(results.len(), 2);
-    let missing = results.iter().find(|r| r.path == "/nowhere/x.jsonl").unwrap();
-    assert!(missing.error.as_deref().unwrap().contains("not a Claude Code transcript"));
+    let missing = results
+        .iter()
+        .find(|r| r.path == "/nowhere/x.jsonl")
+        .unwrap();
+    assert!(
+        missing
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("not a Claude Code transcript")
+    );
     let imported = results.iter().find(|r| r.path == denied.path).unwrap();
     let report = imported.report.as_ref().unwrap();
     assert_eq!(report.skipped_lines, 1);
     let problem = &report.problems[0];
-    assert!(problem.path.ends_with("denied.jsonl") && problem.line > 1, "{problem:?}");
+    assert!(
+        problem.path.ends_with("denied.jsonl") && problem.line > 1,
+        "{problem:?}"
+    );
     assert!(!seen.is_empty(), "progress was reported");
     assert!(seen.iter().all(|(id, _, _)| *id == denied.session_id));
     let (_, done, total) = seen.last().unwrap();
@@ -70,9 +87,17 @@ fn listing_shows_what_is_imported_and_a_selection_imports_with_progress() {
     let status: Vec<_> = after
         .transcripts
         .iter()
-        .map(|t| (t.transcript.path.ends_with("denied.jsonl"), t.imported_bytes))
+        .map(|t| {
+            (
+                t.transcript.path.ends_with("denied.jsonl"),
+                t.imported_bytes,
+            )
+        })
         .collect();
-    assert!(status.contains(&(true, Some(denied.size_bytes))), "{status:?}");
+    assert!(
+        status.contains(&(true, Some(denied.size_bytes))),
+        "{status:?}"
+    );
     assert!(status.contains(&(false, None)), "{status:?}");
 
     let all = import_selected(&mut store, home.path(), None, |_, _| {}).unwrap();
@@ -108,12 +133,20 @@ fn exports_write_valid_files_and_unknown_sessions_leave_nothing() {
     let html = out.path().join("s.html");
     export_to_file(&store, &id, ExportFormat::Html, &html).unwrap();
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.starts_with("<!DOCTYPE html>") || page.starts_with("<!doctype html>"), "{}", &page[..40]);
+    assert!(
+        page.starts_with("<!DOCTYPE html>") || page.starts_with("<!doctype html>"),
+        "{}",
+        &page[..40]
+    );
     assert!(page.trim_end().ends_with("</html>"));
 
     let missing = out.path().join("none.jsonl");
     let err = export_to_file(&store, "nope", ExportFormat::Jsonl, &missing).unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
     assert!(!missing.exists());
-    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 2, "no partial file left");
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        2,
+        "no partial file left"
+    );
 }

@@ -1,27 +1,59 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
- * One line of a decision trace.
+ * Permission modes, spelled as in Claude Code's settings files.
  */
-export type TraceStep = { 
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
 /**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ * The three outcomes of a permission check.
  */
-layer: string, 
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
 /**
- * What it said.
+ * Where a permission rule came from, highest precedence first.
  */
-outcome: TraceOutcome, 
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
 /**
- * Details: the rule that matched, the rules tried, the hook's message.
+ * The user's answer to a permission prompt.
  */
-detail: string, };
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * The role of a line in a hunk.
@@ -103,14 +135,81 @@ additions: number,
 deletions: number, };
 
 /**
- * Permission modes, spelled as in Claude Code's settings files.
+ * Progress of an import, reported after every batch.
  */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+export type ImportProgress = { 
+/**
+ * The file being read.
+ */
+path: string, 
+/**
+ * Files finished so far.
+ */
+files_done: number, 
+/**
+ * Files to import.
+ */
+files_total: number, 
+/**
+ * Bytes read so far, over all files.
+ */
+bytes_done: number, 
+/**
+ * Bytes to read, over all files (their sizes when the import began).
+ */
+bytes_total: number, };
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * What one layer of the evaluation said.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
 
 /**
  * Why a decision came out the way it did.
@@ -161,65 +260,6 @@ answer: string, } | { "kind": "default",
  */
 message: string, };
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
 /**
  * What kind of failure a `session_error` reports.
  */
@@ -229,21 +269,6 @@ export type SessionErrorKind = "authentication" | "invalid_request" | "overloade
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -641,7 +666,11 @@ line: number,
 /**
  * The entry exactly as read.
  */
-raw: JsonValue, } | { "type": "session_completed", 
+raw: JsonValue, } | { "type": "import_progress", 
+/**
+ * Files and bytes done so far.
+ */
+progress: ImportProgress, } | { "type": "session_completed", 
 /**
  * How it ended.
  */
@@ -779,11 +808,6 @@ parent_session_id: string | null,
 size_bytes: number, };
 
 /**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
-
-/**
  * A line of a transcript that could not be imported (it was skipped).
  */
 export type LineProblem = { 
@@ -799,6 +823,11 @@ line: number,
  * What was wrong.
  */
 message: string, };
+
+/**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
 
 /**
  * The result of importing one Claude Code transcript.
@@ -833,31 +862,6 @@ skipped_lines: number,
  * The skipped lines, with why.
  */
 problems: Array<LineProblem>, };
-
-/**
- * Progress of an import, reported after every batch.
- */
-export type ImportProgress = { 
-/**
- * The file being read.
- */
-path: string, 
-/**
- * Files finished so far.
- */
-files_done: number, 
-/**
- * Files to import.
- */
-files_total: number, 
-/**
- * Bytes read so far, over all files.
- */
-bytes_done: number, 
-/**
- * Bytes to read, over all files (their sizes when the import began).
- */
-bytes_total: number, };
 
 /**
  * The result of importing a Gatehouse JSONL export.
@@ -1137,14 +1141,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
-
-/**
  * How `list_sessions` orders sessions.
  */
 export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1319,6 +1323,295 @@ export type ProviderArgs = {
  */
 provider: string, };
 
+/**
+ * The values the session list's filters can take: every project folder
+ * and every model of the stored sessions, sorted.
+ */
+export type SessionFacets = { 
+/**
+ * Project folders of stored sessions.
+ */
+projects: Array<string>, 
+/**
+ * Model names of stored sessions (empty names left out).
+ */
+models: Array<string>, };
+
+/**
+ * Tokens and time of one turn (one model request).
+ */
+export type TurnStats = { 
+/**
+ * The turn number within the session, from 1.
+ */
+turn: number, 
+/**
+ * Input tokens not read from or written to the cache.
+ */
+input_tokens: number, 
+/**
+ * Output tokens.
+ */
+output_tokens: number, 
+/**
+ * Input tokens read from the prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Input tokens written to the prompt cache.
+ */
+cache_write_tokens: number, 
+/**
+ * Time from the request to the model's first output (text, thinking
+ * or the whole message), when the events show both.
+ */
+latency_ms: number | null, 
+/**
+ * Wall time of the whole turn (request, stream and tools), when known.
+ */
+duration_ms: number | null, 
+/**
+ * Tool calls the turn made.
+ */
+tool_calls: number, };
+
+/**
+ * How a session's permission decisions went.
+ */
+export type DecisionBreakdown = { 
+/**
+ * Allowed by a rule, a mode or a hook without asking.
+ */
+allowed: number, 
+/**
+ * Asked the user (each ask is also counted in its answer below).
+ */
+asked: number, 
+/**
+ * Refused by a rule, a mode or a hook without asking.
+ */
+denied: number, 
+/**
+ * Asks the user allowed (once, for the session, or always).
+ */
+user_allowed: number, 
+/**
+ * Asks the user refused (an interrupt refuses too).
+ */
+user_denied: number, 
+/**
+ * Calls with no recorded decision (imports that carry none, calls
+ * rejected before the permission check).
+ */
+undecided: number, };
+
+/**
+ * Calls and time of one tool within a session.
+ */
+export type ToolStats = { 
+/**
+ * The tool name as the model wrote it.
+ */
+name: string, 
+/**
+ * Calls made (`tool_queued`).
+ */
+calls: number, 
+/**
+ * Calls that ended with an error (refusals not counted).
+ */
+errors: number, 
+/**
+ * Calls refused (by a rule, a mode or the user).
+ */
+denials: number, 
+/**
+ * Wall time of the completed calls, summed (ms).
+ */
+total_ms: number, 
+/**
+ * The longest completed call (ms).
+ */
+max_ms: number, };
+
+/**
+ * Statistics of one stored session, computed from its events.
+ */
+export type SessionStats = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Per tool, most calls first (ties by name).
+ */
+tools: Array<ToolStats>, 
+/**
+ * Permission decisions.
+ */
+decisions: DecisionBreakdown, 
+/**
+ * Per turn, in order.
+ */
+turns: Array<TurnStats>, };
+
+/**
+ * A Claude Code transcript as the import panel lists it.
+ */
+export type DiscoveredTranscript = { 
+/**
+ * Bytes of it imported already (`None`: never imported). Equal to
+ * its size when nothing new is there.
+ */
+imported_bytes: number | null, 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * The project folder's name under `projects/` (Claude Code's encoding
+ * of the project path).
+ */
+project_dir: string, 
+/**
+ * The Gatehouse session id it imports into: `cc-<file stem>`, or
+ * `cc-<session>-<agent file stem>` for a sub-agent.
+ */
+session_id: string, 
+/**
+ * For a sub-agent transcript, the session id of its parent.
+ */
+parent_session_id: string | null, 
+/**
+ * Its size in bytes.
+ */
+size_bytes: number, };
+
+/**
+ * What `discover_claude_transcripts` found.
+ */
+export type ClaudeDiscovery = { 
+/**
+ * The folder searched (`<home>/.claude/projects`).
+ */
+root: string, 
+/**
+ * The transcripts, sessions first then sub-agents.
+ */
+transcripts: Array<DiscoveredTranscript>, };
+
+/**
+ * Arguments of `import_claude_transcripts`.
+ */
+export type ImportClaudeArgs = { 
+/**
+ * The files to import (paths from `discover_claude_transcripts`);
+ * `None` imports every transcript found.
+ */
+paths?: Array<string>, };
+
+/**
+ * The result of importing one file: its report, or why it failed.
+ */
+export type ImportFileResult = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * What was imported (with the skipped lines and their line numbers).
+ */
+report: ImportFileReport | null, 
+/**
+ * Why the file could not be imported at all (I/O, a clashing id).
+ */
+error: string | null, };
+
+/**
+ * The formats a session can be exported in.
+ */
+export type ExportFormat = "jsonl" | "html";
+
+/**
+ * Arguments of `export_session`.
+ */
+export type ExportSessionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The file format.
+ */
+format: ExportFormat, 
+/**
+ * Where to write; `None` asks the user with the save dialog.
+ */
+path?: string, };
+
+/**
+ * A finished export.
+ */
+export type ExportResult = { 
+/**
+ * The file written.
+ */
+path: string, 
+/**
+ * Its size in bytes.
+ */
+bytes: number, };
+
+/**
+ * Arguments of `delete_sessions`.
+ */
+export type DeleteSessionsArgs = { 
+/**
+ * The sessions to delete (their sub-agent sessions go with them).
+ */
+session_ids: Array<string>, };
+
+/**
+ * Disk use and the retention setting, for the housekeeping panel.
+ */
+export type StorageInfo = { 
+/**
+ * The database file and the files beside it.
+ */
+usage: StorageUsage, 
+/**
+ * Sessions idle longer than this many days are deleted (`None`:
+ * kept forever).
+ */
+retention_days: number | null, };
+
+/**
+ * Arguments of `set_retention`.
+ */
+export type SetRetentionArgs = { 
+/**
+ * Days to keep sessions after their last activity; `None` keeps them
+ * forever. 0 is refused.
+ */
+days: number | null, 
+/**
+ * Also delete now the sessions the new setting expires.
+ */
+apply?: boolean, };
+
+/**
+ * The result of `set_retention`.
+ */
+export type RetentionResult = { 
+/**
+ * The setting now stored.
+ */
+retention_days: number | null, 
+/**
+ * Sessions deleted by applying it.
+ */
+deleted: Array<string>, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -1360,4 +1653,34 @@ export interface Commands {
   delete_api_key: { args: ProviderArgs; result: ApiKeyStatus };
   /** Where a provider's API key would come from (never the key itself). */
   api_key_status: { args: ProviderArgs; result: ApiKeyStatus };
+  /** Stored sessions of every project with `args`' filters and sort
+ (`list_sessions` keeps its plain newest-first list). */
+  browse_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
+  /** The projects and models of stored sessions, for the list's filters. */
+  session_facets: { args: NoArgs; result: SessionFacets };
+  /** One stored session's summary (an error names a session not stored). */
+  session_summary: { args: SessionArgs; result: SessionSummary };
+  /** Full-text search over stored sessions; each hit names the event to
+ open (`seq`) and a snippet with the matches in `[` `]`. */
+  search_sessions: { args: SearchSessionsArgs; result: Array<SearchHit> };
+  /** Calls and time per tool, decisions, tokens and latency per turn. */
+  session_stats: { args: SessionArgs; result: SessionStats };
+  /** Claude Code transcripts under `~/.claude/projects` (or
+ `$GATEHOUSE_CLAUDE_HOME/.claude/projects`), with what is imported. */
+  discover_claude_transcripts: { args: NoArgs; result: ClaudeDiscovery };
+  /** Imports transcripts (all when `paths` is absent); `import_progress`
+ events report each batch; one result per file. */
+  import_claude_transcripts: { args: ImportClaudeArgs; result: Array<ImportFileResult> };
+  /** Writes a session as JSONL or HTML; `null` when the save dialog was
+ cancelled. */
+  export_session: { args: ExportSessionArgs; result: ExportResult | null };
+  /** Deletes sessions with their sub-agents and files; returns the ids
+ deleted. */
+  delete_sessions: { args: DeleteSessionsArgs; result: Array<string> };
+  /** Database size, files beside it and the retention setting. */
+  storage_info: { args: NoArgs; result: StorageInfo };
+  /** Sets the retention period (and optionally applies it now). */
+  set_retention: { args: SetRetentionArgs; result: RetentionResult };
+  /** Compacts the database (`VACUUM`); returns the usage afterwards. */
+  vacuum_database: { args: NoArgs; result: StorageUsage };
 }

@@ -128,15 +128,27 @@ export function Transcript({
   version,
   expandedGroups,
   onToggleGroup,
+  readOnly = false,
+  scrollTo = null,
 }: {
   model: SessionModel;
   /** Changes whenever the model did (it is updated in place). */
   version: number;
   expandedGroups: ReadonlySet<string>;
   onToggleGroup(key: string): void;
+  /**
+   * A stored session (the session browser's reader): it opens at the top
+   * rather than following the end, and its empty state invites no prompt.
+   */
+  readOnly?: boolean;
+  /**
+   * A row to bring into view and mark (`data-target`); a new object scrolls
+   * again, even to the same row.
+   */
+  scrollTo?: { index: number } | null;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const [following, setFollowing] = useState(true);
+  const [following, setFollowing] = useState(!readOnly && scrollTo === null);
   const items = model.transcript;
   const count = items.length;
   const getItemKey = useCallback((i: number) => items[i]?.key ?? i, [items]);
@@ -156,6 +168,16 @@ export function Transcript({
   useLayoutEffect(() => {
     if (following && count > 0) virtualizer.scrollToIndex(count - 1, { align: "end" });
   }, [following, count, version, virtualizer]);
+
+  useLayoutEffect(() => {
+    if (scrollTo === null || scrollTo.index >= count) return;
+    setFollowing(false);
+    virtualizer.scrollToIndex(scrollTo.index, { align: "center" });
+    // Rows above may grow once measured: settle on the row again after.
+    const again = requestAnimationFrame(() => virtualizer.scrollToIndex(scrollTo.index, { align: "center" }));
+    return () => cancelAnimationFrame(again);
+    // Only a new request scrolls; the rows changing does not.
+  }, [scrollTo]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The scroller exists only once there are rows (the empty state has none).
   const hasRows = count > 0;
@@ -182,8 +204,8 @@ export function Transcript({
       <div className="transcript transcript-empty" data-testid="transcript">
         <div className="empty-state">
           <MessageSquare size={28} aria-hidden="true" />
-          <p>No messages yet.</p>
-          <p className="muted small">Type a prompt below to start. Enter sends, Shift+Enter adds a line.</p>
+          <p>{readOnly ? "Nothing to show." : "No messages yet."}</p>
+          {!readOnly && <p className="muted small">Type a prompt below to start. Enter sends, Shift+Enter adds a line.</p>}
         </div>
       </div>
     );
@@ -201,6 +223,7 @@ export function Transcript({
               data-index={row.index}
               ref={measure}
               className="transcript-row"
+              data-target={scrollTo?.index === row.index ? true : undefined}
               style={{ transform: `translateY(${row.start}px)` }}
             >
               <MemoRow

@@ -17,6 +17,17 @@ export interface HomeState {
   sessions: SessionSummary[];
   /** The top-level screen shown when no project's session view is open. */
   screen: Screen;
+  /** The stored session the session browser's reader shows, if any. */
+  storedSession: StoredSessionTarget | null;
+}
+
+/** A stored session to open in the reader, and the event to scroll to. */
+export interface StoredSessionTarget {
+  sessionId: string;
+  /** The event's position in the session (from 1), as search hits and replays give it. */
+  seq: number | null;
+  /** Changes on every request, so asking again for the same place scrolls again. */
+  nonce: number;
 }
 
 /**
@@ -24,11 +35,12 @@ export interface HomeState {
  * Each feature (settings, rules, session browser, MCP) adds one entry here,
  * one in {@link NAVIGATION} and one case in `App`.
  */
-export type Screen = "home" | "settings";
+export type Screen = "home" | "settings" | "sessions";
 
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
   { screen: "settings", label: "Settings", testId: "open-settings" },
+  { screen: "sessions", label: "Sessions", testId: "open-sessions" },
 ];
 
 export interface HomeActions {
@@ -39,6 +51,14 @@ export interface HomeActions {
   openScreen(screen: Screen): void;
   goHome(): void;
   dismissError(): void;
+  /**
+   * Opens stored session `sessionId` in the session browser's reader,
+   * scrolled to event `seq` (from 1) when given — what search hits and
+   * the rule replay's list link to.
+   */
+  openStoredSession(sessionId: string, seq?: number): void;
+  /** Closes the reader (back to the session browser's list). */
+  closeStoredSession(): void;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -51,6 +71,7 @@ export function useHome(): [HomeState, HomeActions] {
   const [resumeSessionId, setResumeSessionId] = useState<string | null>(null);
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [screen, setScreen] = useState<Screen>("home");
+  const [storedSession, setStoredSession] = useState<StoredSessionTarget | null>(null);
 
   const refresh = useCallback(async () => {
     setProjects(await backend.listProjects());
@@ -122,6 +143,7 @@ export function useHome(): [HomeState, HomeActions] {
     openScreen: (next) => {
       setOpenProject(null);
       setResumeSessionId(null);
+      setStoredSession(null);
       setScreen(next);
     },
     goHome: () => {
@@ -131,10 +153,17 @@ export function useHome(): [HomeState, HomeActions] {
       void refresh().catch((err: unknown) => setError(message(err)));
     },
     dismissError: () => setError(null),
+    openStoredSession: (sessionId, seq) => {
+      setOpenProject(null);
+      setResumeSessionId(null);
+      setScreen("sessions");
+      setStoredSession((prev) => ({ sessionId, seq: seq ?? null, nonce: (prev?.nonce ?? 0) + 1 }));
+    },
+    closeStoredSession: () => setStoredSession(null),
   };
 
   return [
-    { info, projects, error, openProject, resumeSessionId, sessions, screen },
+    { info, projects, error, openProject, resumeSessionId, sessions, screen, storedSession },
     actions,
   ];
 }

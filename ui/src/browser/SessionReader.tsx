@@ -1,0 +1,176 @@
+import { ArrowLeft, Download, Play } from "lucide-react";
+import { useCallback, useMemo, useState } from "react";
+
+import type { SessionSummary } from "../generated/protocol";
+import { Transcript } from "../session/Transcript";
+import "../session/session.css";
+import { formatCount, formatMs } from "./plots";
+import { filterModel, isFiltering, NO_FILTER, rowForSeq, toolNames, type CallFilter, type DecisionFilter } from "./readerModel";
+import { DeleteButton } from "./SessionList";
+import { useReader } from "./state";
+import { StatsPanel } from "./StatsPanel";
+
+/** The in-session filters: tool, decision, errors only. */
+export function CallFilters({ filter, tools, onChange }: { filter: CallFilter; tools: readonly string[]; onChange(next: CallFilter): void }) {
+  return (
+    <div className="call-filters" data-testid="call-filters">
+      <label>
+        Tool{" "}
+        <select data-testid="filter-tool" value={filter.tool ?? ""} onChange={(e) => onChange({ ...filter, tool: e.target.value || null })}>
+          <option value="">All</option>
+          {tools.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Decision{" "}
+        <select data-testid="filter-decision" value={filter.decision} onChange={(e) => onChange({ ...filter, decision: e.target.value as DecisionFilter })}>
+          <option value="all">All</option>
+          <option value="allowed">Allowed</option>
+          <option value="asked">Asked</option>
+          <option value="denied">Denied</option>
+        </select>
+      </label>
+      <label>
+        <input type="checkbox" data-testid="filter-errors-only" checked={filter.errorsOnly} onChange={(e) => onChange({ ...filter, errorsOnly: e.target.checked })} /> Errors only
+      </label>
+      {isFiltering(filter) && (
+        <button type="button" className="link" data-testid="filter-clear" onClick={() => onChange(NO_FILTER)}>
+          Clear
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A stored session, read-only, rendered with the live session's components
+ * (transcript rows, grouped calls, diffs, traces, batch timelines), with
+ * in-session filters, statistics, exports, resume (Gatehouse sessions) and
+ * delete.
+ */
+export function SessionReader({
+  sessionId,
+  seq,
+  nonce,
+  onBack,
+  onResume,
+  onDeleted,
+}: {
+  sessionId: string;
+  /** The event (from 1) to scroll to, if any. */
+  seq: number | null;
+  /** Changes on every open request (the same place again scrolls again). */
+  nonce: number;
+  onBack(): void;
+  onResume(session: SessionSummary): void;
+  onDeleted(): void;
+}) {
+  const [state, actions] = useReader(sessionId);
+  const [filter, setFilter] = useState<CallFilter>(NO_FILTER);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [scrollTo, setScrollTo] = useState<{ index: number } | null>(null);
+  const { model, events, summary } = state;
+
+  const toggleGroup = useCallback((key: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+  }, []);
+
+  // Jump to the requested event once the session is loaded, and again on
+  // every new request (`nonce`): state adjusted while rendering, React's
+  // pattern for state that follows a prop.
+  const [jumped, setJumped] = useState<number | null>(null);
+  if (model && events && seq !== null && jumped !== nonce) {
+    setJumped(nonce);
+    const target = rowForSeq(events, model, seq);
+    if (target) {
+      setFilter(NO_FILTER);
+      if (target.groupKey !== null) setExpanded(new Set(expanded).add(target.groupKey));
+      setScrollTo({ index: target.index });
+    }
+  }
+
+  const shown = useMemo(() => (model ? filterModel(model, filter) : null), [model, filter]);
+  const tools = useMemo(() => (model ? toolNames(model) : []), [model]);
+
+  if (state.error !== null && !model) {
+    return (
+      <div className="reader-error" role="alert" data-testid="reader-error">
+        <button type="button" onClick={onBack}>
+          ← Back
+        </button>{" "}
+        {state.error}
+      </div>
+    );
+  }
+
+  return (
+    <div className="session-screen stored-session" data-testid="stored-session" data-session-id={sessionId}>
+      <header className="session-bar">
+        <button type="button" data-testid="reader-back" onClick={onBack} title="Back to the list">
+          <ArrowLeft size={14} aria-hidden="true" /> Sessions
+        </button>
+        <div className="session-title">
+          <strong className="reader-title" data-testid="reader-title">
+            {summary?.title ?? sessionId}
+          </strong>
+          <span className="muted small">
+            <span className="mono">{summary?.project_path}</span>
+            {summary && (
+              <>
+                {" "}
+                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} · {summary.tool_calls} calls ·{" "}
+                {formatCount(summary.input_tokens + summary.output_tokens)} tokens
+                {summary.origin === "claude_code" && " · imported from Claude Code"}
+              </>
+            )}
+          </span>
+        </div>
+        <div className="session-status">
+          {summary?.origin === "gatehouse" && (
+            <button type="button" className="primary" data-testid="reader-resume" onClick={() => onResume(summary)}>
+              <Play size={14} aria-hidden="true" /> Resume
+            </button>
+          )}
+          <button type="button" data-testid="export-jsonl" onClick={() => void actions.exportAs("jsonl")} title="Gatehouse JSONL, re-importable">
+            <Download size={14} aria-hidden="true" /> JSONL
+          </button>
+          <button type="button" data-testid="export-html" onClick={() => void actions.exportAs("html")} title="One HTML file that opens offline">
+            <Download size={14} aria-hidden="true" /> HTML
+          </button>
+          <DeleteButton testId="reader-delete" onDelete={onDeleted} />
+        </div>
+      </header>
+      <div className="session-body">
+        <div className="reader-main">
+          <CallFilters filter={filter} tools={tools} onChange={setFilter} />
+          {state.exported && (
+            <p className="notice notice-info" data-testid="export-result" data-path={state.exported.path}>
+              Exported to <span className="mono">{state.exported.path}</span> ({state.exported.bytes} bytes)
+            </p>
+          )}
+          {state.error !== null && (
+            <p className="notice notice-warn" role="alert">
+              {state.error}
+            </p>
+          )}
+          {shown ? (
+            <Transcript model={shown} version={shown.version} expandedGroups={expanded} onToggleGroup={toggleGroup} readOnly scrollTo={scrollTo} />
+          ) : (
+            <p className="muted" data-testid="reader-loading">
+              Loading…
+            </p>
+          )}
+        </div>
+        <aside className="session-side">{state.stats && <StatsPanel stats={state.stats} />}</aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,410 @@
+// The session browser's state and actions: one hook per panel, each the
+// only place that talks to the backend for it. Components render what these
+// return and call their actions; the logic of filters, snippets and plots is
+// in readerModel.ts, snippet.ts and plots.ts.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+
+import { backend, onEvent } from "../client";
+import type {
+  ClaudeDiscovery,
+  Event,
+  ExportFormat,
+  ExportResult,
+  ImportFileResult,
+  ImportProgress,
+  ListSessionsArgs,
+  SearchHit,
+  SessionFacets,
+  SessionStats,
+  SessionSummary,
+  StorageInfo,
+} from "../generated/protocol";
+import { foldEvents, type SessionModel } from "../session/model";
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Milliseconds in a day. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The list's filters and order, as the filter bar edits them. */
+export interface ListQuery {
+  project: string | null;
+  model: string | null;
+  /** Sessions started on or after this day (`YYYY-MM-DD`, local time). */
+  from: string;
+  /** Sessions started on or before this day (`YYYY-MM-DD`, local time). */
+  to: string;
+  hadDenials: boolean;
+  hadErrors: boolean;
+  origin: "all" | "gatehouse" | "claude_code";
+  sort: NonNullable<ListSessionsArgs["sort"]>;
+  ascending: boolean;
+}
+
+export const DEFAULT_QUERY: ListQuery = {
+  project: null,
+  model: null,
+  from: "",
+  to: "",
+  hadDenials: false,
+  hadErrors: false,
+  origin: "all",
+  sort: "updated",
+  ascending: false,
+};
+
+/** How many sessions the list shows at most. */
+export const LIST_LIMIT = 500;
+
+/** The backend's arguments for a list query (days are local-time midnights). */
+export function listArgs(query: ListQuery): ListSessionsArgs {
+  const day = (text: string) => (text ? new Date(`${text}T00:00:00`).getTime() : null);
+  const from = day(query.from);
+  const to = day(query.to);
+  const args: ListSessionsArgs = {
+    project_path: query.project,
+    limit: LIST_LIMIT,
+    sort: query.sort,
+    ascending: query.ascending,
+  };
+  if (query.model !== null) args.model = query.model;
+  if (from !== null && !Number.isNaN(from)) args.since_ms = from;
+  if (to !== null && !Number.isNaN(to)) args.until_ms = to + DAY_MS;
+  if (query.hadDenials) args.had_denials = true;
+  if (query.hadErrors) args.had_errors = true;
+  if (query.origin !== "all") args.origin = query.origin;
+  return args;
+}
+
+export interface SessionListState {
+  query: ListQuery;
+  sessions: SessionSummary[] | null;
+  facets: SessionFacets;
+  error: string | null;
+}
+
+export interface SessionListActions {
+  setQuery(change: Partial<ListQuery>): void;
+  refresh(): void;
+  remove(ids: string[]): Promise<void>;
+}
+
+/** The sessions list: filters, sort, the sessions, deletion. */
+export function useSessionList(): [SessionListState, SessionListActions] {
+  const [query, setQueryState] = useState<ListQuery>(DEFAULT_QUERY);
+  const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
+  const [facets, setFacets] = useState<SessionFacets>({ projects: [], models: [] });
+  const [error, setError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => {
+    let cancelled = false;
+    Promise.all([backend.browseSessions(listArgs(query)), backend.sessionFacets()]).then(
+      ([list, f]) => {
+        if (cancelled) return;
+        setSessions(list);
+        setFacets(f);
+        setError(null);
+      },
+      (err: unknown) => !cancelled && setError(message(err)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [query, generation]);
+
+  const refresh = useCallback(() => setGeneration((g) => g + 1), []);
+  return [
+    { query, sessions, facets, error },
+    {
+      setQuery: (change) => setQueryState((q) => ({ ...q, ...change })),
+      refresh,
+      remove: async (ids) => {
+        try {
+          await backend.deleteSessions(ids);
+          refresh();
+        } catch (err) {
+          setError(message(err));
+        }
+      },
+    },
+  ];
+}
+
+export interface SearchState {
+  text: string;
+  /** null: no search run (the list shows instead). */
+  hits: SearchHit[] | null;
+  searching: boolean;
+  error: string | null;
+}
+
+export interface SearchActions {
+  setText(text: string): void;
+  run(): Promise<void>;
+  clear(): void;
+}
+
+/** Full-text search over every stored session (plain words, all must match). */
+export function useSearch(): [SearchState, SearchActions] {
+  const [text, setText] = useState("");
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [searching, setSearching] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return [
+    { text, hits, searching, error },
+    {
+      setText,
+      run: async () => {
+        if (text.trim() === "") {
+          setHits(null);
+          return;
+        }
+        setSearching(true);
+        try {
+          setHits(await backend.searchSessions({ query: text, literal: true, limit: 100 }));
+          setError(null);
+        } catch (err) {
+          setError(message(err));
+        } finally {
+          setSearching(false);
+        }
+      },
+      clear: () => {
+        setText("");
+        setHits(null);
+        setError(null);
+      },
+    },
+  ];
+}
+
+export interface ReaderState {
+  summary: SessionSummary | null;
+  events: Event[] | null;
+  /** The events folded as the live session folds them. */
+  model: SessionModel | null;
+  stats: SessionStats | null;
+  exported: ExportResult | null;
+  error: string | null;
+}
+
+export interface ReaderActions {
+  exportAs(format: ExportFormat): Promise<void>;
+}
+
+/** One stored session: its summary, events (folded), statistics and exports. */
+export function useReader(sessionId: string): [ReaderState, ReaderActions] {
+  const [summary, setSummary] = useState<SessionSummary | null>(null);
+  const [events, setEvents] = useState<Event[] | null>(null);
+  const [stats, setStats] = useState<SessionStats | null>(null);
+  const [exported, setExported] = useState<ExportResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    // The reader is keyed by session id, so this runs once per session.
+    let cancelled = false;
+    Promise.all([backend.sessionSummary(sessionId), backend.sessionEvents(sessionId), backend.sessionStats(sessionId)]).then(
+      ([s, e, st]) => {
+        if (cancelled) return;
+        setSummary(s);
+        setEvents(e);
+        setStats(st);
+      },
+      (err: unknown) => !cancelled && setError(message(err)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [sessionId]);
+
+  const model = useMemo(() => (events ? foldEvents(events) : null), [events]);
+  return [
+    { summary, events, model, stats, exported, error },
+    {
+      exportAs: async (format) => {
+        try {
+          const result = await backend.exportSession(sessionId, format);
+          if (result !== null) setExported(result);
+        } catch (err) {
+          setError(message(err));
+        }
+      },
+    },
+  ];
+}
+
+export interface ImportState {
+  discovery: ClaudeDiscovery | null;
+  selected: ReadonlySet<string>;
+  importing: boolean;
+  progress: ImportProgress | null;
+  results: ImportFileResult[] | null;
+  error: string | null;
+}
+
+export interface ImportActions {
+  scan(): Promise<void>;
+  toggle(path: string): void;
+  importSelected(): Promise<void>;
+  importAll(): Promise<void>;
+}
+
+/** The import panel: Claude Code transcripts found, imported with progress. */
+export function useImport(onImported: () => void): [ImportState, ImportActions] {
+  const [discovery, setDiscovery] = useState<ClaudeDiscovery | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [importing, setImporting] = useState(false);
+  const [progress, setProgress] = useState<ImportProgress | null>(null);
+  const [results, setResults] = useState<ImportFileResult[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const importingRef = useRef(false);
+
+  const scan = useCallback(async () => {
+    try {
+      setDiscovery(await backend.discoverClaudeTranscripts());
+      setError(null);
+    } catch (err) {
+      setError(message(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    backend.discoverClaudeTranscripts().then(setDiscovery, (err: unknown) => setError(message(err)));
+  }, []);
+
+  useEffect(() => {
+    let unlisten: (() => void) | null = null;
+    let cancelled = false;
+    void onEvent((event) => {
+      if (event.type === "import_progress" && importingRef.current) setProgress(event.progress);
+    }).then((stop) => {
+      if (cancelled) stop();
+      else unlisten = stop;
+    });
+    return () => {
+      cancelled = true;
+      unlisten?.();
+    };
+  }, []);
+
+  const run = async (paths: string[] | null) => {
+    importingRef.current = true;
+    setImporting(true);
+    setProgress(null);
+    setResults(null);
+    try {
+      setResults(await backend.importClaudeTranscripts(paths));
+      setError(null);
+      onImported();
+      await scan();
+    } catch (err) {
+      setError(message(err));
+    } finally {
+      importingRef.current = false;
+      setImporting(false);
+    }
+  };
+
+  return [
+    { discovery, selected, importing, progress, results, error },
+    {
+      scan,
+      toggle: (path) =>
+        setSelected((prev) => {
+          const next = new Set(prev);
+          if (!next.delete(path)) next.add(path);
+          return next;
+        }),
+      importSelected: () => run([...selected]),
+      importAll: () => run(null),
+    },
+  ];
+}
+
+export interface HousekeepingState {
+  info: StorageInfo | null;
+  /** The retention field's text (days; empty: keep forever). */
+  retentionDraft: string;
+  busy: boolean;
+  note: string | null;
+  error: string | null;
+}
+
+export interface HousekeepingActions {
+  setRetentionDraft(text: string): void;
+  saveRetention(apply: boolean): Promise<void>;
+  vacuum(): Promise<void>;
+}
+
+/** Parses the retention field: a whole number of days ≥ 1, or empty for "forever". */
+export function parseRetention(text: string): { days: number | null } | { error: string } {
+  const t = text.trim();
+  if (t === "") return { days: null };
+  if (!/^\d+$/.test(t) || Number(t) < 1) return { error: `“${t}” is not a number of days (1 or more; empty keeps sessions forever)` };
+  return { days: Number(t) };
+}
+
+/** Housekeeping: database size, retention, VACUUM. */
+export function useHousekeeping(onChanged: () => void): [HousekeepingState, HousekeepingActions] {
+  const [info, setInfo] = useState<StorageInfo | null>(null);
+  const [retentionDraft, setRetentionDraft] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const show = useCallback((next: StorageInfo) => {
+    setInfo(next);
+    setRetentionDraft(next.retention_days === null ? "" : String(next.retention_days));
+  }, []);
+  const load = useCallback(async () => show(await backend.storageInfo()), [show]);
+
+  useEffect(() => {
+    backend.storageInfo().then(show, (err: unknown) => setError(message(err)));
+  }, [show]);
+
+  return [
+    { info, retentionDraft, busy, note, error },
+    {
+      setRetentionDraft,
+      saveRetention: async (apply) => {
+        const parsed = parseRetention(retentionDraft);
+        if ("error" in parsed) {
+          setError(parsed.error);
+          return;
+        }
+        setBusy(true);
+        try {
+          const result = await backend.setRetention(parsed.days, apply);
+          setNote(
+            apply
+              ? `Retention saved; ${result.deleted.length} session${result.deleted.length === 1 ? "" : "s"} deleted.`
+              : "Retention saved.",
+          );
+          setError(null);
+          await load();
+          if (result.deleted.length > 0) onChanged();
+        } catch (err) {
+          setError(message(err));
+        } finally {
+          setBusy(false);
+        }
+      },
+      vacuum: async () => {
+        setBusy(true);
+        try {
+          const before = info?.usage.database_bytes ?? null;
+          const usage = await backend.vacuumDatabase();
+          setInfo((prev) => (prev ? { ...prev, usage } : prev));
+          setNote(before === null ? "Database compacted." : `Database compacted: ${before} → ${usage.database_bytes} bytes.`);
+          setError(null);
+        } catch (err) {
+          setError(message(err));
+        } finally {
+          setBusy(false);
+        }
+      },
+    },
+  ];
+}
