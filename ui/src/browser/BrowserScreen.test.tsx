@@ -1,0 +1,207 @@
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+import { setEventSource, setTransport } from "../client";
+import type { Event, SessionSummary } from "../generated/protocol";
+import { BrowserScreen } from "./BrowserScreen";
+
+const restores: (() => void)[] = [];
+afterEach(() => {
+  cleanup();
+  while (restores.length > 0) restores.pop()?.();
+});
+
+function summary(id: string, change: Partial<SessionSummary> = {}): SessionSummary {
+  return {
+    id,
+    project_path: "/p/one",
+    provider: "replay",
+    model: "opus",
+    mode: "default",
+    status: "completed",
+    title: `title of ${id}`,
+    created_at_ms: 1_700_000_000_000,
+    updated_at_ms: 1_700_000_100_000,
+    event_count: 10,
+    origin: "gatehouse",
+    duration_ms: 65_000,
+    tool_calls: 4,
+    asks: 1,
+    denials: 2,
+    errors: 0,
+    input_tokens: 1200,
+    output_tokens: 300,
+    parent_session_id: null,
+    source_path: null,
+    ...change,
+  };
+}
+
+type Handler = (args: Record<string, unknown>) => unknown;
+
+/** A fake backend answering `handlers`, recording every call (the real one needs Tauri). */
+function backend(handlers: Record<string, Handler>) {
+  const calls: [string, Record<string, unknown>][] = [];
+  restores.push(
+    setTransport({
+      invoke: async (command, payload) => {
+        const args = payload["args"] as Record<string, unknown>;
+        calls.push([command, args]);
+        const handler = handlers[command];
+        if (!handler) throw { message: `no fake for ${command}` };
+        return handler(args);
+      },
+    }),
+  );
+  return calls;
+}
+
+const LIST: Record<string, Handler> = {
+  browse_sessions: () => [summary("s1"), summary("cc-x", { origin: "claude_code", title: "imported one" })],
+  session_facets: () => ({ projects: ["/p/one", "/p/two"], models: ["opus"] }),
+};
+
+function renderScreen(onOpen = vi.fn()) {
+  render(<BrowserScreen target={null} onOpen={onOpen} onClose={vi.fn()} onResume={vi.fn()} onBack={vi.fn()} />);
+  return onOpen;
+}
+
+describe("BrowserScreen", () => {
+  it("lists sessions with counts and sends the filters and sort the user picks", async () => {
+    const calls = backend(LIST);
+    const onOpen = renderScreen();
+    const rows = await screen.findAllByTestId("session-row");
+    expect(rows.map((r) => r.dataset["origin"])).toEqual(["gatehouse", "claude_code"]);
+    expect(within(must(rows[0])).getByTestId("session-counts").textContent).toBe("4 · 1 · 2 · 0");
+    expect(rows[1]?.textContent).toContain("Claude Code");
+
+    fireEvent.change(screen.getByTestId("filter-project"), { target: { value: "/p/two" } });
+    fireEvent.click(screen.getByTestId("filter-errors"));
+    fireEvent.change(screen.getByTestId("list-sort"), { target: { value: "tokens" } });
+    await waitFor(() => {
+      const last = calls.filter(([c]) => c === "browse_sessions").pop()?.[1];
+      expect(last).toMatchObject({ project_path: "/p/two", had_errors: true, sort: "tokens" });
+    });
+
+    fireEvent.click(must(within(must(rows[1])).getByTestId("session-open")));
+    expect(onOpen).toHaveBeenCalledWith("cc-x");
+  });
+
+  it("searches with plain words and opens a hit at its event", async () => {
+    const calls = backend({
+      ...LIST,
+      search_sessions: () => [
+        { session_id: "s1", seq: 42, type: "tool_completed", snippet: "Found 30 total [occurrences] across", session_title: "grep it", project_path: "/p/one", tool_name: "Grep" },
+      ],
+    });
+    const onOpen = renderScreen();
+    fireEvent.change(screen.getByTestId("session-search-input"), { target: { value: "occurrences" } });
+    fireEvent.click(screen.getByTestId("session-search-go"));
+    const hit = await screen.findByTestId("search-hit");
+    expect(calls.find(([c]) => c === "search_sessions")?.[1]).toEqual({ query: "occurrences", literal: true, limit: 100 });
+    expect(hit.textContent).toContain("Grep result");
+    expect([...hit.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["occurrences"]);
+    fireEvent.click(hit);
+    expect(onOpen).toHaveBeenCalledWith("s1", 42);
+    fireEvent.click(screen.getByTestId("session-search-clear"));
+    expect(await screen.findAllByTestId("session-row")).toHaveLength(2);
+  });
+
+  it("deletes a session only after the inline confirmation", async () => {
+    const calls = backend({ ...LIST, delete_sessions: (a) => a["session_ids"] });
+    renderScreen();
+    const rows = await screen.findAllByTestId("session-row");
+    fireEvent.click(within(must(rows[0])).getByTestId("delete-session"));
+    expect(calls.some(([c]) => c === "delete_sessions")).toBe(false);
+    fireEvent.click(within(must(rows[0])).getByTestId("delete-session-confirm"));
+    await waitFor(() => expect(calls.find(([c]) => c === "delete_sessions")?.[1]).toEqual({ session_ids: ["s1"] }));
+  });
+
+  it("imports selected transcripts with a progress bar and lists skipped lines by file and line", async () => {
+    const listeners: ((e: Event) => void)[] = [];
+    restores.push(
+      setEventSource({
+        listen: async (handler) => {
+          listeners.push(handler);
+          return () => undefined;
+        },
+      }),
+    );
+    const emit = (e: Event) => listeners.forEach((l) => l(e));
+    let finish: (value: unknown) => void = () => undefined;
+    const calls = backend({
+      ...LIST,
+      discover_claude_transcripts: () => ({
+        root: "/home/u/.claude/projects",
+        transcripts: [
+          { path: "/home/u/.claude/projects/p/a.jsonl", project_dir: "p", session_id: "cc-a", parent_session_id: null, size_bytes: 2000, imported_bytes: null },
+          { path: "/home/u/.claude/projects/p/b.jsonl", project_dir: "p", session_id: "cc-b", parent_session_id: null, size_bytes: 500, imported_bytes: 500 },
+        ],
+      }),
+      import_claude_transcripts: () => new Promise((resolve) => (finish = resolve)),
+    });
+    renderScreen();
+    fireEvent.click(screen.getByTestId("browser-tab-import"));
+    const rows = await screen.findAllByTestId("import-row");
+    expect(rows.map((r) => within(r).getByTestId("import-status").textContent)).toEqual(["not imported", "imported"]);
+    fireEvent.click(within(must(rows[0])).getByTestId("import-select"));
+    fireEvent.click(screen.getByTestId("import-selected"));
+    await waitFor(() => expect(calls.find(([c]) => c === "import_claude_transcripts")?.[1]).toEqual({ paths: ["/home/u/.claude/projects/p/a.jsonl"] }));
+    emit({
+      session_id: "cc-a",
+      ts_ms: 1,
+      type: "import_progress",
+      progress: { path: "/home/u/.claude/projects/p/a.jsonl", files_done: 0, files_total: 1, bytes_done: 500, bytes_total: 2000 },
+    });
+    const bar = (await screen.findByTestId("import-progress")).querySelector("progress");
+    await waitFor(() => expect(bar?.value).toBe(0.25));
+    finish([
+      {
+        path: "/home/u/.claude/projects/p/a.jsonl",
+        report: {
+          path: "/home/u/.claude/projects/p/a.jsonl",
+          session_id: "cc-a",
+          outcome: "imported",
+          lines: 40,
+          events: 90,
+          skipped_lines: 1,
+          problems: [{ path: "/home/u/.claude/projects/p/a.jsonl", line: 17, message: "not JSON" }],
+        },
+        error: null,
+      },
+      { path: "/gone.jsonl", report: null, error: "/gone.jsonl: No such file" },
+    ]);
+    expect((await screen.findByTestId("import-problem")).textContent).toBe("/home/u/.claude/projects/p/a.jsonl:17: not JSON");
+    expect(screen.getByTestId("import-error").textContent).toContain("No such file");
+    expect(screen.getByTestId("import-progress").dataset["done"]).toBe("true");
+  });
+
+  it("shows the database size, saves retention and vacuums", async () => {
+    const usage = { database_bytes: 4_000_000, wal_bytes: 0, reclaimable_bytes: 1_000_000, session_files_bytes: 10, sessions: 3, events: 99 };
+    const calls = backend({
+      ...LIST,
+      storage_info: () => ({ usage, retention_days: 30 }),
+      set_retention: (a) => ({ retention_days: a["days"], deleted: ["old"] }),
+      vacuum_database: () => ({ ...usage, database_bytes: 3_000_000, reclaimable_bytes: 0 }),
+    });
+    renderScreen();
+    fireEvent.click(screen.getByTestId("browser-tab-housekeeping"));
+    expect((await screen.findByTestId("db-size")).textContent).toBe("4.0 MB");
+    const input = screen.getByTestId("retention-input") as HTMLInputElement;
+    expect(input.value).toBe("30");
+    fireEvent.change(input, { target: { value: "zero" } });
+    fireEvent.click(screen.getByTestId("retention-save"));
+    expect((await screen.findByTestId("housekeeping-error")).textContent).toContain("not a number of days");
+    fireEvent.change(input, { target: { value: "7" } });
+    fireEvent.click(screen.getByTestId("retention-apply"));
+    await waitFor(() => expect(calls.find(([c]) => c === "set_retention")?.[1]).toEqual({ days: 7, apply: true }));
+    expect((await screen.findByTestId("housekeeping-note")).textContent).toContain("1 session deleted");
+    fireEvent.click(screen.getByTestId("vacuum"));
+    await waitFor(() => expect(screen.getByTestId("db-size").textContent).toBe("3.0 MB"));
+  });
+});
+
+function must<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) throw new Error("missing value");
+  return value;
+}

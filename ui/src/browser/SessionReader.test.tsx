@@ -1,0 +1,144 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+import { setTransport } from "../client";
+import type { SessionStats, SessionSummary } from "../generated/protocol";
+import { Script, sampleDiff } from "../session/fixtures/build";
+import { installTranscriptLayout } from "../session/testLayout";
+import { SessionReader } from "./SessionReader";
+
+installTranscriptLayout();
+
+let restore: (() => void) | null = null;
+afterEach(() => {
+  cleanup();
+  restore?.();
+});
+
+function events() {
+  return new Script("ses_r")
+    .add({ type: "session_started", provider: "replay", model: "m", project: "/p", resumed: false })
+    .prompt("fix the greeter")
+    .request(1)
+    .queue("r1", "Read", { file_path: "/p/a.py" })
+    .queue("r2", "Read", { file_path: "/p/b.py" })
+    .allow("r1")
+    .allow("r2")
+    .complete("r1", "a")
+    .complete("r2", "b")
+    .queue("e1", "Edit", { file_path: "/p/src/greeter.py", old_string: "a", new_string: "b" })
+    .allow("e1")
+    .progress("e1", { type: "file_diff", diff: sampleDiff() } as never)
+    .complete("e1", "edited")
+    .queue("b1", "Bash", { command: "pytest" })
+    .allow("b1")
+    .complete("b1", "1 failed", true)
+    .turnDone(1, 4)
+    .done().events;
+}
+
+const STATS: SessionStats = {
+  session_id: "ses_r",
+  tools: [
+    { name: "Read", calls: 2, errors: 0, denials: 0, total_ms: 20, max_ms: 10 },
+    { name: "Bash", calls: 1, errors: 1, denials: 0, total_ms: 900, max_ms: 900 },
+  ],
+  decisions: { allowed: 4, asked: 0, denied: 0, user_allowed: 0, user_denied: 0, undecided: 0 },
+  turns: [{ turn: 1, input_tokens: 100, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0, latency_ms: 250, duration_ms: 1000, tool_calls: 4 }],
+};
+
+function summary(origin: SessionSummary["origin"]): SessionSummary {
+  return {
+    id: "ses_r",
+    project_path: "/p",
+    provider: "replay",
+    model: "m",
+    mode: "default",
+    status: "completed",
+    title: "fix the greeter",
+    created_at_ms: 1_700_000_000_000,
+    updated_at_ms: 1_700_000_000_500,
+    event_count: 20,
+    origin,
+    duration_ms: 500,
+    tool_calls: 4,
+    asks: 0,
+    denials: 0,
+    errors: 1,
+    input_tokens: 100,
+    output_tokens: 20,
+    parent_session_id: null,
+    source_path: null,
+  };
+}
+
+function fake(origin: SessionSummary["origin"]) {
+  const calls: [string, Record<string, unknown>][] = [];
+  restore = setTransport({
+    invoke: async (command, payload) => {
+      const args = payload["args"] as Record<string, unknown>;
+      calls.push([command, args]);
+      switch (command) {
+        case "session_summary":
+          return summary(origin);
+        case "session_events":
+          return events();
+        case "session_stats":
+          return STATS;
+        case "export_session":
+          return { path: `/out/ses_r.${String(args["format"])}`, bytes: 1234 };
+      }
+      throw { message: `no fake for ${command}` };
+    },
+  });
+  return calls;
+}
+
+function renderReader(origin: SessionSummary["origin"], seq: number | null = null) {
+  const onResume = vi.fn();
+  const calls = fake(origin);
+  render(<SessionReader sessionId="ses_r" seq={seq} nonce={1} onBack={vi.fn()} onResume={onResume} onDeleted={vi.fn()} />);
+  return { onResume, calls };
+}
+
+describe("SessionReader", () => {
+  it("renders a stored session read-only with the live components, stats and resume", async () => {
+    const { onResume } = renderReader("gatehouse");
+    expect((await screen.findByTestId("reader-title")).textContent).toBe("fix the greeter");
+    await screen.findByTestId("tool-group");
+    expect(screen.getByTestId("tool-group").textContent).toContain("Read 2 files");
+    expect(screen.getByTestId("diff")).toBeTruthy();
+    expect(screen.queryByTestId("prompt-input")).toBeNull();
+    expect(screen.queryByTestId("interrupt-button")).toBeNull();
+    const bars = (await screen.findByTestId("chart-calls")).querySelectorAll("[data-testid=chart-bar]");
+    expect([...bars].map((b) => [b.getAttribute("data-label"), b.getAttribute("data-value")])).toEqual([
+      ["Read", "2"],
+      ["Bash", "1"],
+    ]);
+    expect(screen.getByTestId("chart-latency").textContent).toContain("250 ms");
+    fireEvent.click(screen.getByTestId("reader-resume"));
+    expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_r" }));
+  });
+
+  it("offers no resume for imported sessions, filters calls and exports", async () => {
+    const { calls } = renderReader("claude_code");
+    await screen.findByTestId("tool-group");
+    expect(screen.queryByTestId("reader-resume")).toBeNull();
+    fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Bash" } });
+    await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Bash"]));
+    fireEvent.click(screen.getByTestId("filter-clear"));
+    fireEvent.click(screen.getByTestId("filter-errors-only"));
+    await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["status"])).toEqual(["error"]));
+    fireEvent.click(screen.getByTestId("export-html"));
+    expect((await screen.findByTestId("export-result")).dataset["path"]).toBe("/out/ses_r.html");
+    expect(calls.find(([c]) => c === "export_session")?.[1]).toEqual({ session_id: "ses_r", format: "html" });
+  });
+
+  it("opens at a stored event: the call's group is expanded and marked", async () => {
+    const seq = events().findIndex((e) => e.type === "tool_completed" && e.tool_use_id === "r2") + 1;
+    renderReader("gatehouse", seq);
+    await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolUseId"])).toContain("r2"));
+    const target = document.querySelector(".transcript-row[data-target]");
+    expect(target?.querySelector("[data-testid=tool-group]")).toBeTruthy();
+  });
+});
