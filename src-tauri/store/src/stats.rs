@@ -7,10 +7,13 @@
 //!
 //! Turns: a live session says when each model request started
 //! (`model_request_started`), when output began (the first text or thinking
-//! delta) and how long the turn took (`turn_completed`). An imported
-//! transcript has only the assistant messages with their times, so there
-//! the request is taken to start at the last input before the message (the
-//! prompt or the previous call's result) and the duration is unknown.
+//! delta) and how long the turn took (`turn_completed`), and its calls are
+//! queued inside the turn. An imported transcript has only the assistant
+//! messages with their times, stored once the message is complete — after
+//! its calls were queued and often after they completed. There a turn's
+//! calls are the ones queued since the previous message, the request is
+//! taken to start at the last input (prompt or call result) at or before
+//! the message's time, and the duration is unknown.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -49,7 +52,12 @@ pub struct SessionStatsBuilder {
     calls: HashMap<String, CallState>,
     turns: BTreeMap<u32, TurnState>,
     current_turn: u32,
-    last_input_ms: Option<u64>,
+    /// Whether the events say when requests start (a live session).
+    live: bool,
+    /// Calls queued since the last assistant message (imports).
+    unassigned_calls: u64,
+    /// Input times (prompts, call results) not yet before any message.
+    inputs_ms: Vec<u64>,
 }
 
 impl SessionStatsBuilder {
@@ -84,18 +92,22 @@ impl SessionStatsBuilder {
         let ts = event.ts_ms;
         match &event.body {
             EventBody::UserPrompt { .. } | EventBody::ToolResultsReturned { .. } => {
-                self.last_input_ms = Some(ts);
+                self.inputs_ms.push(ts);
             }
             EventBody::ModelRequestStarted { turn, .. } => {
+                self.live = true;
                 let state = self.turn(*turn);
                 state.request_ms.get_or_insert(ts);
             }
             EventBody::AssistantTextDelta { turn, .. }
             | EventBody::AssistantThinkingDelta { turn, .. } => self.output_began(*turn, ts),
             EventBody::AssistantMessage { turn, .. } => {
-                let last_input = self.last_input_ms;
+                let last_input = self.inputs_ms.iter().copied().filter(|t| *t <= ts).max();
+                self.inputs_ms.retain(|t| *t > ts);
+                let calls = std::mem::take(&mut self.unassigned_calls);
                 self.output_began(*turn, ts);
                 let state = self.turn(*turn);
+                state.stats.tool_calls += calls;
                 if state.request_ms.is_none() {
                     state.request_ms = last_input;
                 }
@@ -121,8 +133,12 @@ impl SessionStatsBuilder {
             EventBody::ToolQueued {
                 tool_use_id, name, ..
             } => {
-                let turn = self.current_turn;
-                self.turn(turn).stats.tool_calls += 1;
+                if self.live {
+                    let turn = self.current_turn;
+                    self.turn(turn).stats.tool_calls += 1;
+                } else {
+                    self.unassigned_calls += 1;
+                }
                 let tool = self.tools.entry(name.clone()).or_insert_with(|| ToolStats {
                     name: name.clone(),
                     ..ToolStats::default()
@@ -164,7 +180,9 @@ impl SessionStatsBuilder {
                 duration_ms,
                 ..
             } => {
-                self.last_input_ms = Some(ts);
+                if !self.live {
+                    self.inputs_ms.push(ts);
+                }
                 let Some(call) = self.calls.get(tool_use_id) else {
                     return;
                 };
@@ -190,7 +208,12 @@ impl SessionStatsBuilder {
     /// Decisions are counted per call, from its last decision: a live ask
     /// ends in a decision whose reason is the user's answer; an imported
     /// one in an `ask` decision followed by the answer.
-    pub fn finish(self) -> SessionStats {
+    pub fn finish(mut self) -> SessionStats {
+        // Calls of an import whose message never came (a cut-off file).
+        if self.unassigned_calls > 0 {
+            let turn = self.current_turn.max(1);
+            self.turn(turn).stats.tool_calls += self.unassigned_calls;
+        }
         let mut decisions = DecisionBreakdown::default();
         for call in self.calls.values() {
             let user_answer = |d: &mut DecisionBreakdown, denied: bool| {

@@ -215,11 +215,15 @@ fn imported_turns_take_latency_from_the_last_input() {
         content: vec![],
         stop_reason: "tool_use".into(),
     };
+    // As the importer stores them: a message once complete, after its
+    // calls were queued and had completed.
     let events = vec![
         ev(10_000, EventBody::UserPrompt { text: "hi".into() }),
-        ev(13_000, message(1)),
         ev(13_000, queued("g", "Grep")),
+        ev(13_000, queued("r", "Read")),
         ev(13_500, completed("g", false, 0)),
+        ev(13_400, completed("r", false, 0)),
+        ev(13_000, message(1)),
         ev(14_700, message(2)),
     ];
     let mut builder = SessionStatsBuilder::new("s1");
@@ -229,9 +233,14 @@ fn imported_turns_take_latency_from_the_last_input() {
     let stats = builder.finish();
     let latencies: Vec<_> = stats.turns.iter().map(|t| t.latency_ms).collect();
     assert_eq!(latencies, [Some(3_000), Some(1_200)]);
-    assert_eq!(stats.turns[0].tool_calls, 1);
+    let turns: Vec<_> = stats.turns.iter().map(|t| (t.turn, t.tool_calls)).collect();
     assert_eq!(
-        stats.decisions.undecided, 1,
+        turns,
+        [(1, 2), (2, 0)],
+        "calls belong to the message after them"
+    );
+    assert_eq!(
+        stats.decisions.undecided, 2,
         "imports may carry no decision"
     );
 }

@@ -150,3 +150,29 @@ fn exports_write_valid_files_and_unknown_sessions_leave_nothing() {
         "no partial file left"
     );
 }
+
+#[test]
+fn an_imported_transcript_has_stats_per_tool_and_per_turn() {
+    let home = home();
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    let results = import_selected(&mut store, home.path(), None, |_, _| {}).unwrap();
+    let id = results
+        .iter()
+        .find(|r| r.path.ends_with("basic.jsonl"))
+        .and_then(|r| r.report.as_ref())
+        .unwrap()
+        .session_id
+        .clone();
+    let stats = store.session_stats(&id).unwrap();
+    let calls: Vec<_> = stats
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.calls))
+        .collect();
+    assert_eq!(calls, [("Read", 5), ("Bash", 1), ("Edit", 1), ("Grep", 1)]);
+    assert_eq!(stats.decisions.allowed, 8, "{:?}", stats.decisions);
+    assert!(stats.turns.iter().all(|t| t.turn >= 1), "{:?}", stats.turns);
+    assert_eq!(stats.turns.iter().map(|t| t.tool_calls).sum::<u64>(), 8);
+    assert!(stats.turns.iter().any(|t| t.output_tokens > 0));
+}
