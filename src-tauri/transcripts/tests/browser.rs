@@ -28,6 +28,18 @@ fn home() -> tempfile::TempDir {
     home
 }
 
+/// Imports everything under `home`; returns the basic transcript's session.
+fn import_basic(store: &mut Store, home: &Path) -> String {
+    let results = import_selected(store, home, None, |_, _| {}).unwrap();
+    results
+        .iter()
+        .find(|r| r.path.ends_with("basic.jsonl"))
+        .and_then(|r| r.report.as_ref())
+        .unwrap()
+        .session_id
+        .clone()
+}
+
 #[test]
 fn listing_shows_what_is_imported_and_a_selection_imports_with_progress() {
     let home = home();
@@ -110,14 +122,7 @@ fn exports_write_valid_files_and_unknown_sessions_leave_nothing() {
     let home = home();
     let data = tempfile::tempdir().unwrap();
     let mut store = Store::open(data.path()).unwrap();
-    let results = import_selected(&mut store, home.path(), None, |_, _| {}).unwrap();
-    let id = results
-        .iter()
-        .find(|r| r.path.ends_with("basic.jsonl"))
-        .and_then(|r| r.report.as_ref())
-        .unwrap()
-        .session_id
-        .clone();
+    let id = import_basic(&mut store, home.path());
     let out = tempfile::tempdir().unwrap();
 
     let jsonl = out.path().join("s.jsonl");
@@ -156,14 +161,7 @@ fn an_imported_transcript_has_stats_per_tool_and_per_turn() {
     let home = home();
     let data = tempfile::tempdir().unwrap();
     let mut store = Store::open(data.path()).unwrap();
-    let results = import_selected(&mut store, home.path(), None, |_, _| {}).unwrap();
-    let id = results
-        .iter()
-        .find(|r| r.path.ends_with("basic.jsonl"))
-        .and_then(|r| r.report.as_ref())
-        .unwrap()
-        .session_id
-        .clone();
+    let id = import_basic(&mut store, home.path());
     let stats = store.session_stats(&id).unwrap();
     let calls: Vec<_> = stats
         .tools

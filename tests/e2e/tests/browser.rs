@@ -8,29 +8,10 @@
 //! only on the browser's and the session screen's test ids.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-use gatehouse_e2e::{App, setup};
+use anyhow::Context;
+use gatehouse_e2e::{App, setup, until};
 use serde_json::json;
-
-/// Polls `check` every 100 ms until it returns `Some`, for up to `secs`.
-async fn until<T, F, Fut>(what: &str, secs: u64, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = check().await? {
-            return Ok(v);
-        }
-        if Instant::now() > deadline {
-            bail!("timed out after {secs} s waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
 
 /// A fake home whose `.claude/projects/-home-user-project` holds the
 /// fixture transcripts; one gets a malformed last line.
