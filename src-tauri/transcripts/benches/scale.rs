@@ -6,7 +6,8 @@
 //! events and 1,000 sessions × 1,000 events, with a realistic mix (prompts,
 //! assistant text, tool calls with inputs, decisions, results, usage) over
 //! a 20,000-word vocabulary. It prints the median of 7 runs of each
-//! operation on both, and the ratio. `GATEHOUSE_BENCH_SCALE_EVENTS`
+//! operation on both, and the ratio (list, search, and the session
+//! browser's facets and per-session stats). `GATEHOUSE_BENCH_SCALE_EVENTS`
 //! overrides the big size.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -255,6 +256,18 @@ fn ops() -> Vec<Op> {
                 session_id: Some("bench-000005".into()),
                 ..Default::default()
             }),
+        ),
+        // The session browser's filter choices and its stats panel.
+        (
+            "browser: facets",
+            Box::new(|s: &Store| {
+                let f = s.session_facets().unwrap();
+                f.projects.len() + f.models.len()
+            }),
+        ),
+        (
+            "browser: stats of 1 session",
+            Box::new(|s: &Store| s.session_stats("bench-000005").unwrap().tools.len()),
         ),
     ]
 }
