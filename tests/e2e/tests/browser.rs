@@ -99,6 +99,7 @@ async fn imported_transcripts_are_searched_read_and_exported() -> anyhow::Result
     })
     .await?;
     assert!(rows.iter().all(|o| o == "claude_code"), "{rows:?}");
+    window.screenshot("browser-01b-list").await?;
     window
         .wait_for("[data-testid=session-search-input]")
         .await?
