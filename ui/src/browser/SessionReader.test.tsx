@@ -140,5 +140,8 @@ describe("SessionReader", () => {
     await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolUseId"])).toContain("r2"));
     const target = document.querySelector(".transcript-row[data-target]");
     expect(target?.querySelector("[data-testid=tool-group]")).toBeTruthy();
+    fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Bash" } });
+    await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Bash"]));
+    expect(document.querySelector(".transcript-row[data-target]")).toBeNull();
   });
 });

@@ -150,7 +150,15 @@ export function SessionReader({
       </header>
       <div className="session-body">
         <div className="reader-main">
-          <CallFilters filter={filter} tools={tools} onChange={setFilter} />
+          <CallFilters
+            filter={filter}
+            tools={tools}
+            onChange={(next) => {
+              // Row indexes change with the filter: the marked row would be another one.
+              setScrollTo(null);
+              setFilter(next);
+            }}
+          />
           {state.exported && (
             <p className="notice notice-info" data-testid="export-result" data-path={state.exported.path}>
               Exported to <span className="mono">{state.exported.path}</span> ({state.exported.bytes} bytes)
