@@ -59,7 +59,8 @@ pub enum EventBody {
     },
     /// The engine asks the user about a call; the call waits until a front
     /// end answers with `answer_permission` (or the session is interrupted).
-    /// The matching `permission_decided` (with `decision: ask`) precedes it.
+    /// The user's answer follows as `permission_answered`, then the call's
+    /// settled `permission_decided` (reason `user_answer`).
     PermissionRequested {
         /// The call.
         tool_use_id: String,

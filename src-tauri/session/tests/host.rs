@@ -278,6 +278,36 @@ async fn a_deny_carries_the_users_feedback_to_the_model() {
     );
 }
 
+/// The session list's counters come from the events the pipeline really
+/// emits for an answered ask (`permission_requested`, `permission_answered`,
+/// then the settled `permission_decided`): one ask and one denial per
+/// refused call, not zero asks and two denials.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
+    let f = Fixture::new();
+    let id = f.start(json!([
+        tool("b1", "Bash", json!({"command": "touch one"})),
+        tool("b2", "Bash", json!({"command": "touch two"})),
+        text("ok"),
+    ]));
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    f.host
+        .answer_permission(&id, "b1", PermissionAnswer::Deny { feedback: None })
+        .unwrap();
+    f.wait_for_request("b2").await;
+    f.host
+        .answer_permission(&id, "b2", PermissionAnswer::AllowOnce)
+        .unwrap();
+    f.done(ticket).await;
+    let store = Store::open(f.data.path()).unwrap();
+    let summary = store.session(&id).unwrap().unwrap();
+    assert_eq!(summary.tool_calls, 2);
+    assert_eq!(summary.asks, 2, "both calls were asked");
+    assert_eq!(summary.denials, 1, "only b1 was refused");
+    assert_eq!(summary.errors, 0, "a refusal is not an error");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     let f = Fixture::new();

@@ -174,9 +174,15 @@ fn insert_event(
             }
         }
         "tool_queued" => delta.tool_calls += 1,
+        // A live ask is `permission_requested`, then `permission_answered`,
+        // then the settled `permission_decided` (reason `user_answer`); an
+        // imported one is `permission_decided: ask` (+ `permission_answered`
+        // when refused). Each call counts once as an ask and once as a
+        // denial, whichever shape it has.
+        "permission_requested" => delta.asks += 1,
         "permission_decided" => match body.get("decision").and_then(Value::as_str) {
             Some("ask") => delta.asks += 1,
-            Some("deny") => delta.denials += 1,
+            Some("deny") if !settled_by_user(&body) => delta.denials += 1,
             _ => {}
         },
         "permission_answered"
@@ -416,4 +422,10 @@ impl Store {
             .optional()
             .map_err(|e| self.sqlite_error(e))
     }
+}
+
+/// Whether a `permission_decided` body records the user's answer to an ask
+/// (already counted by its `permission_answered`).
+fn settled_by_user(body: &Value) -> bool {
+    body.pointer("/reason/kind").and_then(Value::as_str) == Some("user_answer")
 }

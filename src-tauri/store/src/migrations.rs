@@ -147,6 +147,22 @@ const MIGRATIONS: &[&str] = &[
         approved_at_ms INTEGER NOT NULL,
         PRIMARY KEY (project_path, server)
     );",
+    // Session counters, corrected: a live ask (`permission_requested`) is
+    // an ask, and a refusal the user answered counts once (its
+    // `permission_answered`), not again for the settled `permission_decided`.
+    "UPDATE sessions SET
+        asks = (SELECT COUNT(*) FROM session_events e
+                WHERE e.session_id = sessions.id
+                  AND (e.type = 'permission_requested'
+                    OR (e.type = 'permission_decided' AND json_extract(e.body, '$.decision') = 'ask'))),
+        denials = (SELECT COUNT(*) FROM session_events e
+                   WHERE e.session_id = sessions.id
+                     AND ((e.type = 'permission_decided' AND json_extract(e.body, '$.decision') = 'deny'
+                           AND json_extract(e.body, '$.reason.kind') IS NOT 'user_answer')
+                       OR (e.type = 'permission_answered' AND json_extract(e.body, '$.answer.kind') = 'deny')))
+     WHERE EXISTS (SELECT 1 FROM session_events e
+                   WHERE e.session_id = sessions.id
+                     AND e.type IN ('permission_requested', 'permission_decided'));",
 ];
 
 /// The schema version this build writes.
@@ -240,5 +256,44 @@ mod tests {
             )
             .unwrap();
         assert_eq!(row, (2, 1, 1, 1, 13, 5, 3000, "gatehouse".to_owned()));
+    }
+
+    /// Sessions counted before the correction (live asks missed, answered
+    /// refusals counted twice) get their asks and denials recomputed.
+    #[test]
+    fn the_counter_correction_recounts_live_asks_and_answered_refusals() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let mut conn = Connection::open(&path).unwrap();
+        let correction = MIGRATIONS
+            .iter()
+            .position(|m| m.contains("permission_requested"))
+            .unwrap() as i64;
+        migrate_to(&mut conn, &path, correction).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO sessions (id, project_path, provider, model, mode, created_at_ms, updated_at_ms, event_count, asks, denials)
+               VALUES ('s', '/p', 'replay', 'm', 'default', 1, 1, 6, 0, 2);
+               INSERT INTO session_events (session_id, seq, ts_ms, type, tool_use_id, tool_name, body) VALUES
+               ('s', 1, 1000, 'tool_queued', 'a', 'Bash', '{"type":"tool_queued","tool_use_id":"a","name":"Bash","input":{}}'),
+               ('s', 2, 1100, 'permission_requested', 'a', NULL, '{"type":"permission_requested","tool_use_id":"a"}'),
+               ('s', 3, 1200, 'permission_answered', 'a', NULL, '{"type":"permission_answered","tool_use_id":"a","answer":{"kind":"deny","feedback":null}}'),
+               ('s', 4, 1300, 'permission_decided', 'a', NULL, '{"type":"permission_decided","tool_use_id":"a","decision":"deny","reason":{"kind":"user_answer","answer":"deny"}}'),
+               ('s', 5, 1400, 'tool_queued', 'b', 'Bash', '{"type":"tool_queued","tool_use_id":"b","name":"Bash","input":{}}'),
+               ('s', 6, 1500, 'permission_decided', 'b', NULL, '{"type":"permission_decided","tool_use_id":"b","decision":"deny","reason":{"kind":"rule"}}');"#,
+        )
+        .unwrap();
+        migrate(&mut conn, &path).unwrap();
+        let counts: (i64, i64) = conn
+            .query_row(
+                "SELECT asks, denials FROM sessions WHERE id = 's'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            counts,
+            (1, 2),
+            "one live ask; a refusal by the user and one by a rule"
+        );
     }
 }

@@ -1,13 +1,6 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
 /**
  * The three outcomes of a permission check.
  */
@@ -36,19 +29,11 @@ destination: RuleSource, } | { "kind": "deny",
 feedback: string | null, };
 
 /**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
+ * The pipeline stage that refused a call before it could run.
  */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
  * The state of a background task.
@@ -135,29 +120,9 @@ additions: number,
 deletions: number, };
 
 /**
- * Progress of an import, reported after every batch.
+ * The connection state of an MCP server.
  */
-export type ImportProgress = { 
-/**
- * The file being read.
- */
-path: string, 
-/**
- * Files finished so far.
- */
-files_done: number, 
-/**
- * Files to import.
- */
-files_total: number, 
-/**
- * Bytes read so far, over all files.
- */
-bytes_done: number, 
-/**
- * Bytes to read, over all files (their sizes when the import began).
- */
-bytes_total: number, };
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
 
 /**
  * What one layer of the evaluation said.
@@ -182,34 +147,9 @@ outcome: TraceOutcome,
 detail: string, };
 
 /**
- * Base64 image data as the Messages API expects it.
+ * Permission modes, spelled as in Claude Code's settings files.
  */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
  * Why a decision came out the way it did.
@@ -261,14 +201,74 @@ answer: string, } | { "kind": "default",
 message: string, };
 
 /**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
  * What kind of failure a `session_error` reports.
  */
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
 
 /**
- * The pipeline stage that refused a call before it could run.
+ * Progress of an import, reported after every batch.
  */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+export type ImportProgress = { 
+/**
+ * The file being read.
+ */
+path: string, 
+/**
+ * Files finished so far.
+ */
+files_done: number, 
+/**
+ * Files to import.
+ */
+files_total: number, 
+/**
+ * Bytes read so far, over all files.
+ */
+bytes_done: number, 
+/**
+ * Bytes to read, over all files (their sizes when the import began).
+ */
+bytes_total: number, };
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -1338,6 +1338,65 @@ projects: Array<string>,
 models: Array<string>, };
 
 /**
+ * Calls and time of one tool within a session.
+ */
+export type ToolStats = { 
+/**
+ * The tool name as the model wrote it.
+ */
+name: string, 
+/**
+ * Calls made (`tool_queued`).
+ */
+calls: number, 
+/**
+ * Calls that ended with an error (refusals not counted).
+ */
+errors: number, 
+/**
+ * Calls refused (by a rule, a mode or the user).
+ */
+denials: number, 
+/**
+ * Wall time of the completed calls, summed (ms).
+ */
+total_ms: number, 
+/**
+ * The longest completed call (ms).
+ */
+max_ms: number, };
+
+/**
+ * How a session's permission decisions went.
+ */
+export type DecisionBreakdown = { 
+/**
+ * Allowed by a rule, a mode or a hook without asking.
+ */
+allowed: number, 
+/**
+ * Asked the user (each ask is also counted in its answer below).
+ */
+asked: number, 
+/**
+ * Refused by a rule, a mode or a hook without asking.
+ */
+denied: number, 
+/**
+ * Asks the user allowed (once, for the session, or always).
+ */
+user_allowed: number, 
+/**
+ * Asks the user refused (an interrupt refuses too).
+ */
+user_denied: number, 
+/**
+ * Calls with no recorded decision (imports that carry none, calls
+ * rejected before the permission check).
+ */
+undecided: number, };
+
+/**
  * Tokens and time of one turn (one model request).
  */
 export type TurnStats = { 
@@ -1374,65 +1433,6 @@ duration_ms: number | null,
  * Tool calls the turn made.
  */
 tool_calls: number, };
-
-/**
- * How a session's permission decisions went.
- */
-export type DecisionBreakdown = { 
-/**
- * Allowed by a rule, a mode or a hook without asking.
- */
-allowed: number, 
-/**
- * Asked the user (each ask is also counted in its answer below).
- */
-asked: number, 
-/**
- * Refused by a rule, a mode or a hook without asking.
- */
-denied: number, 
-/**
- * Asks the user allowed (once, for the session, or always).
- */
-user_allowed: number, 
-/**
- * Asks the user refused (an interrupt refuses too).
- */
-user_denied: number, 
-/**
- * Calls with no recorded decision (imports that carry none, calls
- * rejected before the permission check).
- */
-undecided: number, };
-
-/**
- * Calls and time of one tool within a session.
- */
-export type ToolStats = { 
-/**
- * The tool name as the model wrote it.
- */
-name: string, 
-/**
- * Calls made (`tool_queued`).
- */
-calls: number, 
-/**
- * Calls that ended with an error (refusals not counted).
- */
-errors: number, 
-/**
- * Calls refused (by a rule, a mode or the user).
- */
-denials: number, 
-/**
- * Wall time of the completed calls, summed (ms).
- */
-total_ms: number, 
-/**
- * The longest completed call (ms).
- */
-max_ms: number, };
 
 /**
  * Statistics of one stored session, computed from its events.
