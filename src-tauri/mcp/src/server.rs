@@ -375,16 +375,22 @@ impl McpServer {
     }
 
     fn set_state(&self, status: McpServerStatus, message: Option<String>, tools: Vec<RemoteTool>) {
-        self.state.send_replace(ServerState {
+        let state = ServerState {
             status,
             message,
             tools: Arc::new(tools),
-        });
-        self.emit();
+        };
+        // The event first: whoever sees the new state through the watch
+        // channel also finds its event (the faults test relied on luck).
+        self.emit_state(&state);
+        self.state.send_replace(state);
     }
 
     fn emit(&self) {
-        let s = self.state();
+        self.emit_state(&self.state());
+    }
+
+    fn emit_state(&self, s: &ServerState) {
         self.options.emitter.emit(EventBody::McpServerState {
             server: self.config.name.clone(),
             state: s.status,
