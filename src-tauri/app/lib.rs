@@ -5,6 +5,7 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod commands;
+mod mcp_auth;
 mod sessions;
 mod smoke;
 
@@ -99,6 +100,8 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            mcp_auth::mcp_sign_in,
+            mcp_auth::mcp_sign_out,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

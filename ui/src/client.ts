@@ -130,4 +130,8 @@ export const backend = {
   setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
   deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
   apiKeyStatus: (provider: string) => call("api_key_status", { provider }),
+  /** OAuth sign-in to an MCP server of a project; resolves once the browser's redirect arrived. */
+  mcpSignIn: (project: string, server: string) => call("mcp_sign_in", { project, server }),
+  /** Deletes an MCP server's OAuth tokens from the keychain. */
+  mcpSignOut: (project: string, server: string) => call("mcp_sign_out", { project, server }),
 };

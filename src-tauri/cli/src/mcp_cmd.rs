@@ -238,7 +238,9 @@ pub fn run(
             let project = canonical(&project)?;
             let home = home.unwrap_or_else(crate::run::home_dir);
             let done = runtime()?
-                .block_on(gatehouse_session::mcp_auth::sign_out(&project, &home, &name))
+                .block_on(gatehouse_session::mcp_auth::sign_out(
+                    &project, &home, &name,
+                ))
                 .map_err(anyhow::Error::msg)?;
             println!(
                 "{}",

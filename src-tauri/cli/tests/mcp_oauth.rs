@@ -51,12 +51,7 @@ fn http_get(url: &str) -> (u16, Option<String>) {
     .unwrap();
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let status = response.split_whitespace().nth(1).unwrap().parse().unwrap();
     let location = response
         .lines()
         .find(|l| l.to_ascii_lowercase().starts_with("location:"))
@@ -123,16 +118,16 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
             .env("HOME", home.path());
         cmd
     };
-    let mut output = Vec::<u8>::new();
-    let mut run = |args: &[&str]| -> (bool, String) {
+    let output = std::cell::RefCell::new(Vec::<u8>::new());
+    let run = |args: &[&str]| -> (bool, String) {
         let out = cli()
             .args(args)
             .arg("--project")
             .arg(project.path())
             .output()
             .unwrap();
-        output.extend(&out.stdout);
-        output.extend(&out.stderr);
+        output.borrow_mut().extend(&out.stdout);
+        output.borrow_mut().extend(&out.stderr);
         (
             out.status.success(),
             String::from_utf8_lossy(&out.stdout).into_owned()
@@ -148,7 +143,15 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
 
     // Sign in: the CLI prints the URL; a client plays the browser.
     let mut login = cli()
-        .args(["mcp", "login", "web", "--no-browser", "--timeout-secs", "60", "--project"])
+        .args([
+            "mcp",
+            "login",
+            "web",
+            "--no-browser",
+            "--timeout-secs",
+            "60",
+            "--project",
+        ])
         .arg(project.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -159,7 +162,10 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
     let mut login_err = String::new();
     let authorize = loop {
         line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "no URL printed: {login_err}");
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "no URL printed: {login_err}"
+        );
         login_err.push_str(&line);
         if let Some(at) = line.find("http://127.0.0.1") {
             break line[at..].trim().to_owned();
@@ -172,8 +178,8 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
     assert_eq!(status, 200);
     let done = login.wait_with_output().unwrap();
     let _ = stderr.read_to_string(&mut login_err);
-    output.extend(&done.stdout);
-    output.extend(login_err.as_bytes());
+    output.borrow_mut().extend(&done.stdout);
+    output.borrow_mut().extend(login_err.as_bytes());
     assert!(done.status.success(), "{login_err}");
     let signed: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(signed["server"], "web");
@@ -224,7 +230,7 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
         .map(|v| v.as_str().unwrap().to_owned())
         .collect();
     assert_eq!(secrets.len(), 3, "{issued}");
-    let mut haystack = output.clone();
+    let mut haystack = output.borrow().clone();
     // The SQLite database (and its WAL), settings, spilled results; the
     // home folder's config; the project's files.
     for dir in [data.path(), home.path(), project.path()] {
@@ -233,8 +239,9 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
         }
     }
     assert!(
-        walk(data.path()).iter().any(|p| p.to_string_lossy().contains(".db")
-            || p.to_string_lossy().contains("sqlite")),
+        walk(data.path())
+            .iter()
+            .any(|p| p.to_string_lossy().contains(".db") || p.to_string_lossy().contains("sqlite")),
         "the SQLite file was scanned: {:?}",
         walk(data.path())
     );
@@ -250,7 +257,10 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
     let (ok, text) = run(&["mcp", "logout", "web"]);
     assert!(ok, "{text}");
     let out: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    assert_eq!(out, json!({"server": "web", "url": url, "signed_out": true}));
+    assert_eq!(
+        out,
+        json!({"server": "web", "url": url, "signed_out": true})
+    );
     let (ok, text) = run(&["mcp", "list", "--trust-project"]);
     assert!(ok && text.contains("\"state\":\"needs_auth\""), "{text}");
     let (_, text) = run(&["mcp", "logout", "web"]);

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::event::Event;
+use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
 use crate::project::{AppInfo, Project};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
@@ -152,4 +153,12 @@ commands! {
     delete_api_key(ProviderArgs) -> ApiKeyStatus;
     /// Where a provider's API key would come from (never the key itself).
     api_key_status(ProviderArgs) -> ApiKeyStatus;
+    /// Signs in to an OAuth MCP server of a project: opens the browser at
+    /// its authorization page and waits (up to 5 minutes) for the redirect;
+    /// the tokens go only to the OS keychain. Servers of open sessions that
+    /// were waiting for the sign-in connect again.
+    mcp_sign_in(McpServerArgs) -> McpSignInResult;
+    /// Signs out of an OAuth MCP server: deletes its tokens and client
+    /// credentials from the OS keychain.
+    mcp_sign_out(McpServerArgs) -> McpSignOutResult;
 }

@@ -16,6 +16,9 @@ use gatehouse_mcp::{McpConfig, ServerConfig};
 
 use crate::mcp::KeychainSecrets;
 
+// For front ends without a direct gatehouse-mcp dependency (the app).
+pub use gatehouse_mcp::auth::{DEFAULT_SIGN_IN_TIMEOUT, system_opener};
+
 /// The outcome of a sign-out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignedOut {

@@ -1,27 +1,17 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
- * One line of a decision trace.
+ * How a session (or one prompt's exchange) ended.
  */
-export type TraceStep = { 
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
 /**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ * The state of a background task.
  */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * The role of a line in a hunk.
@@ -103,6 +93,83 @@ additions: number,
 deletions: number, };
 
 /**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
@@ -161,38 +228,6 @@ answer: string, } | { "kind": "default",
  */
 message: string, };
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
 /**
  * The user's answer to a permission prompt.
  */
@@ -209,41 +244,6 @@ destination: RuleSource, } | { "kind": "deny",
  * Optional feedback passed to the model with the refusal.
  */
 feedback: string | null, };
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -1319,6 +1319,63 @@ export type ProviderArgs = {
  */
 provider: string, };
 
+/**
+ * Arguments of `mcp_sign_in` and `mcp_sign_out`: which server of which
+ * project (the server as the project's MCP configuration names it).
+ */
+export type McpServerArgs = { 
+/**
+ * The project folder whose configuration names the server.
+ */
+project: string, 
+/**
+ * The server's name.
+ */
+server: string, };
+
+/**
+ * Result of `mcp_sign_in`.
+ */
+export type McpSignInResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * The authorization server that issued the tokens.
+ */
+issuer: string | null, 
+/**
+ * The scopes granted.
+ */
+scopes: Array<string>, 
+/**
+ * Open sessions' copies of the server that were waiting for a sign-in
+ * and now connect again.
+ */
+reconnected: number, };
+
+/**
+ * Result of `mcp_sign_out`.
+ */
+export type McpSignOutResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * Whether a sign-in was stored (and is now deleted from the keychain).
+ */
+signed_out: boolean, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -1360,4 +1417,12 @@ export interface Commands {
   delete_api_key: { args: ProviderArgs; result: ApiKeyStatus };
   /** Where a provider's API key would come from (never the key itself). */
   api_key_status: { args: ProviderArgs; result: ApiKeyStatus };
+  /** Signs in to an OAuth MCP server of a project: opens the browser at
+ its authorization page and waits (up to 5 minutes) for the redirect;
+ the tokens go only to the OS keychain. Servers of open sessions that
+ were waiting for the sign-in connect again. */
+  mcp_sign_in: { args: McpServerArgs; result: McpSignInResult };
+  /** Signs out of an OAuth MCP server: deletes its tokens and client
+ credentials from the OS keychain. */
+  mcp_sign_out: { args: McpServerArgs; result: McpSignOutResult };
 }
