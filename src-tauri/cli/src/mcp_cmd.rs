@@ -1,5 +1,6 @@
-//! `gatehouse-cli mcp`: the MCP servers a project would get, and approving
-//! a project's `.mcp.json` servers. Also starts the servers of `run`.
+//! `gatehouse-cli mcp`: the MCP servers a project would get, approving
+//! a project's `.mcp.json` servers, OAuth sign-in and sign-out. Also starts
+//! the servers of `run`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -132,11 +133,7 @@ pub fn run(
             } else {
                 HashSet::new()
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?;
-            let reports = runtime.block_on(async {
+            let reports = runtime()?.block_on(async {
                 let sink = Arc::new(gatehouse_core::events::NullSink);
                 let (m, warning) = start_servers(
                     &cfg,
@@ -209,8 +206,7 @@ pub fn run(
                 }
                 Ok(())
             });
-            let runtime = runtime()?;
-            let done = runtime
+            let done = runtime()?
                 .block_on(gatehouse_session::mcp_auth::sign_in(
                     &project,
                     &home,

@@ -28,7 +28,8 @@ use std::time::Duration;
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
-    ClientRegistrationResponse, CredentialStore, OAuthClientConfig, StoredCredentials,
+    ClientRegistrationResponse, CredentialStore, InMemoryCredentialStore, OAuthClientConfig,
+    StoredCredentials,
 };
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -365,21 +366,36 @@ pub async fn sign_in(
             message: "the URL has no state parameter".into(),
         })?;
 
+    // The flow's tokens stay in memory until it succeeded: then the whole
+    // entry replaces the old sign-in in one keychain write (a failed or
+    // abandoned sign-in leaves the previous one working).
+    let flow_store = InMemoryCredentialStore::new();
+    manager.set_credential_store(flow_store.clone());
+    finish_sign_in(
+        &manager,
+        &server,
+        opener,
+        &auth_url,
+        &listener,
+        &expected_state,
+        timeout,
+    )
+    .await?;
+    let credentials = flow_store.load().await.ok().flatten();
+    if credentials.is_none() {
+        return Err(SignInError::Flow {
+            server: server.clone(),
+            step: "the token exchange",
+            message: "no tokens were received".into(),
+        });
+    }
     let store = KeychainCredentialStore {
         secrets,
         account: oauth_account(&url),
     };
-    // A new registration replaces the old sign-in entirely.
-    store
-        .delete()
-        .await
-        .map_err(|message| SignInError::Keychain {
-            server: server.clone(),
-            message,
-        })?;
     store
         .write(&OAuthEntry {
-            credentials: None,
+            credentials,
             client_secret,
             redirect_uri: Some(redirect_uri.clone()),
             token_endpoint_auth_method: auth_method,
@@ -389,26 +405,6 @@ pub async fn sign_in(
             server: server.clone(),
             message,
         })?;
-    let cleanup = KeychainCredentialStore {
-        secrets: Arc::clone(&store.secrets),
-        account: store.account.clone(),
-    };
-    manager.set_credential_store(store);
-    let result = finish_sign_in(
-        &manager,
-        &server,
-        opener,
-        &auth_url,
-        &listener,
-        &expected_state,
-        timeout,
-    )
-    .await;
-    if let Err(e) = result {
-        // Leave no half sign-in (a client secret without tokens) behind.
-        let _ = cleanup.delete().await;
-        return Err(e);
-    }
     let granted = manager.get_current_scopes().await;
     let scopes = if granted.is_empty() { scopes } else { granted };
     Ok(SignedIn {
@@ -420,7 +416,7 @@ pub async fn sign_in(
 }
 
 /// Opens the authorize URL, waits for the redirect and exchanges the code
-/// (the manager's store saves the tokens).
+/// (the manager's store keeps the tokens).
 async fn finish_sign_in(
     manager: &AuthorizationManager,
     server: &str,

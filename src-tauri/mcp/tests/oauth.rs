@@ -436,7 +436,7 @@ async fn sign_out_removes_the_tokens_from_the_keychain() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sign_in_nobody_completes_times_out_and_leaves_nothing_in_the_keychain() {
+async fn a_sign_in_nobody_completes_times_out_and_leaves_the_keychain_as_it_was() {
     let Some((dir, keychain)) = prerequisites("sign_in_timeout") else {
         return;
     };
@@ -453,10 +453,22 @@ async fn a_sign_in_nobody_completes_times_out_and_leaves_nothing_in_the_keychain
     .unwrap_err();
     assert!(matches!(err, SignInError::Timeout { .. }), "{err}");
     assert!(err.to_string().contains("sign in again"), "{err}");
-    assert_eq!(
-        keychain.get(&auth::oauth_account(&server.url())).unwrap(),
-        None
-    );
+    let account = auth::oauth_account(&server.url());
+    assert_eq!(keychain.get(&account).unwrap(), None);
+
+    // An abandoned second sign-in keeps the first one working.
+    signed_in(&server, &keychain).await;
+    let before = keychain.get(&account).unwrap().unwrap();
+    let again = auth::sign_in(
+        &config,
+        keychain.clone(),
+        &never,
+        Duration::from_millis(500),
+    )
+    .await;
+    assert!(again.is_err());
+    assert_eq!(keychain.get(&account).unwrap(), Some(before));
+    keychain.delete(&account).unwrap();
 
     // A stdio server has no OAuth.
     let stdio = common::stdio("local", "true", &[]);

@@ -1,17 +1,128 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Why a decision came out the way it did.
+ */
+export type DecisionReason = { "kind": "rule", 
+/**
+ * The rule as written, e.g. `Bash(npm test:*)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from, when it came from a file.
+ */
+file: string | null, } | { "kind": "hook", 
+/**
+ * The hook's name or command.
+ */
+hook: string, 
+/**
+ * The reason the hook gave, if any.
+ */
+message: string | null, } | { "kind": "mode", 
+/**
+ * The mode in force.
+ */
+mode: PermissionMode, } | { "kind": "safety_check", 
+/**
+ * What the check found.
+ */
+message: string, } | { "kind": "working_directory", 
+/**
+ * The path at issue.
+ */
+path: string, } | { "kind": "tool_check", 
+/**
+ * What the tool found.
+ */
+message: string, } | { "kind": "user_answer", 
+/**
+ * The answer, e.g. "allow once" or "deny: <feedback>".
+ */
+answer: string, } | { "kind": "default", 
+/**
+ * Explanation of the default.
+ */
+message: string, };
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * The role of a line in a hunk.
@@ -93,26 +204,9 @@ additions: number,
 deletions: number, };
 
 /**
- * What one layer of the evaluation said.
+ * The state of a background task.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
  * The hook events Gatehouse runs hooks for (Claude Code's names).
@@ -120,113 +214,14 @@ detail: string, };
 export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
  * The three outcomes of a permission check.
  */
 export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
-/**
- * Why a decision came out the way it did.
- */
-export type DecisionReason = { "kind": "rule", 
-/**
- * The rule as written, e.g. `Bash(npm test:*)`.
- */
-rule: string, 
-/**
- * Which source it came from.
- */
-source: RuleSource, 
-/**
- * The settings file it was read from, when it came from a file.
- */
-file: string | null, } | { "kind": "hook", 
-/**
- * The hook's name or command.
- */
-hook: string, 
-/**
- * The reason the hook gave, if any.
- */
-message: string | null, } | { "kind": "mode", 
-/**
- * The mode in force.
- */
-mode: PermissionMode, } | { "kind": "safety_check", 
-/**
- * What the check found.
- */
-message: string, } | { "kind": "working_directory", 
-/**
- * The path at issue.
- */
-path: string, } | { "kind": "tool_check", 
-/**
- * What the tool found.
- */
-message: string, } | { "kind": "user_answer", 
-/**
- * The answer, e.g. "allow once" or "deny: <feedback>".
- */
-answer: string, } | { "kind": "default", 
-/**
- * Explanation of the default.
- */
-message: string, };
 
 /**
  * The user's answer to a permission prompt.
@@ -244,6 +239,11 @@ destination: RuleSource, } | { "kind": "deny",
  * Optional feedback passed to the model with the refusal.
  */
 feedback: string | null, };
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -779,11 +779,6 @@ parent_session_id: string | null,
 size_bytes: number, };
 
 /**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
-
-/**
  * A line of a transcript that could not be imported (it was skipped).
  */
 export type LineProblem = { 
@@ -799,6 +794,11 @@ line: number,
  * What was wrong.
  */
 message: string, };
+
+/**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
 
 /**
  * The result of importing one Claude Code transcript.
