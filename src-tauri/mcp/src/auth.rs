@@ -658,6 +658,8 @@ async fn wait_for_redirect(
 ) -> Result<AuthorizationCallback, (String, Option<String>)> {
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
+            // Out of descriptors or the like: do not spin.
+            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
         let Some(target) = read_request_target(&mut stream).await else {

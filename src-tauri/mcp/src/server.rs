@@ -221,6 +221,8 @@ pub struct McpServer {
     shutdown: CancellationToken,
     /// Whether a supervisor task runs (see [`McpServer::reconnect`]).
     supervising: std::sync::atomic::AtomicBool,
+    /// Asks a live connection to start over (see [`McpServer::reconnect`]).
+    restart: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -292,18 +294,37 @@ impl McpServer {
         });
     }
 
-    /// Connects again a server that stopped trying (`needs_auth` after a
-    /// sign-in, or `failed`); returns whether it started over. Servers that
-    /// are connecting, connected, disabled, awaiting approval or stopped
-    /// with the session are left alone. Must be called in a Tokio runtime.
+    /// Connects again a server in `needs_auth` (after a sign-in) or
+    /// `failed`; returns whether it started over. A server whose connection
+    /// is still up (a 401 during a call put it in `needs_auth`) gets a new
+    /// connection. Servers that are connecting, connected, disabled,
+    /// awaiting approval or stopped with the session are left alone. Must
+    /// be called in a Tokio runtime.
     pub fn reconnect(self: &Arc<Self>) -> bool {
         use std::sync::atomic::Ordering;
         let status = self.state().status;
         if self.shutdown.is_cancelled()
-            || self.supervising.load(Ordering::SeqCst)
             || !matches!(status, McpServerStatus::NeedsAuth | McpServerStatus::Failed)
         {
             return false;
+        }
+        if self.supervising.load(Ordering::SeqCst) {
+            if self
+                .peer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_none()
+            {
+                // Between attempts: the supervisor is already retrying.
+                return false;
+            }
+            self.set_state(
+                McpServerStatus::Connecting,
+                Some("connecting again".into()),
+                Vec::new(),
+            );
+            self.restart.notify_one();
+            return true;
         }
         self.set_state(
             McpServerStatus::Connecting,
@@ -329,6 +350,7 @@ impl McpServer {
             stderr: StderrLog::default(),
             shutdown: CancellationToken::new(),
             supervising: std::sync::atomic::AtomicBool::new(false),
+            restart: tokio::sync::Notify::new(),
         }
     }
 
@@ -628,6 +650,13 @@ impl McpServer {
             let crashed = loop {
                 tokio::select! {
                     quit = &mut waiting => break format!("{quit:?}"),
+                    () = self.restart.notified() => {
+                        // `reconnect` after a sign-in: a new connection
+                        // with the new credentials, not counted as a crash.
+                        ct.cancel();
+                        let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
+                        break String::new();
+                    }
                     () = self.shutdown.cancelled() => {
                         ct.cancel();
                         let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
@@ -644,6 +673,14 @@ impl McpServer {
                 }
             };
             *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            if crashed.is_empty() {
+                self.set_state(
+                    McpServerStatus::Connecting,
+                    Some("connecting again".into()),
+                    Vec::new(),
+                );
+                continue;
+            }
             if connected_at.elapsed() >= STABLE_AFTER {
                 reconnects = 0;
             }

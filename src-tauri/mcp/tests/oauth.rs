@@ -394,7 +394,17 @@ async fn a_401_refreshes_once_and_a_revoked_grant_moves_the_server_to_needs_auth
         let v = serde_json::to_value(e).unwrap();
         v.to_string().contains("needs_auth")
     }));
+
+    // Signing in again brings the same server back (a new connection).
+    signed_in(&server, &keychain).await;
+    assert!(mcp.reconnect());
+    let state = mcp.settled(Duration::from_secs(20)).await;
+    assert_eq!(state.status, McpServerStatus::Connected, "{state:?}");
+    let result = call(&mcp, 2, 5).await.unwrap();
+    assert!(result.to_string().contains('7'), "{result}");
+    assert!(!mcp.reconnect(), "a connected server is left alone");
     mcp.shutdown();
+    server.revoke("all").await;
 
     // A new connection with the dead tokens: needs_auth at once.
     let again = McpServer::start(config, options);
