@@ -306,6 +306,23 @@ pub async fn sign_in(
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
         .map_err(flow("authorization server discovery"))?;
+    if !resolution.source.is_discovered() {
+        // rmcp would make up /authorize, /token, /register on the server's
+        // origin; a server that neither sent a challenge nor publishes
+        // metadata is not an OAuth server.
+        return Err(SignInError::Flow {
+            server: server.clone(),
+            step: "authorization server discovery",
+            message: format!(
+                "{url} {} and publishes no OAuth metadata (RFC 9728 / RFC 8414)",
+                if challenge.is_some() {
+                    "answered 401"
+                } else {
+                    "did not ask for a sign-in"
+                }
+            ),
+        });
+    }
     let metadata = resolution.metadata;
     let issuer = metadata.issuer.clone();
 

@@ -480,6 +480,28 @@ async fn a_sign_in_nobody_completes_times_out_and_leaves_the_keychain_as_it_was(
     assert_eq!(keychain.get(&account).unwrap(), Some(before));
     keychain.delete(&account).unwrap();
 
+    // A server that does not do OAuth (the plain Python server) is refused
+    // with the reason, and nothing is stored.
+    let plain_port = common::free_port();
+    let _plain = common::start_python_http(&dir, plain_port, None);
+    let plain_url = format!("http://127.0.0.1:{plain_port}/mcp");
+    let err = auth::sign_in(
+        &common::http("plain", &plain_url),
+        keychain.clone(),
+        &never,
+        Duration::from_secs(10),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("publishes no OAuth metadata"),
+        "{err}"
+    );
+    assert_eq!(
+        keychain.get(&auth::oauth_account(&plain_url)).unwrap(),
+        None
+    );
+
     // A stdio server has no OAuth.
     let stdio = common::stdio("local", "true", &[]);
     let err = auth::sign_in(&stdio, keychain, &never, Duration::from_secs(1))
