@@ -276,3 +276,34 @@ fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
     assert!(!ok);
     assert!(text.contains("does not sign in with OAuth"), "{text}");
 }
+
+#[test]
+fn mcp_help_documents_login_and_logout() {
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"))
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mcp = help(&["mcp"]);
+    assert!(mcp.contains("login") && mcp.contains("logout"), "{mcp}");
+    let login = help(&["mcp", "login"]);
+    for flag in [
+        "--project",
+        "--home",
+        "--no-browser",
+        "--timeout-secs",
+        "OAuth",
+        "keychain",
+    ] {
+        assert!(
+            login.contains(flag),
+            "`mcp login --help` lacks {flag}: {login}"
+        );
+    }
+    let logout = help(&["mcp", "logout"]);
+    assert!(logout.contains("signed_out"), "{logout}");
+}
