@@ -6,6 +6,7 @@
 
 mod browser;
 mod commands;
+mod mcp_auth;
 mod sessions;
 mod smoke;
 
@@ -112,6 +113,8 @@ pub fn run() -> anyhow::Result<()> {
             browser::storage_info,
             browser::set_retention,
             browser::vacuum_database,
+            mcp_auth::mcp_sign_in,
+            mcp_auth::mcp_sign_out,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

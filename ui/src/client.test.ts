@@ -19,6 +19,26 @@ describe("typed client", () => {
     expect(project.id).toBe(7);
   });
 
+  it("sends MCP sign-in and sign-out with the project and server name", async () => {
+    const calls: [string, Record<string, unknown>][] = [];
+    restore = setTransport({
+      invoke: async (command, payload) => {
+        calls.push([command, payload]);
+        return command === "mcp_sign_in"
+          ? { server: "web", url: "http://h/mcp", issuer: null, scopes: [], reconnected: 1 }
+          : { server: "web", url: "http://h/mcp", signed_out: true };
+      },
+    });
+    const signedIn = await backend.mcpSignIn("/p", "web");
+    const signedOut = await backend.mcpSignOut("/p", "web");
+    expect(calls).toEqual([
+      ["mcp_sign_in", { args: { project: "/p", server: "web" } }],
+      ["mcp_sign_out", { args: { project: "/p", server: "web" } }],
+    ]);
+    expect(signedIn.reconnected).toBe(1);
+    expect(signedOut.signed_out).toBe(true);
+  });
+
   it("turns a backend CommandError into a BackendError with its message", async () => {
     restore = setTransport({
       invoke: async () => {

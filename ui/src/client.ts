@@ -147,4 +147,8 @@ export const backend = {
   storageInfo: () => call("storage_info", {}),
   setRetention: (days: number | null, apply: boolean) => call("set_retention", { days, apply }),
   vacuumDatabase: () => call("vacuum_database", {}),
+  /** OAuth sign-in to an MCP server of a project; resolves once the browser's redirect arrived. */
+  mcpSignIn: (project: string, server: string) => call("mcp_sign_in", { project, server }),
+  /** Deletes an MCP server's OAuth tokens from the keychain. */
+  mcpSignOut: (project: string, server: string) => call("mcp_sign_out", { project, server }),
 };

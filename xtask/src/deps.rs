@@ -189,7 +189,7 @@ const MCP_NPM_PACKAGES: &[&str] = &[
 /// Installs the MCP servers the `gatehouse-mcp` tests talk to into
 /// `<root>/target/mcp-servers`, skipping what is already there: the npm
 /// packages above (`npm install --prefix`) and the PyPI `mcp` package in a
-/// venv (`venv/bin/python`). Returns the cache directory, which the tests
+/// venv (`venv/bin/python`; its auth support serves the OAuth tests). Returns the cache directory, which the tests
 /// find through [`MCP_SERVERS_ENV`]; at test time nothing is downloaded.
 pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::PathBuf> {
     let cache = root.join("target").join("mcp-servers");
@@ -214,7 +214,13 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
         run_checked(&mut npm)?;
     }
     let python = cache.join("venv/bin/python");
-    let has_mcp = || succeeds(Command::new(&python).args(["-c", "import mcp.server.mcpserver"]));
+    // `mcp.server.auth` + uvicorn: the OAuth test server (oauth_server.py).
+    let has_mcp = || {
+        succeeds(Command::new(&python).args([
+            "-c",
+            "import mcp.server.mcpserver, mcp.server.auth.provider, uvicorn",
+        ]))
+    };
     if !has_mcp() {
         if !succeeds(Command::new("python3").args(["-m", "venv", "--help"])) {
             ensure_system_packages(&["python3-venv"])?;

@@ -68,7 +68,7 @@ enum Command {
     Rules(rules_cmd::RulesCommand),
     /// MCP servers: list a project's servers with their state and tools
     /// (JSON, one object per server), approve a project's `.mcp.json`
-    /// servers.
+    /// servers, sign in to / out of OAuth servers (`login`, `logout`).
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
 }

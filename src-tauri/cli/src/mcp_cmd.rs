@@ -1,5 +1,6 @@
-//! `gatehouse-cli mcp`: the MCP servers a project would get, and approving
-//! a project's `.mcp.json` servers. Also starts the servers of `run`.
+//! `gatehouse-cli mcp`: the MCP servers a project would get, approving
+//! a project's `.mcp.json` servers, OAuth sign-in and sign-out. Also starts
+//! the servers of `run`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -57,6 +58,44 @@ pub enum McpCommand {
         #[arg(required = true)]
         servers: Vec<String>,
     },
+    /// Sign in to an HTTP MCP server that uses OAuth 2.1 (one configured
+    /// without an Authorization header): discovers its authorization server
+    /// from its 401, registers Gatehouse as a client, opens the browser at
+    /// the authorization page (the URL is also printed on stderr) and waits
+    /// for the redirect on 127.0.0.1. The tokens and client credentials are
+    /// stored only in the OS keychain; sessions then connect with them and
+    /// refresh them. Prints {"server","url","issuer","scopes","signed_in":true}.
+    /// Exit 1 when the sign-in fails or times out.
+    Login {
+        /// The server's name.
+        name: String,
+        /// The project folder.
+        #[arg(long)]
+        project: PathBuf,
+        /// The home folder (default: $HOME).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Do not open a browser; only print the URL to open (on stderr).
+        #[arg(long)]
+        no_browser: bool,
+        /// Seconds to wait for the browser's redirect.
+        #[arg(long, default_value_t = 300)]
+        timeout_secs: u64,
+    },
+    /// Sign out of an OAuth MCP server: deletes its tokens and client
+    /// credentials from the OS keychain. Prints
+    /// {"server","url","signed_out"}; `signed_out` is false when there was
+    /// no sign-in to delete.
+    Logout {
+        /// The server's name.
+        name: String,
+        /// The project folder.
+        #[arg(long)]
+        project: PathBuf,
+        /// The home folder (default: $HOME).
+        #[arg(long)]
+        home: Option<PathBuf>,
+    },
 }
 
 /// Loads the MCP configuration of `project` (warning about problems on
@@ -94,11 +133,7 @@ pub fn run(
             } else {
                 HashSet::new()
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?;
-            let reports = runtime.block_on(async {
+            let reports = runtime()?.block_on(async {
                 let sink = Arc::new(gatehouse_core::events::NullSink);
                 let (m, warning) = start_servers(
                     &cfg,
@@ -151,8 +186,76 @@ pub fn run(
                 );
             }
         }
+        McpCommand::Login {
+            name,
+            project,
+            home,
+            no_browser,
+            timeout_secs,
+        } => {
+            let project = canonical(&project)?;
+            let home = home.unwrap_or_else(crate::run::home_dir);
+            let browser = (!no_browser).then(gatehouse_mcp::auth::system_opener);
+            let server = name.clone();
+            let opener: gatehouse_mcp::auth::Opener = Arc::new(move |url: &str| {
+                eprintln!("gatehouse-cli: to sign in to `{server}`, open: {url}");
+                if let Some(browser) = &browser
+                    && let Err(e) = browser(url)
+                {
+                    eprintln!("gatehouse-cli: warning: {e}; open the URL yourself");
+                }
+                Ok(())
+            });
+            let done = runtime()?
+                .block_on(gatehouse_session::mcp_auth::sign_in(
+                    &project,
+                    &home,
+                    &name,
+                    &opener,
+                    Duration::from_secs(timeout_secs.max(1)),
+                ))
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "server": done.server,
+                    "url": done.url,
+                    "issuer": done.issuer,
+                    "scopes": done.scopes,
+                    "signed_in": true,
+                })
+            );
+        }
+        McpCommand::Logout {
+            name,
+            project,
+            home,
+        } => {
+            let project = canonical(&project)?;
+            let home = home.unwrap_or_else(crate::run::home_dir);
+            let done = runtime()?
+                .block_on(gatehouse_session::mcp_auth::sign_out(
+                    &project, &home, &name,
+                ))
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "server": done.server,
+                    "url": done.url,
+                    "signed_out": done.signed_out,
+                })
+            );
+        }
     }
     Ok(())
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 fn canonical(project: &Path) -> anyhow::Result<PathBuf> {

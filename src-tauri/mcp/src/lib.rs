@@ -14,8 +14,10 @@
 //! | [`result`] | MCP results → tool_result blocks |
 //! | [`names`] | qualified tool names |
 //! | [`secrets`] | secret header values from the keychain |
+//! | [`auth`] | OAuth 2.1 sign-in, tokens in the keychain, refresh |
 //! | [`stderr`] | the stderr tail of stdio servers |
 
+pub mod auth;
 pub mod config;
 pub mod list_resources;
 pub mod manager;

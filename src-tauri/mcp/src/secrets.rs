@@ -18,6 +18,19 @@ pub trait SecretLookup: Send + Sync {
     /// The secret stored under `account`, `None` when there is none. Errors
     /// never contain secret bytes.
     fn get(&self, account: &str) -> Result<Option<String>, String>;
+
+    /// Stores `secret` under `account` (OAuth tokens after sign-in and
+    /// refresh). Lookups that cannot write say so.
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        let _ = (account, secret);
+        Err("this secret store is read-only (no keychain)".into())
+    }
+
+    /// Deletes `account` (sign-out); deleting what is absent is fine.
+    fn delete(&self, account: &str) -> Result<(), String> {
+        let _ = account;
+        Err("this secret store is read-only (no keychain)".into())
+    }
 }
 
 /// No keychain: every lookup finds nothing.

@@ -219,6 +219,10 @@ pub struct McpServer {
     progress: ProgressRoutes,
     stderr: StderrLog,
     shutdown: CancellationToken,
+    /// Whether a supervisor task runs (see [`McpServer::reconnect`]).
+    supervising: std::sync::atomic::AtomicBool,
+    /// Asks a live connection to start over (see [`McpServer::reconnect`]).
+    restart: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -275,9 +279,60 @@ impl McpServer {
             None,
         ));
         server.emit();
-        let supervisor = Arc::clone(&server);
-        tokio::spawn(async move { supervisor.supervise().await });
+        server.spawn_supervisor();
         server
+    }
+
+    fn spawn_supervisor(self: &Arc<Self>) {
+        use std::sync::atomic::Ordering;
+        self.supervising.store(true, Ordering::SeqCst);
+        let supervisor = Arc::clone(self);
+        let flag = Arc::clone(self);
+        tokio::spawn(async move {
+            supervisor.supervise().await;
+            flag.supervising.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// Connects again a server in `needs_auth` (after a sign-in) or
+    /// `failed`; returns whether it started over. A server whose connection
+    /// is still up (a 401 during a call put it in `needs_auth`) gets a new
+    /// connection. Servers that are connecting, connected, disabled,
+    /// awaiting approval or stopped with the session are left alone. Must
+    /// be called in a Tokio runtime.
+    pub fn reconnect(self: &Arc<Self>) -> bool {
+        use std::sync::atomic::Ordering;
+        let status = self.state().status;
+        if self.shutdown.is_cancelled()
+            || !matches!(status, McpServerStatus::NeedsAuth | McpServerStatus::Failed)
+        {
+            return false;
+        }
+        if self.supervising.load(Ordering::SeqCst) {
+            if self
+                .peer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_none()
+            {
+                // Between attempts: the supervisor is already retrying.
+                return false;
+            }
+            self.set_state(
+                McpServerStatus::Connecting,
+                Some("connecting again".into()),
+                Vec::new(),
+            );
+            self.restart.notify_one();
+            return true;
+        }
+        self.set_state(
+            McpServerStatus::Connecting,
+            Some("connecting again".into()),
+            Vec::new(),
+        );
+        self.spawn_supervisor();
+        true
     }
 
     fn new_inner(
@@ -294,6 +349,8 @@ impl McpServer {
             progress: Arc::default(),
             stderr: StderrLog::default(),
             shutdown: CancellationToken::new(),
+            supervising: std::sync::atomic::AtomicBool::new(false),
+            restart: tokio::sync::Notify::new(),
         }
     }
 
@@ -340,16 +397,22 @@ impl McpServer {
     }
 
     fn set_state(&self, status: McpServerStatus, message: Option<String>, tools: Vec<RemoteTool>) {
-        self.state.send_replace(ServerState {
+        let state = ServerState {
             status,
             message,
             tools: Arc::new(tools),
-        });
-        self.emit();
+        };
+        // The event first: whoever sees the new state through the watch
+        // channel also finds its event (the faults test relied on luck).
+        self.emit_state(&state);
+        self.state.send_replace(state);
     }
 
     fn emit(&self) {
-        let s = self.state();
+        self.emit_state(&self.state());
+    }
+
+    fn emit_state(&self, s: &ServerState) {
         self.options.emitter.emit(EventBody::McpServerState {
             server: self.config.name.clone(),
             state: s.status,
@@ -474,13 +537,44 @@ impl McpServer {
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(map)
                     .max_json_response_size(MAX_MESSAGE_BYTES);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                handler.serve(transport).await.map_err(|e| {
+                // OAuth servers: the stored tokens (if any) ride along and
+                // are refreshed by rmcp's AuthClient (see `auth`).
+                let oauth = crate::auth::oauth_url(&self.config).is_some();
+                let (auth_client, keychain_problem) = if oauth {
+                    match crate::auth::authorized_client(url, Arc::clone(&self.options.secrets))
+                        .await
+                    {
+                        Ok(client) => (client, None),
+                        Err(problem) => (None, Some(problem)),
+                    }
+                } else {
+                    (None, None)
+                };
+                let had_tokens = auth_client.is_some();
+                let served = match auth_client {
+                    Some(client) => {
+                        handler
+                            .serve(StreamableHttpClientTransport::with_client(client, config))
+                            .await
+                    }
+                    None => {
+                        handler
+                            .serve(StreamableHttpClientTransport::from_config(config))
+                            .await
+                    }
+                };
+                served.map_err(|e| {
                     if e.is_authorization_required() {
-                        (
-                            McpServerStatus::NeedsAuth,
-                            format!("{url} refused the credentials (HTTP 401/403): check the token or sign in again"),
-                        )
+                        let message = if oauth {
+                            crate::auth::needs_sign_in_message(
+                                &self.config.name,
+                                had_tokens,
+                                keychain_problem.as_deref(),
+                            )
+                        } else {
+                            format!("{url} refused the credentials (HTTP 401/403): check the token or sign in again")
+                        };
+                        (McpServerStatus::NeedsAuth, message)
                     } else {
                         failed(format!("cannot connect to {url}: {e}"))
                     }
@@ -556,6 +650,13 @@ impl McpServer {
             let crashed = loop {
                 tokio::select! {
                     quit = &mut waiting => break format!("{quit:?}"),
+                    () = self.restart.notified() => {
+                        // `reconnect` after a sign-in: a new connection
+                        // with the new credentials, not counted as a crash.
+                        ct.cancel();
+                        let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
+                        break String::new();
+                    }
                     () = self.shutdown.cancelled() => {
                         ct.cancel();
                         let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
@@ -572,6 +673,14 @@ impl McpServer {
                 }
             };
             *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            if crashed.is_empty() {
+                self.set_state(
+                    McpServerStatus::Connecting,
+                    Some("connecting again".into()),
+                    Vec::new(),
+                );
+                continue;
+            }
             if connected_at.elapsed() >= STABLE_AFTER {
                 reconnects = 0;
             }
@@ -660,7 +769,11 @@ impl McpServer {
         if e.is_authorization_required() {
             // The token expired or was revoked mid-session: say so in the
             // server's state (the UI offers to sign in again).
-            let message = format!("the server refused the credentials during a call: {e}");
+            let message = if crate::auth::oauth_url(&self.config).is_some() {
+                crate::auth::needs_sign_in_message(&self.config.name, true, Some(&e.to_string()))
+            } else {
+                format!("the server refused the credentials during a call: {e}")
+            };
             let tools = self.state().tools;
             self.state.send_replace(ServerState {
                 status: McpServerStatus::NeedsAuth,

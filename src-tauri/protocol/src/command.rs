@@ -13,6 +13,7 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
 };
 use crate::event::Event;
+use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
 use crate::project::{AppInfo, Project};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
@@ -187,4 +188,12 @@ commands! {
     set_retention(SetRetentionArgs) -> RetentionResult;
     /// Compacts the database (`VACUUM`); returns the usage afterwards.
     vacuum_database(NoArgs) -> StorageUsage;
+    /// Signs in to an OAuth MCP server of a project: opens the browser at
+    /// its authorization page and waits (up to 5 minutes) for the redirect;
+    /// the tokens go only to the OS keychain. Servers of open sessions that
+    /// were waiting for the sign-in connect again.
+    mcp_sign_in(McpServerArgs) -> McpSignInResult;
+    /// Signs out of an OAuth MCP server: deletes its tokens and client
+    /// credentials from the OS keychain.
+    mcp_sign_out(McpServerArgs) -> McpSignOutResult;
 }

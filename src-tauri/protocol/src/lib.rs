@@ -18,11 +18,13 @@
 //! * [`project`] — projects and application information.
 //! * [`session`] — driving sessions from a front end, session summaries.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
+//! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
 
 pub mod browser;
 pub mod command;
 pub mod diff;
 pub mod event;
+pub mod mcp_auth;
 pub mod permission;
 pub mod project;
 pub mod session;

@@ -620,6 +620,24 @@ impl SessionHost {
     pub fn data_dir(&self) -> &Path {
         &self.config.data_dir
     }
+
+    /// The home directory (user MCP configuration, `~/.claude`).
+    pub fn home(&self) -> &Path {
+        &self.config.home
+    }
+
+    /// After an MCP sign-in: server `server` of every open session of
+    /// `project` that stopped (needs_auth, failed) connects again. Returns
+    /// how many did.
+    pub fn reconnect_mcp_server(&self, project: &Path, server: &str) -> usize {
+        let _runtime = self.runtime.enter();
+        lock(&self.sessions)
+            .values()
+            .filter(|s| s.project == project)
+            .filter_map(|s| s.mcp.as_ref()?.servers().get(server))
+            .filter(|s| s.reconnect())
+            .count()
+    }
 }
 
 async fn close_open(open: &OpenSession) {

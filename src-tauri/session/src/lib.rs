@@ -9,6 +9,7 @@
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
+//! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
 //!
 //! Nothing here knows about Tauri: the app forwards the events the host
@@ -20,6 +21,7 @@ pub mod ask;
 pub mod host;
 pub mod keys;
 pub mod mcp;
+pub mod mcp_auth;
 pub mod preview;
 pub mod provider;
 pub mod rules;

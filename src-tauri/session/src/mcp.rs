@@ -16,11 +16,20 @@ use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_store::Store;
 
 /// The OS keychain as MCP's secret lookup (the same store as the API keys).
-struct KeychainSecrets(OsKeyStore);
+pub(crate) struct KeychainSecrets(pub(crate) OsKeyStore);
 
 impl SecretLookup for KeychainSecrets {
     fn get(&self, account: &str) -> Result<Option<String>, String> {
         self.0.get(account)
+    }
+
+    // OAuth tokens are written at sign-in and refresh, deleted at sign-out.
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        self.0.set(account, secret)
+    }
+
+    fn delete(&self, account: &str) -> Result<(), String> {
+        self.0.delete(account)
     }
 }
 
@@ -53,15 +62,20 @@ pub async fn start_servers(
     emitter: Emitter,
     limit: Duration,
 ) -> (McpManager, Option<String>) {
+    // Secret headers and OAuth tokens (HTTP servers without an
+    // Authorization header) come from the keychain.
     let needs_keychain = cfg.servers.iter().any(|s| {
         matches!(&s.transport, ServerTransport::Http { secret_headers, .. } if !secret_headers.is_empty())
+            || gatehouse_mcp::auth::oauth_url(s).is_some()
     });
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
         match OsKeyStore::open() {
             Ok(store) => Arc::new(KeychainSecrets(store)),
             Err(e) => {
-                warning = Some(format!("no keychain for MCP secret headers: {e}"));
+                warning = Some(format!(
+                    "no keychain for MCP secret headers and OAuth tokens: {e}"
+                ));
                 Arc::new(NoSecrets)
             }
         }

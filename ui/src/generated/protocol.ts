@@ -1,15 +1,143 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
 /**
- * The three outcomes of a permission check.
+ * How a session (or one prompt's exchange) ended.
  */
-export type PermissionBehavior = "allow" | "ask" | "deny";
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
 
 /**
  * Where a permission rule came from, highest precedence first.
  */
 export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * Why a decision came out the way it did.
+ */
+export type DecisionReason = { "kind": "rule", 
+/**
+ * The rule as written, e.g. `Bash(npm test:*)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from, when it came from a file.
+ */
+file: string | null, } | { "kind": "hook", 
+/**
+ * The hook's name or command.
+ */
+hook: string, 
+/**
+ * The reason the hook gave, if any.
+ */
+message: string | null, } | { "kind": "mode", 
+/**
+ * The mode in force.
+ */
+mode: PermissionMode, } | { "kind": "safety_check", 
+/**
+ * What the check found.
+ */
+message: string, } | { "kind": "working_directory", 
+/**
+ * The path at issue.
+ */
+path: string, } | { "kind": "tool_check", 
+/**
+ * What the tool found.
+ */
+message: string, } | { "kind": "user_answer", 
+/**
+ * The answer, e.g. "allow once" or "deny: <feedback>".
+ */
+answer: string, } | { "kind": "default", 
+/**
+ * Explanation of the default.
+ */
+message: string, };
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /**
  * The user's answer to a permission prompt.
@@ -33,12 +161,10 @@ feedback: string | null, };
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
 /**
- * The state of a background task.
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
  * The role of a line in a hunk.
@@ -120,127 +246,6 @@ additions: number,
 deletions: number, };
 
 /**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * Why a decision came out the way it did.
- */
-export type DecisionReason = { "kind": "rule", 
-/**
- * The rule as written, e.g. `Bash(npm test:*)`.
- */
-rule: string, 
-/**
- * Which source it came from.
- */
-source: RuleSource, 
-/**
- * The settings file it was read from, when it came from a file.
- */
-file: string | null, } | { "kind": "hook", 
-/**
- * The hook's name or command.
- */
-hook: string, 
-/**
- * The reason the hook gave, if any.
- */
-message: string | null, } | { "kind": "mode", 
-/**
- * The mode in force.
- */
-mode: PermissionMode, } | { "kind": "safety_check", 
-/**
- * What the check found.
- */
-message: string, } | { "kind": "working_directory", 
-/**
- * The path at issue.
- */
-path: string, } | { "kind": "tool_check", 
-/**
- * What the tool found.
- */
-message: string, } | { "kind": "user_answer", 
-/**
- * The answer, e.g. "allow once" or "deny: <feedback>".
- */
-answer: string, } | { "kind": "default", 
-/**
- * Explanation of the default.
- */
-message: string, };
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
  * Progress of an import, reported after every batch.
  */
 export type ImportProgress = { 
@@ -264,11 +269,6 @@ bytes_done: number,
  * Bytes to read, over all files (their sizes when the import began).
  */
 bytes_total: number, };
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -1338,6 +1338,44 @@ projects: Array<string>,
 models: Array<string>, };
 
 /**
+ * Tokens and time of one turn (one model request).
+ */
+export type TurnStats = { 
+/**
+ * The turn number within the session, from 1.
+ */
+turn: number, 
+/**
+ * Input tokens not read from or written to the cache.
+ */
+input_tokens: number, 
+/**
+ * Output tokens.
+ */
+output_tokens: number, 
+/**
+ * Input tokens read from the prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Input tokens written to the prompt cache.
+ */
+cache_write_tokens: number, 
+/**
+ * Time from the request to the model's first output (text, thinking
+ * or the whole message), when the events show both.
+ */
+latency_ms: number | null, 
+/**
+ * Wall time of the whole turn (request, stream and tools), when known.
+ */
+duration_ms: number | null, 
+/**
+ * Tool calls the turn made.
+ */
+tool_calls: number, };
+
+/**
  * Calls and time of one tool within a session.
  */
 export type ToolStats = { 
@@ -1395,44 +1433,6 @@ user_denied: number,
  * rejected before the permission check).
  */
 undecided: number, };
-
-/**
- * Tokens and time of one turn (one model request).
- */
-export type TurnStats = { 
-/**
- * The turn number within the session, from 1.
- */
-turn: number, 
-/**
- * Input tokens not read from or written to the cache.
- */
-input_tokens: number, 
-/**
- * Output tokens.
- */
-output_tokens: number, 
-/**
- * Input tokens read from the prompt cache.
- */
-cache_read_tokens: number, 
-/**
- * Input tokens written to the prompt cache.
- */
-cache_write_tokens: number, 
-/**
- * Time from the request to the model's first output (text, thinking
- * or the whole message), when the events show both.
- */
-latency_ms: number | null, 
-/**
- * Wall time of the whole turn (request, stream and tools), when known.
- */
-duration_ms: number | null, 
-/**
- * Tool calls the turn made.
- */
-tool_calls: number, };
 
 /**
  * Statistics of one stored session, computed from its events.
@@ -1612,6 +1612,63 @@ retention_days: number | null,
  */
 deleted: Array<string>, };
 
+/**
+ * Arguments of `mcp_sign_in` and `mcp_sign_out`: which server of which
+ * project (the server as the project's MCP configuration names it).
+ */
+export type McpServerArgs = { 
+/**
+ * The project folder whose configuration names the server.
+ */
+project: string, 
+/**
+ * The server's name.
+ */
+server: string, };
+
+/**
+ * Result of `mcp_sign_in`.
+ */
+export type McpSignInResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * The authorization server that issued the tokens.
+ */
+issuer: string | null, 
+/**
+ * The scopes granted.
+ */
+scopes: Array<string>, 
+/**
+ * Open sessions' copies of the server that were waiting for a sign-in
+ * and now connect again.
+ */
+reconnected: number, };
+
+/**
+ * Result of `mcp_sign_out`.
+ */
+export type McpSignOutResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * Whether a sign-in was stored (and is now deleted from the keychain).
+ */
+signed_out: boolean, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -1683,4 +1740,12 @@ export interface Commands {
   set_retention: { args: SetRetentionArgs; result: RetentionResult };
   /** Compacts the database (`VACUUM`); returns the usage afterwards. */
   vacuum_database: { args: NoArgs; result: StorageUsage };
+  /** Signs in to an OAuth MCP server of a project: opens the browser at
+ its authorization page and waits (up to 5 minutes) for the redirect;
+ the tokens go only to the OS keychain. Servers of open sessions that
+ were waiting for the sign-in connect again. */
+  mcp_sign_in: { args: McpServerArgs; result: McpSignInResult };
+  /** Signs out of an OAuth MCP server: deletes its tokens and client
+ credentials from the OS keychain. */
+  mcp_sign_out: { args: McpServerArgs; result: McpSignOutResult };
 }

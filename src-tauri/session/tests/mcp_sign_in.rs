@@ -1,0 +1,171 @@
+//! What the app's `mcp_sign_in` / `mcp_sign_out` do, without Tauri: an
+//! open session's OAuth MCP server waits in needs_auth; the sign-in (the
+//! real flow against gatehouse-mcp's Python-SDK OAuth server, tokens in the
+//! OS keychain) reconnects it; sign-out deletes the tokens.
+//!
+//! Needs `GATEHOUSE_MCP_TEST_SERVERS` and a D-Bus session with a Secret
+//! Service (`cargo xtask test` runs the tests under `dbus-run-session` with
+//! gnome-keyring); skips with the reason printed otherwise.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_agent::provider::replay::{ReplayProvider, Script};
+use gatehouse_core::events::MemorySink;
+use gatehouse_protocol::event::{EventBody, McpServerStatus};
+use gatehouse_session::host::AskPolicy;
+use gatehouse_session::mcp_auth;
+use gatehouse_session::{HostConfig, SessionHost, StartSpec};
+use serde_json::json;
+
+/// A GET with a raw HTTP/1.1 request; the `Location` header of the answer.
+fn get_location(url: &str) -> Option<String> {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("location:"))
+        .map(|l| l[9..].trim().to_owned())
+}
+
+fn state_of(sink: &MemorySink, server: &str) -> Vec<McpServerStatus> {
+    sink.events()
+        .into_iter()
+        .filter_map(|e| match e.body {
+            EventBody::McpServerState {
+                server: s, state, ..
+            } if s == server => Some(state),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_forgets() {
+    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
+        eprintln!("SKIPPED: GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)");
+        return;
+    };
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        eprintln!("SKIPPED: no D-Bus session (run under dbus-run-session with gnome-keyring)");
+        return;
+    }
+    let servers = PathBuf::from(servers);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let record = tempfile::NamedTempFile::new().unwrap();
+    let mut server = std::process::Command::new(servers.join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/servers/oauth_server.py"))
+        .arg(port.to_string())
+        .arg(record.path())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let data = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let project_dir = project.path().canonicalize().unwrap();
+    std::fs::write(
+        project_dir.join(".mcp.json"),
+        json!({"mcpServers": {"web": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}}})
+            .to_string(),
+    )
+    .unwrap();
+    let sink = Arc::new(MemorySink::new());
+    let mut config = HostConfig::new(data.path().to_path_buf());
+    config.home = home.path().to_path_buf();
+    let host = SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap();
+    let script = Script::parse(&json!({"turns": []}).to_string()).unwrap();
+    let started = host
+        .start(StartSpec {
+            project: project_dir.clone(),
+            provider: Arc::new(ReplayProvider::new(script)),
+            model: "replay".into(),
+            mode: None,
+            trust_project: true,
+            ask: AskPolicy::Interactive,
+            resume: None,
+            settings_files: Vec::new(),
+            mcp_startup_timeout: Some(Duration::from_secs(20)),
+        })
+        .unwrap();
+    assert_eq!(
+        state_of(&sink, "web").last(),
+        Some(&McpServerStatus::NeedsAuth)
+    );
+
+    // The app's opener is the OS browser; here a client follows the URL.
+    let opener: gatehouse_mcp::auth::Opener = Arc::new(|url: &str| {
+        let url = url.to_owned();
+        std::thread::spawn(move || {
+            let redirect = get_location(&url).expect("the authorize endpoint redirects");
+            get_location(&redirect);
+        });
+        Ok(())
+    });
+    let done = mcp_auth::sign_in(
+        &project_dir,
+        home.path(),
+        "web",
+        &opener,
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.server, "web");
+    assert_eq!(host.reconnect_mcp_server(&project_dir, "web"), 1);
+    for _ in 0..200 {
+        if state_of(&sink, "web").last() == Some(&McpServerStatus::Connected) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        state_of(&sink, "web").last(),
+        Some(&McpServerStatus::Connected),
+        "{:?}",
+        state_of(&sink, "web")
+    );
+    // Connected servers are left alone.
+    assert_eq!(host.reconnect_mcp_server(&project_dir, "web"), 0);
+
+    let out = mcp_auth::sign_out(&project_dir, home.path(), "web")
+        .await
+        .unwrap();
+    assert!(out.signed_out);
+    assert!(
+        !mcp_auth::sign_out(&project_dir, home.path(), "web")
+            .await
+            .unwrap()
+            .signed_out
+    );
+    // Unknown servers are named in the error.
+    let err = mcp_auth::sign_out(&project_dir, home.path(), "nope")
+        .await
+        .unwrap_err();
+    assert!(err.contains("no MCP server named `nope`"), "{err}");
+
+    host.close(&started.handle.session_id).await.unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+}
