@@ -15,11 +15,12 @@ use crate::event::Event;
 /// The header of the generated file.
 const HEADER: &str = "// Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.\n// `cargo xtask test` fails when this file is stale.\n";
 
-/// Collects declarations of every exportable type reached, dependencies first.
+/// Collects declarations of every exportable type reached.
 struct Collector<'a> {
     cfg: &'a Config,
     seen: HashSet<String>,
-    decls: Vec<String>,
+    /// `(type name, declaration)`; sorted by name before writing.
+    decls: Vec<(String, String)>,
 }
 
 impl TypeVisitor for Collector<'_> {
@@ -33,7 +34,8 @@ impl TypeVisitor for Collector<'_> {
             T::visit_generics(self);
             return;
         }
-        if !self.seen.insert(T::ident(self.cfg)) {
+        let ident = T::ident(self.cfg);
+        if !self.seen.insert(ident.clone()) {
             return;
         }
         T::visit_dependencies(self);
@@ -47,7 +49,7 @@ impl TypeVisitor for Collector<'_> {
         decl.push_str("export ");
         decl.push_str(&T::decl(self.cfg));
         decl.push('\n');
-        self.decls.push(decl);
+        self.decls.push((ident, decl));
     }
 }
 
@@ -73,8 +75,12 @@ pub fn bindings() -> String {
     collector.visit::<crate::transcript::ImportProgress>();
     collector.visit::<crate::transcript::JsonlImportReport>();
     visit_command_types(&mut collector);
+    // ts-rs visits dependencies in an order that differs between builds of
+    // the same source, which made the committed file look stale in CI.
+    // TypeScript type aliases need no declaration order, so sort by name.
+    collector.decls.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = String::from(HEADER);
-    for decl in &collector.decls {
+    for (_, decl) in &collector.decls {
         out.push('\n');
         out.push_str(decl);
     }
@@ -105,5 +111,25 @@ mod tests {
     #[test]
     fn bindings_are_deterministic() {
         assert_eq!(bindings(), bindings());
+    }
+
+    /// Declarations come in name order, not in the (build-dependent) order
+    /// ts-rs visits them, so every build writes the same file.
+    #[test]
+    fn declarations_are_sorted_by_name() {
+        let names: Vec<String> = bindings()
+            .lines()
+            .filter_map(|l| l.strip_prefix("export type "))
+            .map(|l| {
+                l.split([' ', '<', '='])
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert!(names.len() > 50, "{names:?}");
+        assert_eq!(names, sorted);
     }
 }

@@ -1,34 +1,122 @@
 // Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.
 // `cargo xtask test` fails when this file is stale.
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+/**
+ * Arguments of `add_project`.
+ */
+export type AddProjectArgs = { 
+/**
+ * The folder to add; it must exist. Stored canonicalised.
+ */
+path: string, };
 
 /**
- * How a session (or one prompt's exchange) ended.
+ * Arguments of `answer_permission`.
  */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+export type AnswerPermissionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The call whose prompt is answered.
+ */
+tool_use_id: string, 
+/**
+ * The answer.
+ */
+answer: PermissionAnswer, };
 
 /**
- * What kind of failure a `session_error` reports.
+ * Whether a provider has a key, and where it comes from (never the key).
  */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+export type ApiKeyStatus = { 
+/**
+ * The provider.
+ */
+provider: string, 
+/**
+ * `keychain`, `env`, or `None` when no key is available.
+ */
+source: string | null, };
 
 /**
- * Base64 image data as the Messages API expects it.
+ * Facts about the running backend, shown in the UI and used by the smoke test.
  */
-export type ImageSource = { 
+export type AppInfo = { 
 /**
- * Always `base64`.
+ * The Gatehouse version (the crate version).
  */
-type: string, 
+version: string, 
 /**
- * e.g. `image/png`.
+ * The data directory in use (platform default or `GATEHOUSE_DATA_DIR`).
  */
-media_type: string, 
+data_dir: string, 
 /**
- * Base64 data.
+ * Path of the SQLite database inside the data directory.
  */
-data: string, };
+database_path: string, 
+/**
+ * True when the app was launched by `cargo xtask run --smoke`: the UI
+ * reports back with `smoke_report` once it has loaded.
+ */
+smoke: boolean, 
+/**
+ * Why the database could not be opened (damaged, from a newer
+ * Gatehouse, unwritable), if it could not. The UI shows it and touches
+ * nothing; the file is left as it was.
+ */
+database_error: string | null, };
+
+/**
+ * What `discover_claude_transcripts` found.
+ */
+export type ClaudeDiscovery = { 
+/**
+ * The folder searched (`<home>/.claude/projects`).
+ */
+root: string, 
+/**
+ * The transcripts, sessions first then sub-agents.
+ */
+transcripts: Array<DiscoveredTranscript>, };
+
+/**
+ * A Claude Code transcript found under `~/.claude/projects`.
+ */
+export type ClaudeTranscript = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * The project folder's name under `projects/` (Claude Code's encoding
+ * of the project path).
+ */
+project_dir: string, 
+/**
+ * The Gatehouse session id it imports into: `cc-<file stem>`, or
+ * `cc-<session>-<agent file stem>` for a sub-agent.
+ */
+session_id: string, 
+/**
+ * For a sub-agent transcript, the session id of its parent.
+ */
+parent_session_id: string | null, 
+/**
+ * Its size in bytes.
+ */
+size_bytes: number, };
+
+/**
+ * The error every command returns on failure: a message that says what went
+ * wrong and where, ready to show to the user.
+ */
+export type CommandError = { 
+/**
+ * Human-readable explanation, including the path or value at fault.
+ */
+message: string, };
 
 /**
  * A block of tool_result content, in the Anthropic Messages API's shape.
@@ -44,14 +132,34 @@ text: string, } | { "type": "image",
 source: ImageSource, };
 
 /**
- * Where a permission rule came from, highest precedence first.
+ * How a session's permission decisions went.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
+export type DecisionBreakdown = { 
 /**
- * Permission modes, spelled as in Claude Code's settings files.
+ * Allowed by a rule, a mode or a hook without asking.
  */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+allowed: number, 
+/**
+ * Asked the user (each ask is also counted in its answer below).
+ */
+asked: number, 
+/**
+ * Refused by a rule, a mode or a hook without asking.
+ */
+denied: number, 
+/**
+ * Asks the user allowed (once, for the session, or always).
+ */
+user_allowed: number, 
+/**
+ * Asks the user refused (an interrupt refuses too).
+ */
+user_denied: number, 
+/**
+ * Calls with no recorded decision (imports that carry none, calls
+ * rejected before the permission check).
+ */
+undecided: number, };
 
 /**
  * Why a decision came out the way it did.
@@ -103,94 +211,13 @@ answer: string, } | { "kind": "default",
 message: string, };
 
 /**
- * What one layer of the evaluation said.
+ * Arguments of `delete_sessions`.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
+export type DeleteSessionsArgs = { 
 /**
- * One line of a decision trace.
+ * The sessions to delete (their sub-agent sessions go with them).
  */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * The role of a line in a hunk.
- */
-export type DiffLineKind = "context" | "removed" | "added";
-
-/**
- * One line of a hunk.
- */
-export type DiffLine = { 
-/**
- * Context, removed or added.
- */
-kind: DiffLineKind, 
-/**
- * Its line number in the old file (absent for added lines).
- */
-old_line: number | null, 
-/**
- * Its line number in the new file (absent for removed lines).
- */
-new_line: number | null, 
-/**
- * The text, without its line terminator.
- */
-text: string, };
+session_ids: Array<string>, };
 
 /**
  * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
@@ -220,55 +247,62 @@ new_lines: number,
 lines: Array<DiffLine>, };
 
 /**
- * What a file-changing call did to one file.
+ * One line of a hunk.
  */
-export type FileDiff = { 
+export type DiffLine = { 
 /**
- * The file's absolute (canonical) path.
+ * Context, removed or added.
  */
-path: string, 
+kind: DiffLineKind, 
 /**
- * Whether the file was created (it did not exist before).
+ * Its line number in the old file (absent for added lines).
  */
-created: boolean, 
+old_line: number | null, 
 /**
- * The changed regions, in file order, with up to three lines of
- * context around each change.
+ * Its line number in the new file (absent for removed lines).
  */
-hunks: Array<DiffHunk>, 
+new_line: number | null, 
 /**
- * Lines added in total.
+ * The text, without its line terminator.
  */
-additions: number, 
-/**
- * Lines removed in total.
- */
-deletions: number, };
+text: string, };
 
 /**
- * Progress of an import, reported after every batch.
+ * The role of a line in a hunk.
  */
-export type ImportProgress = { 
+export type DiffLineKind = "context" | "removed" | "added";
+
 /**
- * The file being read.
+ * A Claude Code transcript as the import panel lists it.
+ */
+export type DiscoveredTranscript = { 
+/**
+ * Bytes of it imported already (`None`: never imported). Equal to
+ * its size when nothing new is there.
+ */
+imported_bytes: number | null, 
+/**
+ * The file.
  */
 path: string, 
 /**
- * Files finished so far.
+ * The project folder's name under `projects/` (Claude Code's encoding
+ * of the project path).
  */
-files_done: number, 
+project_dir: string, 
 /**
- * Files to import.
+ * The Gatehouse session id it imports into: `cc-<file stem>`, or
+ * `cc-<session>-<agent file stem>` for a sub-agent.
  */
-files_total: number, 
+session_id: string, 
 /**
- * Bytes read so far, over all files.
+ * For a sub-agent transcript, the session id of its parent.
  */
-bytes_done: number, 
+parent_session_id: string | null, 
 /**
- * Bytes to read, over all files (their sizes when the import began).
+ * Its size in bytes.
  */
-bytes_total: number, };
+size_bytes: number, };
 
 /**
  * One event of one session.
@@ -681,153 +715,97 @@ status: SessionStatus,
 turns: number, });
 
 /**
- * The error every command returns on failure: a message that says what went
- * wrong and where, ready to show to the user.
+ * The formats a session can be exported in.
  */
-export type CommandError = { 
-/**
- * Human-readable explanation, including the path or value at fault.
- */
-message: string, };
+export type ExportFormat = "jsonl" | "html";
 
 /**
- * Arguments of `search_sessions`.
+ * A finished export.
  */
-export type SearchSessionsArgs = { 
+export type ExportResult = { 
 /**
- * The query: SQLite FTS5 syntax, or plain words when `literal`.
+ * The file written.
  */
-query: string, 
+path: string, 
 /**
- * At most this many matches (default 50).
+ * Its size in bytes.
  */
-limit?: number, 
-/**
- * Treat the query as plain words (each quoted), so `foo(` or `a-b`
- * cannot be a syntax error.
- */
-literal?: boolean, 
-/**
- * Only matches in sessions of this project folder.
- */
-project_path?: string, 
-/**
- * Only matches in this session (search inside one session).
- */
-session_id?: string, };
+bytes: number, };
 
 /**
- * One full-text search match: where to jump to, and the text around it.
+ * Arguments of `export_session`.
  */
-export type SearchHit = { 
+export type ExportSessionArgs = { 
 /**
  * The session.
  */
 session_id: string, 
 /**
- * The matching event's position in the session (from 1): the place
- * to jump to.
+ * The file format.
  */
-seq: number, 
+format: ExportFormat, 
 /**
- * The event's type.
+ * Where to write; `None` asks the user with the save dialog.
+ */
+path?: string, };
+
+/**
+ * What a file-changing call did to one file.
+ */
+export type FileDiff = { 
+/**
+ * The file's absolute (canonical) path.
+ */
+path: string, 
+/**
+ * Whether the file was created (it did not exist before).
+ */
+created: boolean, 
+/**
+ * The changed regions, in file order, with up to three lines of
+ * context around each change.
+ */
+hunks: Array<DiffHunk>, 
+/**
+ * Lines added in total.
+ */
+additions: number, 
+/**
+ * Lines removed in total.
+ */
+deletions: number, };
+
+/**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
  */
 type: string, 
 /**
- * The matching text with the matches in `[` `]`.
+ * e.g. `image/png`.
  */
-snippet: string, 
+media_type: string, 
 /**
- * The session's title (its first prompt, shortened).
+ * Base64 data.
  */
-session_title: string | null, 
-/**
- * The session's project folder.
- */
-project_path: string, 
-/**
- * The tool of the matching call, for tool events.
- */
-tool_name: string | null, };
+data: string, };
 
 /**
- * How much disk the stored sessions take.
+ * Arguments of `import_claude_transcripts`.
  */
-export type StorageUsage = { 
+export type ImportClaudeArgs = { 
 /**
- * The database file, in bytes.
+ * The files to import (paths from `discover_claude_transcripts`);
+ * `None` imports every transcript found.
  */
-database_bytes: number, 
-/**
- * Its write-ahead log, in bytes (folded into the file at checkpoints).
- */
-wal_bytes: number, 
-/**
- * Unused pages inside the database file that `VACUUM` would return.
- */
-reclaimable_bytes: number, 
-/**
- * Files beside the database (`sessions/<id>/`: spilled tool results,
- * Bash and task output), in bytes.
- */
-session_files_bytes: number, 
-/**
- * Stored sessions.
- */
-sessions: number, 
-/**
- * Stored events.
- */
-events: number, };
-
-/**
- * A Claude Code transcript found under `~/.claude/projects`.
- */
-export type ClaudeTranscript = { 
-/**
- * The file.
- */
-path: string, 
-/**
- * The project folder's name under `projects/` (Claude Code's encoding
- * of the project path).
- */
-project_dir: string, 
-/**
- * The Gatehouse session id it imports into: `cc-<file stem>`, or
- * `cc-<session>-<agent file stem>` for a sub-agent.
- */
-session_id: string, 
-/**
- * For a sub-agent transcript, the session id of its parent.
- */
-parent_session_id: string | null, 
-/**
- * Its size in bytes.
- */
-size_bytes: number, };
-
-/**
- * A line of a transcript that could not be imported (it was skipped).
- */
-export type LineProblem = { 
-/**
- * The file.
- */
-path: string, 
-/**
- * Its line number (from 1).
- */
-line: number, 
-/**
- * What was wrong.
- */
-message: string, };
-
-/**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+paths?: Array<string>, };
 
 /**
  * The result of importing one Claude Code transcript.
@@ -864,6 +842,55 @@ skipped_lines: number,
 problems: Array<LineProblem>, };
 
 /**
+ * The result of importing one file: its report, or why it failed.
+ */
+export type ImportFileResult = { 
+/**
+ * The file.
+ */
+path: string, 
+/**
+ * What was imported (with the skipped lines and their line numbers).
+ */
+report: ImportFileReport | null, 
+/**
+ * Why the file could not be imported at all (I/O, a clashing id).
+ */
+error: string | null, };
+
+/**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+
+/**
+ * Progress of an import, reported after every batch.
+ */
+export type ImportProgress = { 
+/**
+ * The file being read.
+ */
+path: string, 
+/**
+ * Files finished so far.
+ */
+files_done: number, 
+/**
+ * Files to import.
+ */
+files_total: number, 
+/**
+ * Bytes read so far, over all files.
+ */
+bytes_done: number, 
+/**
+ * Bytes to read, over all files (their sizes when the import began).
+ */
+bytes_total: number, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
  * The result of importing a Gatehouse JSONL export.
  */
 export type JsonlImportReport = { 
@@ -889,266 +916,21 @@ skipped_lines: number,
 problems: Array<LineProblem>, };
 
 /**
- * Arguments of a command that takes none.
+ * A line of a transcript that could not be imported (it was skipped).
  */
-export type NoArgs = Record<symbol, never>;
-
+export type LineProblem = { 
 /**
- * Facts about the running backend, shown in the UI and used by the smoke test.
- */
-export type AppInfo = { 
-/**
- * The Gatehouse version (the crate version).
- */
-version: string, 
-/**
- * The data directory in use (platform default or `GATEHOUSE_DATA_DIR`).
- */
-data_dir: string, 
-/**
- * Path of the SQLite database inside the data directory.
- */
-database_path: string, 
-/**
- * True when the app was launched by `cargo xtask run --smoke`: the UI
- * reports back with `smoke_report` once it has loaded.
- */
-smoke: boolean, 
-/**
- * Why the database could not be opened (damaged, from a newer
- * Gatehouse, unwritable), if it could not. The UI shows it and touches
- * nothing; the file is left as it was.
- */
-database_error: string | null, };
-
-/**
- * A folder the user opened in Gatehouse, as stored in SQLite.
- */
-export type Project = { 
-/**
- * Row id, stable for the life of the database.
- */
-id: number, 
-/**
- * Canonical absolute path of the folder.
+ * The file.
  */
 path: string, 
 /**
- * Display name (the folder's last path component).
+ * Its line number (from 1).
  */
-name: string, 
+line: number, 
 /**
- * When the project was first added, in milliseconds since the Unix epoch.
+ * What was wrong.
  */
-added_at_ms: number, 
-/**
- * When the project was last opened, in milliseconds since the Unix epoch.
- */
-last_opened_ms: number, 
-/**
- * When the user trusted the project (its settings' allow rules apply
- * only then; its deny and ask rules always do), in milliseconds since
- * the Unix epoch; `None` while it is not trusted.
- */
-trusted_at_ms: number | null, 
-/**
- * Whether the folder has project settings (`.claude/settings.json` or
- * `.claude/settings.local.json`), so trusting it would change anything.
- */
-has_project_settings: boolean, };
-
-/**
- * Arguments of `add_project`.
- */
-export type AddProjectArgs = { 
-/**
- * The folder to add; it must exist. Stored canonicalised.
- */
-path: string, };
-
-/**
- * Arguments of `open_project`.
- */
-export type OpenProjectArgs = { 
-/**
- * The project's row id.
- */
-id: number, };
-
-/**
- * Arguments of `set_project_trust`.
- */
-export type SetProjectTrustArgs = { 
-/**
- * The project's row id.
- */
-id: number, 
-/**
- * True to trust it (its settings' allow rules apply), false to withdraw.
- */
-trusted: boolean, };
-
-/**
- * Arguments of `smoke_report`.
- */
-export type SmokeReportArgs = { 
-/**
- * Whether the UI loaded and completed its round trip.
- */
-ok: boolean, 
-/**
- * What the UI saw, printed by the backend before it exits.
- */
-detail: string, };
-
-/**
- * Which model a session talks to. API keys are never part of this: they
- * come from the environment or the OS keychain.
- */
-export type ProviderChoice = { "kind": "replay", 
-/**
- * Path of a script file; `None` plays the built-in demo script
- * against the project.
- */
-script: string | null, } | { "kind": "anthropic", 
-/**
- * The model name, e.g. `claude-sonnet-4-5`.
- */
-model: string, 
-/**
- * Overrides the API base URL (else settings or `ANTHROPIC_BASE_URL`).
- */
-base_url: string | null, } | { "kind": "openai", 
-/**
- * The model name.
- */
-model: string, 
-/**
- * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
- */
-base_url: string, };
-
-/**
- * Arguments of `start_session`.
- */
-export type StartSessionArgs = { 
-/**
- * The project (row id) the session works in.
- */
-project_id: number, 
-/**
- * The model to talk to.
- */
-provider: ProviderChoice, 
-/**
- * The permission mode to start in.
- */
-mode: PermissionMode, };
-
-/**
- * A session that is open in the backend.
- */
-export type SessionHandle = { 
-/**
- * Its id, stamped on every event it emits.
- */
-session_id: string, 
-/**
- * The project folder.
- */
-project_path: string, 
-/**
- * The current permission mode.
- */
-mode: PermissionMode, 
-/**
- * The events stored so far (empty for a new session; the history for a
- * resumed one), oldest first.
- */
-events: Array<Event>, 
-/**
- * The session rules in force ("allow for this session" answers).
- */
-session_rules: Array<string>, };
-
-/**
- * Arguments of `resume_session`.
- */
-export type ResumeSessionArgs = { 
-/**
- * The stored session to continue.
- */
-session_id: string, 
-/**
- * The model to continue with; `None` continues with the session's own
- * provider and model where that needs nothing more (Anthropic), and is
- * refused otherwise (a replay script or an OpenAI base URL is not
- * stored).
- */
-provider: ProviderChoice | null, };
-
-/**
- * Arguments of `send_prompt`.
- */
-export type SendPromptArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * What the user typed.
- */
-text: string, };
-
-/**
- * Arguments of commands that name only a session (`interrupt`,
- * `close_session`, `session_events`).
- */
-export type SessionArgs = { 
-/**
- * The session.
- */
-session_id: string, };
-
-/**
- * Arguments of `set_mode`.
- */
-export type SetModeArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * The new mode.
- */
-mode: PermissionMode, };
-
-/**
- * Arguments of `answer_permission`.
- */
-export type AnswerPermissionArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * The call whose prompt is answered.
- */
-tool_use_id: string, 
-/**
- * The answer.
- */
-answer: PermissionAnswer, };
-
-/**
- * How `list_sessions` orders sessions.
- */
-export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
-
-/**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
+message: string, };
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1199,6 +981,384 @@ had_errors?: boolean,
  * Only sessions recorded by Gatehouse, or only imported ones.
  */
 origin?: SessionOrigin, };
+
+/**
+ * Arguments of `mcp_sign_in` and `mcp_sign_out`: which server of which
+ * project (the server as the project's MCP configuration names it).
+ */
+export type McpServerArgs = { 
+/**
+ * The project folder whose configuration names the server.
+ */
+project: string, 
+/**
+ * The server's name.
+ */
+server: string, };
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * Result of `mcp_sign_in`.
+ */
+export type McpSignInResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * The authorization server that issued the tokens.
+ */
+issuer: string | null, 
+/**
+ * The scopes granted.
+ */
+scopes: Array<string>, 
+/**
+ * Open sessions' copies of the server that were waiting for a sign-in
+ * and now connect again.
+ */
+reconnected: number, };
+
+/**
+ * Result of `mcp_sign_out`.
+ */
+export type McpSignOutResult = { 
+/**
+ * The server's name.
+ */
+server: string, 
+/**
+ * The server's URL.
+ */
+url: string, 
+/**
+ * Whether a sign-in was stored (and is now deleted from the keychain).
+ */
+signed_out: boolean, };
+
+/**
+ * Arguments of a command that takes none.
+ */
+export type NoArgs = Record<symbol, never>;
+
+/**
+ * Arguments of `open_project`.
+ */
+export type OpenProjectArgs = { 
+/**
+ * The project's row id.
+ */
+id: number, };
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * A folder the user opened in Gatehouse, as stored in SQLite.
+ */
+export type Project = { 
+/**
+ * Row id, stable for the life of the database.
+ */
+id: number, 
+/**
+ * Canonical absolute path of the folder.
+ */
+path: string, 
+/**
+ * Display name (the folder's last path component).
+ */
+name: string, 
+/**
+ * When the project was first added, in milliseconds since the Unix epoch.
+ */
+added_at_ms: number, 
+/**
+ * When the project was last opened, in milliseconds since the Unix epoch.
+ */
+last_opened_ms: number, 
+/**
+ * When the user trusted the project (its settings' allow rules apply
+ * only then; its deny and ask rules always do), in milliseconds since
+ * the Unix epoch; `None` while it is not trusted.
+ */
+trusted_at_ms: number | null, 
+/**
+ * Whether the folder has project settings (`.claude/settings.json` or
+ * `.claude/settings.local.json`), so trusting it would change anything.
+ */
+has_project_settings: boolean, };
+
+/**
+ * Arguments of `api_key_status` and `delete_api_key`.
+ */
+export type ProviderArgs = { 
+/**
+ * `anthropic` or `openai`.
+ */
+provider: string, };
+
+/**
+ * Which model a session talks to. API keys are never part of this: they
+ * come from the environment or the OS keychain.
+ */
+export type ProviderChoice = { "kind": "replay", 
+/**
+ * Path of a script file; `None` plays the built-in demo script
+ * against the project.
+ */
+script: string | null, } | { "kind": "anthropic", 
+/**
+ * The model name, e.g. `claude-sonnet-4-5`.
+ */
+model: string, 
+/**
+ * Overrides the API base URL (else settings or `ANTHROPIC_BASE_URL`).
+ */
+base_url: string | null, } | { "kind": "openai", 
+/**
+ * The model name.
+ */
+model: string, 
+/**
+ * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
+ */
+base_url: string, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Arguments of `resume_session`.
+ */
+export type ResumeSessionArgs = { 
+/**
+ * The stored session to continue.
+ */
+session_id: string, 
+/**
+ * The model to continue with; `None` continues with the session's own
+ * provider and model where that needs nothing more (Anthropic), and is
+ * refused otherwise (a replay script or an OpenAI base URL is not
+ * stored).
+ */
+provider: ProviderChoice | null, };
+
+/**
+ * The result of `set_retention`.
+ */
+export type RetentionResult = { 
+/**
+ * The setting now stored.
+ */
+retention_days: number | null, 
+/**
+ * Sessions deleted by applying it.
+ */
+deleted: Array<string>, };
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * One full-text search match: where to jump to, and the text around it.
+ */
+export type SearchHit = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The matching event's position in the session (from 1): the place
+ * to jump to.
+ */
+seq: number, 
+/**
+ * The event's type.
+ */
+type: string, 
+/**
+ * The matching text with the matches in `[` `]`.
+ */
+snippet: string, 
+/**
+ * The session's title (its first prompt, shortened).
+ */
+session_title: string | null, 
+/**
+ * The session's project folder.
+ */
+project_path: string, 
+/**
+ * The tool of the matching call, for tool events.
+ */
+tool_name: string | null, };
+
+/**
+ * Arguments of `search_sessions`.
+ */
+export type SearchSessionsArgs = { 
+/**
+ * The query: SQLite FTS5 syntax, or plain words when `literal`.
+ */
+query: string, 
+/**
+ * At most this many matches (default 50).
+ */
+limit?: number, 
+/**
+ * Treat the query as plain words (each quoted), so `foo(` or `a-b`
+ * cannot be a syntax error.
+ */
+literal?: boolean, 
+/**
+ * Only matches in sessions of this project folder.
+ */
+project_path?: string, 
+/**
+ * Only matches in this session (search inside one session).
+ */
+session_id?: string, };
+
+/**
+ * Arguments of `send_prompt`.
+ */
+export type SendPromptArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * What the user typed.
+ */
+text: string, };
+
+/**
+ * Arguments of commands that name only a session (`interrupt`,
+ * `close_session`, `session_events`).
+ */
+export type SessionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, };
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * The values the session list's filters can take: every project folder
+ * and every model of the stored sessions, sorted.
+ */
+export type SessionFacets = { 
+/**
+ * Project folders of stored sessions.
+ */
+projects: Array<string>, 
+/**
+ * Model names of stored sessions (empty names left out).
+ */
+models: Array<string>, };
+
+/**
+ * A session that is open in the backend.
+ */
+export type SessionHandle = { 
+/**
+ * Its id, stamped on every event it emits.
+ */
+session_id: string, 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * The current permission mode.
+ */
+mode: PermissionMode, 
+/**
+ * The events stored so far (empty for a new session; the history for a
+ * resumed one), oldest first.
+ */
+events: Array<Event>, 
+/**
+ * The session rules in force ("allow for this session" answers).
+ */
+session_rules: Array<string>, };
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * How `list_sessions` orders sessions.
+ */
+export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Statistics of one stored session, computed from its events.
+ */
+export type SessionStats = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Per tool, most calls first (ties by name).
+ */
+tools: Array<ToolStats>, 
+/**
+ * Permission decisions.
+ */
+decisions: DecisionBreakdown, 
+/**
+ * Per turn, in order.
+ */
+turns: Array<TurnStats>, };
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * A stored session, for lists. The counters are maintained as events are
@@ -1302,40 +1462,174 @@ provider: string,
 key: string, };
 
 /**
- * Whether a provider has a key, and where it comes from (never the key).
+ * Arguments of `set_mode`.
  */
-export type ApiKeyStatus = { 
+export type SetModeArgs = { 
 /**
- * The provider.
+ * The session.
  */
-provider: string, 
+session_id: string, 
 /**
- * `keychain`, `env`, or `None` when no key is available.
+ * The new mode.
  */
-source: string | null, };
+mode: PermissionMode, };
 
 /**
- * Arguments of `api_key_status` and `delete_api_key`.
+ * Arguments of `set_project_trust`.
  */
-export type ProviderArgs = { 
+export type SetProjectTrustArgs = { 
 /**
- * `anthropic` or `openai`.
+ * The project's row id.
  */
-provider: string, };
+id: number, 
+/**
+ * True to trust it (its settings' allow rules apply), false to withdraw.
+ */
+trusted: boolean, };
 
 /**
- * The values the session list's filters can take: every project folder
- * and every model of the stored sessions, sorted.
+ * Arguments of `set_retention`.
  */
-export type SessionFacets = { 
+export type SetRetentionArgs = { 
 /**
- * Project folders of stored sessions.
+ * Days to keep sessions after their last activity; `None` keeps them
+ * forever. 0 is refused.
  */
-projects: Array<string>, 
+days: number | null, 
 /**
- * Model names of stored sessions (empty names left out).
+ * Also delete now the sessions the new setting expires.
  */
-models: Array<string>, };
+apply?: boolean, };
+
+/**
+ * Arguments of `smoke_report`.
+ */
+export type SmokeReportArgs = { 
+/**
+ * Whether the UI loaded and completed its round trip.
+ */
+ok: boolean, 
+/**
+ * What the UI saw, printed by the backend before it exits.
+ */
+detail: string, };
+
+/**
+ * Arguments of `start_session`.
+ */
+export type StartSessionArgs = { 
+/**
+ * The project (row id) the session works in.
+ */
+project_id: number, 
+/**
+ * The model to talk to.
+ */
+provider: ProviderChoice, 
+/**
+ * The permission mode to start in.
+ */
+mode: PermissionMode, };
+
+/**
+ * Disk use and the retention setting, for the housekeeping panel.
+ */
+export type StorageInfo = { 
+/**
+ * The database file and the files beside it.
+ */
+usage: StorageUsage, 
+/**
+ * Sessions idle longer than this many days are deleted (`None`:
+ * kept forever).
+ */
+retention_days: number | null, };
+
+/**
+ * How much disk the stored sessions take.
+ */
+export type StorageUsage = { 
+/**
+ * The database file, in bytes.
+ */
+database_bytes: number, 
+/**
+ * Its write-ahead log, in bytes (folded into the file at checkpoints).
+ */
+wal_bytes: number, 
+/**
+ * Unused pages inside the database file that `VACUUM` would return.
+ */
+reclaimable_bytes: number, 
+/**
+ * Files beside the database (`sessions/<id>/`: spilled tool results,
+ * Bash and task output), in bytes.
+ */
+session_files_bytes: number, 
+/**
+ * Stored sessions.
+ */
+sessions: number, 
+/**
+ * Stored events.
+ */
+events: number, };
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * Calls and time of one tool within a session.
+ */
+export type ToolStats = { 
+/**
+ * The tool name as the model wrote it.
+ */
+name: string, 
+/**
+ * Calls made (`tool_queued`).
+ */
+calls: number, 
+/**
+ * Calls that ended with an error (refusals not counted).
+ */
+errors: number, 
+/**
+ * Calls refused (by a rule, a mode or the user).
+ */
+denials: number, 
+/**
+ * Wall time of the completed calls, summed (ms).
+ */
+total_ms: number, 
+/**
+ * The longest completed call (ms).
+ */
+max_ms: number, };
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
 
 /**
  * Tokens and time of one turn (one model request).
@@ -1374,300 +1668,6 @@ duration_ms: number | null,
  * Tool calls the turn made.
  */
 tool_calls: number, };
-
-/**
- * Calls and time of one tool within a session.
- */
-export type ToolStats = { 
-/**
- * The tool name as the model wrote it.
- */
-name: string, 
-/**
- * Calls made (`tool_queued`).
- */
-calls: number, 
-/**
- * Calls that ended with an error (refusals not counted).
- */
-errors: number, 
-/**
- * Calls refused (by a rule, a mode or the user).
- */
-denials: number, 
-/**
- * Wall time of the completed calls, summed (ms).
- */
-total_ms: number, 
-/**
- * The longest completed call (ms).
- */
-max_ms: number, };
-
-/**
- * How a session's permission decisions went.
- */
-export type DecisionBreakdown = { 
-/**
- * Allowed by a rule, a mode or a hook without asking.
- */
-allowed: number, 
-/**
- * Asked the user (each ask is also counted in its answer below).
- */
-asked: number, 
-/**
- * Refused by a rule, a mode or a hook without asking.
- */
-denied: number, 
-/**
- * Asks the user allowed (once, for the session, or always).
- */
-user_allowed: number, 
-/**
- * Asks the user refused (an interrupt refuses too).
- */
-user_denied: number, 
-/**
- * Calls with no recorded decision (imports that carry none, calls
- * rejected before the permission check).
- */
-undecided: number, };
-
-/**
- * Statistics of one stored session, computed from its events.
- */
-export type SessionStats = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * Per tool, most calls first (ties by name).
- */
-tools: Array<ToolStats>, 
-/**
- * Permission decisions.
- */
-decisions: DecisionBreakdown, 
-/**
- * Per turn, in order.
- */
-turns: Array<TurnStats>, };
-
-/**
- * A Claude Code transcript as the import panel lists it.
- */
-export type DiscoveredTranscript = { 
-/**
- * Bytes of it imported already (`None`: never imported). Equal to
- * its size when nothing new is there.
- */
-imported_bytes: number | null, 
-/**
- * The file.
- */
-path: string, 
-/**
- * The project folder's name under `projects/` (Claude Code's encoding
- * of the project path).
- */
-project_dir: string, 
-/**
- * The Gatehouse session id it imports into: `cc-<file stem>`, or
- * `cc-<session>-<agent file stem>` for a sub-agent.
- */
-session_id: string, 
-/**
- * For a sub-agent transcript, the session id of its parent.
- */
-parent_session_id: string | null, 
-/**
- * Its size in bytes.
- */
-size_bytes: number, };
-
-/**
- * What `discover_claude_transcripts` found.
- */
-export type ClaudeDiscovery = { 
-/**
- * The folder searched (`<home>/.claude/projects`).
- */
-root: string, 
-/**
- * The transcripts, sessions first then sub-agents.
- */
-transcripts: Array<DiscoveredTranscript>, };
-
-/**
- * Arguments of `import_claude_transcripts`.
- */
-export type ImportClaudeArgs = { 
-/**
- * The files to import (paths from `discover_claude_transcripts`);
- * `None` imports every transcript found.
- */
-paths?: Array<string>, };
-
-/**
- * The result of importing one file: its report, or why it failed.
- */
-export type ImportFileResult = { 
-/**
- * The file.
- */
-path: string, 
-/**
- * What was imported (with the skipped lines and their line numbers).
- */
-report: ImportFileReport | null, 
-/**
- * Why the file could not be imported at all (I/O, a clashing id).
- */
-error: string | null, };
-
-/**
- * The formats a session can be exported in.
- */
-export type ExportFormat = "jsonl" | "html";
-
-/**
- * Arguments of `export_session`.
- */
-export type ExportSessionArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * The file format.
- */
-format: ExportFormat, 
-/**
- * Where to write; `None` asks the user with the save dialog.
- */
-path?: string, };
-
-/**
- * A finished export.
- */
-export type ExportResult = { 
-/**
- * The file written.
- */
-path: string, 
-/**
- * Its size in bytes.
- */
-bytes: number, };
-
-/**
- * Arguments of `delete_sessions`.
- */
-export type DeleteSessionsArgs = { 
-/**
- * The sessions to delete (their sub-agent sessions go with them).
- */
-session_ids: Array<string>, };
-
-/**
- * Disk use and the retention setting, for the housekeeping panel.
- */
-export type StorageInfo = { 
-/**
- * The database file and the files beside it.
- */
-usage: StorageUsage, 
-/**
- * Sessions idle longer than this many days are deleted (`None`:
- * kept forever).
- */
-retention_days: number | null, };
-
-/**
- * Arguments of `set_retention`.
- */
-export type SetRetentionArgs = { 
-/**
- * Days to keep sessions after their last activity; `None` keeps them
- * forever. 0 is refused.
- */
-days: number | null, 
-/**
- * Also delete now the sessions the new setting expires.
- */
-apply?: boolean, };
-
-/**
- * The result of `set_retention`.
- */
-export type RetentionResult = { 
-/**
- * The setting now stored.
- */
-retention_days: number | null, 
-/**
- * Sessions deleted by applying it.
- */
-deleted: Array<string>, };
-
-/**
- * Arguments of `mcp_sign_in` and `mcp_sign_out`: which server of which
- * project (the server as the project's MCP configuration names it).
- */
-export type McpServerArgs = { 
-/**
- * The project folder whose configuration names the server.
- */
-project: string, 
-/**
- * The server's name.
- */
-server: string, };
-
-/**
- * Result of `mcp_sign_in`.
- */
-export type McpSignInResult = { 
-/**
- * The server's name.
- */
-server: string, 
-/**
- * The server's URL.
- */
-url: string, 
-/**
- * The authorization server that issued the tokens.
- */
-issuer: string | null, 
-/**
- * The scopes granted.
- */
-scopes: Array<string>, 
-/**
- * Open sessions' copies of the server that were waiting for a sign-in
- * and now connect again.
- */
-reconnected: number, };
-
-/**
- * Result of `mcp_sign_out`.
- */
-export type McpSignOutResult = { 
-/**
- * The server's name.
- */
-server: string, 
-/**
- * The server's URL.
- */
-url: string, 
-/**
- * Whether a sign-in was stored (and is now deleted from the keychain).
- */
-signed_out: boolean, };
 
 /** Every backend command: its argument object and its result. */
 export interface Commands {
