@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::event::Event;
+use crate::mcp::{
+    McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
+    McpSetDisabledArgs,
+};
 use crate::project::{AppInfo, Project};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
@@ -152,4 +156,18 @@ commands! {
     delete_api_key(ProviderArgs) -> ApiKeyStatus;
     /// Where a provider's API key would come from (never the key itself).
     api_key_status(ProviderArgs) -> ApiKeyStatus;
+    /// Every configured MCP server of a project, from every source (not connected).
+    mcp_servers(McpProjectArgs) -> McpPanel;
+    /// Connects every enabled, approved server of a project (as
+    /// `gatehouse-cli mcp list` does) and reports state, tools and stderr; then stops them.
+    mcp_probe(McpProjectArgs) -> Vec<McpServerProbe>;
+    /// Adds or replaces a server in `~/.gatehouse/mcp.json` or the project's
+    /// `.mcp.json`; secret values go to the OS keychain only.
+    mcp_save_server(McpSaveServerArgs) -> McpPanel;
+    /// Removes a server (and its keychain secrets) from an editable file.
+    mcp_remove_server(McpServerRefArgs) -> McpPanel;
+    /// Turns a server off or on in an editable file.
+    mcp_set_server_disabled(McpSetDisabledArgs) -> McpPanel;
+    /// Approves a project server in its current form.
+    mcp_approve_server(McpServerRefArgs) -> McpPanel;
 }
