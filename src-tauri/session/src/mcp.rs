@@ -11,16 +11,27 @@ use gatehouse_agent::keychain::OsKeyStore;
 use gatehouse_agent::keys::KeyStore;
 use gatehouse_core::events::Emitter;
 use gatehouse_mcp::config::ServerTransport;
-use gatehouse_mcp::secrets::{NoSecrets, SecretLookup};
+use gatehouse_mcp::secrets::{NoSecrets, SecretLookup, SecretStore};
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_store::Store;
 
-/// The OS keychain as MCP's secret lookup (the same store as the API keys).
-struct KeychainSecrets(OsKeyStore);
+/// The OS keychain as MCP's secret store (the same store as the API keys).
+#[derive(Debug)]
+pub struct KeychainSecrets(pub OsKeyStore);
 
 impl SecretLookup for KeychainSecrets {
     fn get(&self, account: &str) -> Result<Option<String>, String> {
         self.0.get(account)
+    }
+}
+
+impl SecretStore for KeychainSecrets {
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        self.0.set(account, secret)
+    }
+
+    fn delete(&self, account: &str) -> Result<(), String> {
+        self.0.delete(account)
     }
 }
 
@@ -53,21 +64,48 @@ pub async fn start_servers(
     emitter: Emitter,
     limit: Duration,
 ) -> (McpManager, Option<String>) {
-    let needs_keychain = cfg.servers.iter().any(|s| {
-        matches!(&s.transport, ServerTransport::Http { secret_headers, .. } if !secret_headers.is_empty())
+    let needs_keychain = cfg.servers.iter().any(|s| match &s.transport {
+        ServerTransport::Http { secret_headers, .. } => !secret_headers.is_empty(),
+        ServerTransport::Stdio { secret_env, .. } => !secret_env.is_empty(),
     });
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
         match OsKeyStore::open() {
             Ok(store) => Arc::new(KeychainSecrets(store)),
             Err(e) => {
-                warning = Some(format!("no keychain for MCP secret headers: {e}"));
+                warning = Some(format!(
+                    "no keychain for MCP secret headers and env values: {e}"
+                ));
                 Arc::new(NoSecrets)
             }
         }
     } else {
         Arc::new(NoSecrets)
     };
+    let manager = start_servers_with_secrets(
+        cfg,
+        project,
+        approved,
+        trust_project,
+        emitter,
+        limit,
+        secrets,
+    )
+    .await;
+    (manager, warning)
+}
+
+/// [`start_servers`] with the secret store given (the app's MCP panel
+/// passes the keychain it already opened; tests pass a memory store).
+pub async fn start_servers_with_secrets(
+    cfg: &McpConfig,
+    project: &Path,
+    approved: &HashSet<String>,
+    trust_project: bool,
+    emitter: Emitter,
+    limit: Duration,
+    secrets: Arc<dyn SecretLookup>,
+) -> McpManager {
     let may_start = |s: &ServerConfig| trust_project || approved.contains(&s.name);
     let manager = McpManager::start(
         cfg,
@@ -79,5 +117,5 @@ pub async fn start_servers(
         &may_start,
     );
     manager.settled(limit).await;
-    (manager, warning)
+    manager
 }
