@@ -68,7 +68,8 @@ enum Command {
     Rules(rules_cmd::RulesCommand),
     /// MCP servers: list a project's servers with their state and tools
     /// (JSON, one object per server), approve a project's `.mcp.json`
-    /// servers.
+    /// servers, store secret env/header values in the OS keychain
+    /// (`mcp secret set|delete`, value read from stdin).
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
 }

@@ -11,7 +11,9 @@ use gatehouse_agent::keychain::OsKeyStore;
 use gatehouse_agent::keys::KeyStore;
 use gatehouse_core::events::Emitter;
 use gatehouse_mcp::config::ServerTransport;
-use gatehouse_mcp::secrets::{NoSecrets, SecretLookup, SecretStore};
+use gatehouse_mcp::secrets::{
+    MemorySecrets, NoSecrets, SecretKind, SecretLookup, SecretStore, server_secret_account,
+};
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_store::Store;
 
@@ -71,7 +73,13 @@ pub async fn start_servers(
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
         match OsKeyStore::open() {
-            Ok(store) => Arc::new(KeychainSecrets(store)),
+            Ok(store) => {
+                let (secrets, problems) = read_secrets(cfg, &KeychainSecrets(store));
+                if !problems.is_empty() {
+                    warning = Some(problems.join("; "));
+                }
+                Arc::new(secrets)
+            }
             Err(e) => {
                 warning = Some(format!(
                     "no keychain for MCP secret headers and env values: {e}"
@@ -93,6 +101,38 @@ pub async fn start_servers(
     )
     .await;
     (manager, warning)
+}
+
+/// Reads every keychain value the servers of `cfg` name, now, on this
+/// thread. The kernel keyutils store answers only the thread that opened
+/// it, while servers connect (and reconnect) on runtime worker threads; a
+/// snapshot also means one keychain read per secret per session. Returns
+/// the values found and the read errors (no secret bytes in them).
+pub fn read_secrets(cfg: &McpConfig, keychain: &dyn SecretLookup) -> (MemorySecrets, Vec<String>) {
+    let mut found = MemorySecrets::default();
+    let mut problems = Vec::new();
+    for server in &cfg.servers {
+        let (kind, names) = match &server.transport {
+            ServerTransport::Http { secret_headers, .. } => (SecretKind::Header, secret_headers),
+            ServerTransport::Stdio { secret_env, .. } => (SecretKind::Env, secret_env),
+        };
+        for name in names {
+            let Some(account) = server_secret_account(server, kind, name) else {
+                continue;
+            };
+            match keychain.get(&account) {
+                Ok(Some(value)) => {
+                    found.0.insert(account, value);
+                }
+                Ok(None) => {}
+                Err(e) => problems.push(format!(
+                    "cannot read `{name}` of MCP server `{}` from the keychain: {e}",
+                    server.name
+                )),
+            }
+        }
+    }
+    (found, problems)
 }
 
 /// [`start_servers`] with the secret store given (the app's MCP panel
