@@ -5,6 +5,7 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod commands;
+mod mcp;
 mod sessions;
 mod smoke;
 
@@ -99,6 +100,12 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            mcp::mcp_servers,
+            mcp::mcp_probe,
+            mcp::mcp_save_server,
+            mcp::mcp_remove_server,
+            mcp::mcp_set_server_disabled,
+            mcp::mcp_approve_server,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

@@ -3,6 +3,7 @@ import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
+import { McpScreen } from "./mcp/McpScreen";
 import { NAVIGATION, useHome } from "./state/home";
 
 export function App() {
@@ -39,6 +40,8 @@ export function App() {
         />
       ) : state.screen === "settings" ? (
         <SettingsScreen onBack={actions.goHome} />
+      ) : state.screen === "mcp" ? (
+        <McpScreen projects={state.projects} onBack={actions.goHome} />
       ) : (
         <HomeScreen
           projects={state.projects}

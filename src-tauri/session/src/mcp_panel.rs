@@ -3,12 +3,13 @@
 //! `gatehouse-cli mcp list`), edits of the files Gatehouse writes (secrets
 //! to the keychain only) and approvals of project servers.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::events::{Emitter, NullSink};
-use gatehouse_mcp::config::{self, ConfigLayout, ConfigScope, ServerTransport};
+use gatehouse_mcp::config::{self, ConfigScope, ServerTransport};
 use gatehouse_mcp::edit;
 use gatehouse_mcp::secrets::{SecretLookup, SecretStore};
 use gatehouse_mcp::{McpConfig, ServerConfig};
@@ -18,7 +19,11 @@ use gatehouse_protocol::mcp::{
 };
 use gatehouse_store::Store;
 
-use crate::mcp::{approved_servers, start_servers_with_secrets};
+use gatehouse_agent::keychain::OsKeyStore;
+/// Where a project's MCP configuration is read from (re-exported for the app).
+pub use gatehouse_mcp::config::ConfigLayout;
+
+use crate::mcp::{KeychainSecrets, approved_servers, read_secrets, start_servers_with_secrets};
 
 /// The protocol's scope as the MCP crate's.
 pub fn config_scope(scope: McpScope) -> ConfigScope {
@@ -140,20 +145,20 @@ fn panel_of(
 /// Connects every enabled server that may start (project servers only when
 /// approved) exactly as `gatehouse-cli mcp list` does, waits up to `limit`,
 /// and reports each server's state, tools with annotations and stderr tail;
-/// then stops them. Secret values come from `secrets` (the keychain).
+/// then stops them. `approved` are the approved project servers
+/// ([`approved`]); secret values come from `secrets` (the keychain).
 /// Must run in a Tokio runtime.
 pub async fn probe(
     layout: &ConfigLayout,
-    store: &Store,
+    approved: &HashSet<String>,
     secrets: Arc<dyn SecretLookup>,
     limit: Duration,
 ) -> Vec<McpServerProbe> {
     let cfg = config::load(layout);
-    let approved = approved_servers(&cfg, &layout.project, store);
     let manager = start_servers_with_secrets(
         &cfg,
         &layout.project,
-        &approved,
+        approved,
         false,
         Emitter::new("mcp-probe", Arc::new(NullSink)),
         limit,
@@ -263,4 +268,56 @@ pub fn approve_server(
 /// `~/.gatehouse/mcp.json` are.
 pub fn home_dir() -> PathBuf {
     std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}
+
+/// The OS keychain, or — when there is none — a store that finds nothing
+/// and refuses to store (saying why), so the panel still lists and edits
+/// servers without secrets.
+pub fn keychain() -> Box<dyn SecretStore> {
+    match OsKeyStore::open() {
+        Ok(store) => Box::new(KeychainSecrets(store)),
+        Err(reason) => Box::new(NoKeychain(reason)),
+    }
+}
+
+/// No keychain on this system (the reason).
+#[derive(Debug)]
+struct NoKeychain(String);
+
+impl SecretLookup for NoKeychain {
+    fn get(&self, _account: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+}
+
+impl SecretStore for NoKeychain {
+    fn set(&self, _account: &str, _secret: &str) -> Result<(), String> {
+        Err(format!(
+            "no OS keychain to keep the secret in ({}); nothing was stored",
+            self.0
+        ))
+    }
+
+    fn delete(&self, _account: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// [`probe`] with the keychain: its values are read first on this thread
+/// (see [`crate::mcp::read_secrets`]); then `runtime` connects the servers.
+pub fn probe_with_keychain(
+    layout: &ConfigLayout,
+    approved: &HashSet<String>,
+    runtime: &tokio::runtime::Handle,
+    limit: Duration,
+) -> Vec<McpServerProbe> {
+    let keychain = keychain();
+    let (secrets, _problems) = read_secrets(&config::load(layout), keychain.as_ref());
+    runtime.block_on(probe(layout, approved, Arc::new(secrets), limit))
+}
+
+/// The approved project servers of the project (stored approvals of their
+/// current fingerprints), for [`probe`].
+pub fn approved(layout: &ConfigLayout, store: &Store) -> HashSet<String> {
+    approved_servers(&config::load(layout), &layout.project, store)
 }

@@ -113,8 +113,13 @@ async fn add_probe_break_and_remove_a_gatehouse_server() {
         entry.file
     );
 
-    let probes =
-        mcp_panel::probe(&layout, &f.store, secrets.clone(), Duration::from_secs(20)).await;
+    let probes = mcp_panel::probe(
+        &layout,
+        &mcp_panel::approved(&layout, &f.store),
+        secrets.clone(),
+        Duration::from_secs(20),
+    )
+    .await;
     assert_eq!(probes.len(), 1);
     let p = &probes[0];
     assert_eq!(p.state, McpServerStatus::Connected, "{:?}", p.message);
@@ -147,8 +152,13 @@ async fn add_probe_break_and_remove_a_gatehouse_server() {
         secrets.as_ref(),
     )
     .unwrap();
-    let probes =
-        mcp_panel::probe(&layout, &f.store, secrets.clone(), Duration::from_secs(20)).await;
+    let probes = mcp_panel::probe(
+        &layout,
+        &mcp_panel::approved(&layout, &f.store),
+        secrets.clone(),
+        Duration::from_secs(20),
+    )
+    .await;
     assert_eq!(probes[0].state, McpServerStatus::Failed);
     let message = probes[0].message.clone().unwrap();
     assert!(
@@ -167,7 +177,13 @@ async fn add_probe_break_and_remove_a_gatehouse_server() {
     )
     .unwrap();
     assert!(panel.servers[0].disabled);
-    let probes = mcp_panel::probe(&layout, &f.store, secrets.clone(), Duration::from_secs(5)).await;
+    let probes = mcp_panel::probe(
+        &layout,
+        &mcp_panel::approved(&layout, &f.store),
+        secrets.clone(),
+        Duration::from_secs(5),
+    )
+    .await;
     assert_eq!(probes[0].state, McpServerStatus::Disabled);
 
     // The secret never reached a file: SQLite, the config, anything.
@@ -212,13 +228,24 @@ async fn a_project_server_waits_for_approval_and_a_change_asks_again() {
     )
     .unwrap();
     assert_eq!(panel.servers[0].approval, McpApproval::Pending);
-    let probes = mcp_panel::probe(&layout, &f.store, secrets.clone(), Duration::from_secs(5)).await;
+    let probes = mcp_panel::probe(
+        &layout,
+        &mcp_panel::approved(&layout, &f.store),
+        secrets.clone(),
+        Duration::from_secs(5),
+    )
+    .await;
     assert_eq!(probes[0].state, McpServerStatus::AwaitingApproval);
 
     let panel = mcp_panel::approve_server(&layout, "proj", &f.store, secrets.as_ref()).unwrap();
     assert_eq!(panel.servers[0].approval, McpApproval::Approved);
-    let probes =
-        mcp_panel::probe(&layout, &f.store, secrets.clone(), Duration::from_secs(20)).await;
+    let probes = mcp_panel::probe(
+        &layout,
+        &mcp_panel::approved(&layout, &f.store),
+        secrets.clone(),
+        Duration::from_secs(20),
+    )
+    .await;
     assert_eq!(
         probes[0].state,
         McpServerStatus::Connected,

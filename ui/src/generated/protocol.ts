@@ -24,6 +24,21 @@ outcome: TraceOutcome,
 detail: string, };
 
 /**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
  * The role of a line in a hunk.
  */
 export type DiffLineKind = "context" | "removed" | "added";
@@ -103,6 +118,53 @@ additions: number,
 deletions: number, };
 
 /**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
@@ -161,37 +223,10 @@ answer: string, } | { "kind": "default",
  */
 message: string, };
 
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
 /**
- * Base64 image data as the Messages API expects it.
+ * The pipeline stage that refused a call before it could run.
  */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
  * The user's answer to a permission prompt.
@@ -209,41 +244,6 @@ destination: RuleSource, } | { "kind": "deny",
  * Optional feedback passed to the model with the refusal.
  */
 feedback: string | null, };
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -1137,14 +1137,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
-
-/**
  * How `list_sessions` orders sessions.
  */
 export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1319,6 +1319,286 @@ export type ProviderArgs = {
  */
 provider: string, };
 
+/**
+ * Arguments naming a project.
+ */
+export type McpProjectArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, };
+
+/**
+ * One env variable or header of a server being edited.
+ */
+export type McpValueDraft = { 
+/**
+ * The variable or header name.
+ */
+name: string, 
+/**
+ * The value. For a secret: a new value to store in the keychain, or
+ * `""` to keep the stored one. Never a stored secret when sent by the
+ * backend.
+ */
+value: string, 
+/**
+ * Kept in the OS keychain; the file holds only the name.
+ */
+secret: boolean, 
+/**
+ * For a secret: the keychain holds a value now (set by the backend;
+ * ignored when saving).
+ */
+stored: boolean, };
+
+/**
+ * How to reach a server being edited.
+ */
+export type McpTransportDraft = { "type": "stdio", 
+/**
+ * The program.
+ */
+command: string, 
+/**
+ * Its arguments.
+ */
+args: Array<string>, 
+/**
+ * Its extra environment.
+ */
+env: Array<McpValueDraft>, } | { "type": "http", 
+/**
+ * The endpoint (`http://` or `https://`).
+ */
+url: string, 
+/**
+ * Extra request headers.
+ */
+headers: Array<McpValueDraft>, };
+
+/**
+ * A server as written in a configuration file (values as written, with
+ * `${VAR}` unexpanded), for the edit form.
+ */
+export type McpServerDraft = { 
+/**
+ * Its name (`mcp__<name>__<tool>`): no `__`.
+ */
+name: string, 
+/**
+ * How to reach it.
+ */
+transport: McpTransportDraft, 
+/**
+ * Listed but never started.
+ */
+disabled: boolean, 
+/**
+ * Trust its tool annotations (only Gatehouse's own list may).
+ */
+trusted: boolean, };
+
+/**
+ * Whether a server may start, as far as approval goes.
+ */
+export type McpApproval = "not_needed" | "approved" | "pending";
+
+/**
+ * Where a server is configured.
+ */
+export type McpScope = "user" | "gatehouse" | "project" | "local";
+
+/**
+ * One configured server, from any source.
+ */
+export type McpServerEntry = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Where it is configured.
+ */
+scope: McpScope, 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * `stdio` or `http`.
+ */
+transport: string, 
+/**
+ * The command line or URL, as written (no secret values).
+ */
+summary: string, 
+/**
+ * Turned off.
+ */
+disabled: boolean, 
+/**
+ * Its annotations are trusted.
+ */
+trusted: boolean, 
+/**
+ * Approval (project servers).
+ */
+approval: McpApproval, 
+/**
+ * The entry as written, for editing; `None` for read-only scopes.
+ */
+draft: McpServerDraft | null, };
+
+/**
+ * A problem in a configuration file (the server is left out).
+ */
+export type McpConfigProblem = { 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * The server, when the problem is in one entry.
+ */
+server: string | null, 
+/**
+ * What is wrong.
+ */
+message: string, };
+
+/**
+ * Every configured server of a project (not connected).
+ */
+export type McpPanel = { 
+/**
+ * The project folder (canonical).
+ */
+project_path: string, 
+/**
+ * Servers after precedence (a project server replaces a user one of the
+ * same name), sorted by name.
+ */
+servers: Array<McpServerEntry>, 
+/**
+ * Problems in the configuration files.
+ */
+problems: Array<McpConfigProblem>, };
+
+/**
+ * One remote tool with its annotations (hints; trusted only for trusted
+ * servers).
+ */
+export type McpToolView = { 
+/**
+ * The server's name for it.
+ */
+name: string, 
+/**
+ * `mcp__<server>__<tool>`.
+ */
+qualified_name: string, 
+/**
+ * Its description.
+ */
+description: string, 
+/**
+ * `readOnlyHint`.
+ */
+read_only: boolean, 
+/**
+ * `destructiveHint` (MCP default: true).
+ */
+destructive: boolean, 
+/**
+ * `openWorldHint` (MCP default: true).
+ */
+open_world: boolean, };
+
+/**
+ * A server after a probe: its state, tools and stderr tail.
+ */
+export type McpServerProbe = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Its state after connecting (or why it did not start).
+ */
+state: McpServerStatus, 
+/**
+ * The error or what to do next.
+ */
+message: string | null, 
+/**
+ * Its tools (connected servers).
+ */
+tools: Array<McpToolView>, 
+/**
+ * The last lines of its stderr (stdio servers).
+ */
+stderr: Array<string>, };
+
+/**
+ * Arguments of `mcp_save_server`.
+ */
+export type McpSaveServerArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project` (the editable files).
+ */
+scope: McpScope, 
+/**
+ * The server's name before this edit (`None` when adding).
+ */
+original_name: string | null, 
+/**
+ * The server as it should be written.
+ */
+draft: McpServerDraft, };
+
+/**
+ * Arguments naming one server of an editable file.
+ */
+export type McpServerRefArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project`.
+ */
+scope: McpScope, 
+/**
+ * The server.
+ */
+name: string, };
+
+/**
+ * Arguments of `mcp_set_server_disabled`.
+ */
+export type McpSetDisabledArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project`.
+ */
+scope: McpScope, 
+/**
+ * The server.
+ */
+name: string, 
+/**
+ * True to turn it off.
+ */
+disabled: boolean, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -1360,4 +1640,18 @@ export interface Commands {
   delete_api_key: { args: ProviderArgs; result: ApiKeyStatus };
   /** Where a provider's API key would come from (never the key itself). */
   api_key_status: { args: ProviderArgs; result: ApiKeyStatus };
+  /** Every configured MCP server of a project, from every source (not connected). */
+  mcp_servers: { args: McpProjectArgs; result: McpPanel };
+  /** Connects every enabled, approved server of a project (as
+ `gatehouse-cli mcp list` does) and reports state, tools and stderr; then stops them. */
+  mcp_probe: { args: McpProjectArgs; result: Array<McpServerProbe> };
+  /** Adds or replaces a server in `~/.gatehouse/mcp.json` or the project's
+ `.mcp.json`; secret values go to the OS keychain only. */
+  mcp_save_server: { args: McpSaveServerArgs; result: McpPanel };
+  /** Removes a server (and its keychain secrets) from an editable file. */
+  mcp_remove_server: { args: McpServerRefArgs; result: McpPanel };
+  /** Turns a server off or on in an editable file. */
+  mcp_set_server_disabled: { args: McpSetDisabledArgs; result: McpPanel };
+  /** Approves a project server in its current form. */
+  mcp_approve_server: { args: McpServerRefArgs; result: McpPanel };
 }

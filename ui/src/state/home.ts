@@ -24,11 +24,12 @@ export interface HomeState {
  * Each feature (settings, rules, session browser, MCP) adds one entry here,
  * one in {@link NAVIGATION} and one case in `App`.
  */
-export type Screen = "home" | "settings";
+export type Screen = "home" | "settings" | "mcp";
 
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
   { screen: "settings", label: "Settings", testId: "open-settings" },
+  { screen: "mcp", label: "MCP", testId: "open-mcp" },
 ];
 
 export interface HomeActions {
