@@ -44,12 +44,8 @@ pub(crate) fn mcp_probe(
     let layout = layout(&args.project_path)?;
     // The store is not held while servers connect.
     let approved = mcp_panel::approved(&layout, &*store(&state)?);
-    Ok(mcp_panel::probe_with_keychain(
-        &layout,
-        &approved,
-        state.runtime.handle(),
-        PROBE_LIMIT,
-    ))
+    mcp_panel::probe_with_keychain(&layout, &approved, state.runtime.handle(), PROBE_LIMIT)
+        .map_err(error)
 }
 
 #[tauri::command(async)]

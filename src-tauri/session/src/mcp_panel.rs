@@ -304,16 +304,25 @@ impl SecretStore for NoKeychain {
 }
 
 /// [`probe`] with the keychain: its values are read first on this thread
-/// (see [`crate::mcp::read_secrets`]); then `runtime` connects the servers.
+/// (see [`crate::mcp::read_secrets`]); then `runtime` connects the servers
+/// while this thread waits (front-end handlers are synchronous; inside a
+/// multi-threaded runtime the wait is `block_in_place`, as the host does).
 pub fn probe_with_keychain(
     layout: &ConfigLayout,
     approved: &HashSet<String>,
     runtime: &tokio::runtime::Handle,
     limit: Duration,
-) -> Vec<McpServerProbe> {
+) -> Result<Vec<McpServerProbe>, String> {
     let keychain = keychain();
     let (secrets, _problems) = read_secrets(&config::load(layout), keychain.as_ref());
-    runtime.block_on(probe(layout, approved, Arc::new(secrets), limit))
+    let run = || runtime.block_on(probe(layout, approved, Arc::new(secrets), limit));
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Err(_) => Ok(run()),
+        Ok(tokio::runtime::RuntimeFlavor::CurrentThread) => Err(
+            "cannot check MCP servers from a single-threaded runtime (it would block it)".into(),
+        ),
+        Ok(_) => Ok(tokio::task::block_in_place(run)),
+    }
 }
 
 /// The approved project servers of the project (stored approvals of their

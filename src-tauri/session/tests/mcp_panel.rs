@@ -301,3 +301,59 @@ fn problems_and_read_only_sources_are_listed() {
     .unwrap_err();
     assert!(err.contains("belong to Claude Code"), "{err}");
 }
+
+/// The app calls the probe from synchronous handlers, on threads with and
+/// without a runtime of their own: it must neither panic nor block one.
+#[test]
+fn the_keychain_probe_runs_from_plain_threads_and_inside_a_multi_threaded_runtime() {
+    let f = Fixture::new();
+    let layout = f.layout();
+    let secrets = Mutex::new(MemorySecrets::default());
+    mcp_panel::save_server(
+        &layout,
+        McpScope::Gatehouse,
+        None,
+        &draft("fault", "python3", vec![]),
+        &f.store,
+        &secrets,
+    )
+    .unwrap();
+    let sessions = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let approved = mcp_panel::approved(&layout, &f.store);
+    let plain = mcp_panel::probe_with_keychain(
+        &layout,
+        &approved,
+        sessions.handle(),
+        Duration::from_secs(20),
+    )
+    .unwrap();
+    assert_eq!(
+        plain[0].state,
+        McpServerStatus::Connected,
+        "{:?}",
+        plain[0].message
+    );
+    // A handler running on another multi-threaded runtime's worker.
+    let handlers = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = sessions.handle().clone();
+    let nested = handlers.block_on(async move {
+        tokio::spawn(async move {
+            mcp_panel::probe_with_keychain(&layout, &approved, &handle, Duration::from_secs(20))
+        })
+        .await
+        .unwrap()
+    });
+    let nested = nested.unwrap();
+    assert_eq!(
+        nested[0].state,
+        McpServerStatus::Connected,
+        "{:?}",
+        nested[0].message
+    );
+}

@@ -90,6 +90,7 @@ export function McpScreen({ projects, onBack }: Props) {
                   key={`${entry.scope}:${entry.name}`}
                   entry={entry}
                   probe={state.probes[entry.name]}
+                  checking={state.probing}
                   onEdit={() => actions.startEdit(entry)}
                   onRemove={() => void actions.remove(entry)}
                   onSetDisabled={(disabled) => void actions.setDisabled(entry, disabled)}

@@ -6,6 +6,8 @@ import { ToolList } from "./ToolList";
 interface Props {
   entry: McpServerEntry;
   probe: McpServerProbe | undefined;
+  /** A probe is running (the state shown may be about to change). */
+  checking: boolean;
   onEdit(): void;
   onRemove(): void;
   onSetDisabled(disabled: boolean): void;
@@ -13,7 +15,7 @@ interface Props {
 }
 
 /** One configured server: where it is from, its state, tools and log. */
-export function ServerCard({ entry, probe, onEdit, onRemove, onSetDisabled, onApprove }: Props) {
+export function ServerCard({ entry, probe, checking, onEdit, onRemove, onSetDisabled, onApprove }: Props) {
   const state = probe?.state ?? null;
   const help = state === null ? null : advice(state, entry);
   const editable = entry.draft !== null;
@@ -22,7 +24,7 @@ export function ServerCard({ entry, probe, onEdit, onRemove, onSetDisabled, onAp
     <li className="mcp-server" data-testid="mcp-server" data-name={entry.name}>
       <div className="mcp-server-head">
         <strong>{entry.name}</strong>
-        <StateBadge state={state} />
+        <StateBadge state={state} checking={checking} />
         <span className="mcp-scope" title={entry.file}>
           {SCOPE_LABELS[entry.scope]} · {entry.transport}
         </span>
