@@ -718,6 +718,47 @@ mod tests {
     }
 
     #[test]
+    fn keychain_references_only_in_gatehouse_and_project_files_and_never_twice() {
+        let v = json!({"s": {"command": "x", "secretEnv": ["TOKEN"]}});
+        let (servers, errors) = parse(v.clone(), ConfigScope::Project);
+        assert!(errors.is_empty(), "{errors:?}");
+        let ServerTransport::Stdio { secret_env, .. } = &servers[0].transport else {
+            panic!()
+        };
+        assert_eq!(secret_env, &["TOKEN"]);
+        let (_, errors) = parse(v, ConfigScope::User);
+        assert!(errors[0].message.contains("only read from"), "{errors:?}");
+        let (_, errors) = parse(
+            json!({"s": {"command": "x", "env": {"T": "1"}, "secretEnv": ["T"]}}),
+            ConfigScope::Gatehouse,
+        );
+        assert!(
+            errors[0].message.contains("both `env` and `secretEnv`"),
+            "{errors:?}"
+        );
+        let (_, errors) = parse(
+            json!({"s": {"type": "http", "url": "https://h/mcp", "headers": {"authorization": "x"}, "secretHeaders": ["Authorization"]}}),
+            ConfigScope::Local,
+        );
+        assert!(errors[0].message.contains("only read from"), "{errors:?}");
+    }
+
+    #[test]
+    fn secret_names_change_the_fingerprint_only_when_present() {
+        let plain = &parse(json!({"s": {"command": "x"}}), ConfigScope::Project).0[0];
+        let secret = &parse(
+            json!({"s": {"command": "x", "secretEnv": ["T"]}}),
+            ConfigScope::Project,
+        )
+        .0[0];
+        assert_ne!(plain.fingerprint(), secret.fingerprint());
+        // Fingerprints of servers without secrets are what they were before
+        // secret names counted (approvals stored earlier stay valid).
+        // (FNV-1a of "s\0stdio\0x\u{1}", the pre-secrets formula.)
+        assert_eq!(plain.fingerprint(), "a8260e0a9e7ea3e2");
+    }
+
+    #[test]
     fn projects_cannot_trust_themselves() {
         let v = json!({"s": {"command": "x", "trusted": true}});
         assert!(!parse(v.clone(), ConfigScope::Project).0[0].trusted);
