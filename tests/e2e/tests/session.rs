@@ -5,9 +5,8 @@
 //! screen's test-id contract.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use gatehouse_protocol::event::EventBody;
 use serde_json::{Value, json};
