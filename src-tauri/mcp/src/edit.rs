@@ -171,6 +171,14 @@ pub fn validate(
                 "a header value cannot contain line breaks",
             ));
         }
+        if !v.secret && v.stored && v.value.is_empty() {
+            // Unticking "secret" would otherwise write an empty value and
+            // delete the stored one.
+            errors.push(field_error(
+                format!("{list_name}[{i}].value"),
+                "type the value to keep in the file, or keep it secret",
+            ));
+        }
         if v.secret && v.value.is_empty() && !stored(kind, &v.name) {
             errors.push(field_error(
                 format!("{list_name}[{i}].value"),

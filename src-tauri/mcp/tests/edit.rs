@@ -231,6 +231,19 @@ fn validation_names_the_field_and_nothing_is_written() {
         ConfigScope::Gatehouse,
     );
     assert_eq!(e.field.as_deref(), Some("env[0].value"));
+    let unticked = stdio(
+        "ok",
+        "x",
+        vec![McpValueDraft {
+            stored: true,
+            ..value("TOKEN", "", false)
+        }],
+    );
+    let e = err(&unticked, ConfigScope::Gatehouse);
+    assert_eq!(
+        e.to_string(),
+        "`env[0].value`: type the value to keep in the file, or keep it secret"
+    );
     let http = |url: &str, headers| McpServerDraft {
         name: "web".into(),
         transport: McpTransportDraft::Http {

@@ -50,8 +50,6 @@ export function ValueRows({ list, values, errors, onChange }: Props) {
               type="checkbox"
               data-testid={`mcp-form-value-secret-${i}`}
               checked={v.secret}
-              // A value typed in clear stays; turning "secret" off for a
-              // stored secret needs a new value.
               onChange={(e) => set(i, { secret: e.target.checked })}
             />{" "}
             secret

@@ -48,6 +48,11 @@ describe("MCP server form validation", () => {
       transport: { type: "stdio", command: "node", args: [], env: [value("TOKEN", "", true, true)] },
     });
     expect(validate(f, [])).toEqual({});
+    // Unticking "secret" on a stored value needs the value typed in clear.
+    const unticked = withValues(f.draft, [value("TOKEN", "", false, true)]);
+    expect(validate({ ...f, draft: unticked }, [])).toEqual({
+      "env[0].value": "type the value to keep in the file, or keep it secret",
+    });
     expect(validate(f, ["fs"])["name"]).toContain("already a server named `fs`");
     // Editing the server itself is not a clash.
     expect(validate({ ...f, originalName: "fs" }, ["fs"])).toEqual({});

@@ -131,6 +131,8 @@ export function validate(form: ServerForm, taken: string[]): FieldErrors {
     seen.push(key);
     if (t.type === "http" && /[\r\n]/.test(v.value))
       errors[`${list}[${i}].value`] = "a header value cannot contain line breaks";
+    if (!v.secret && v.stored && v.value === "")
+      errors[`${list}[${i}].value`] = "type the value to keep in the file, or keep it secret";
     if (v.secret && v.value === "" && !v.stored)
       errors[`${list}[${i}].value`] = "enter the secret value (it is stored in the OS keychain)";
   });
