@@ -6,6 +6,7 @@
 
 mod browser;
 mod commands;
+mod mcp;
 mod mcp_auth;
 mod sessions;
 mod smoke;
@@ -115,6 +116,12 @@ pub fn run() -> anyhow::Result<()> {
             browser::vacuum_database,
             mcp_auth::mcp_sign_in,
             mcp_auth::mcp_sign_out,
+            mcp::mcp_servers,
+            mcp::mcp_probe,
+            mcp::mcp_save_server,
+            mcp::mcp_remove_server,
+            mcp::mcp_set_server_disabled,
+            mcp::mcp_approve_server,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

@@ -4,6 +4,7 @@ import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
+import { McpScreen } from "./mcp/McpScreen";
 import { NAVIGATION, useHome } from "./state/home";
 
 export function App() {
@@ -48,6 +49,8 @@ export function App() {
           onResume={(session) => void actions.resume(session)}
           onBack={actions.goHome}
         />
+      ) : state.screen === "mcp" ? (
+        <McpScreen projects={state.projects} onBack={actions.goHome} />
       ) : (
         <HomeScreen
           projects={state.projects}

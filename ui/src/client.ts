@@ -12,6 +12,9 @@ import type {
   ExportFormat,
   ListSessionsArgs,
   SearchSessionsArgs,
+  McpSaveServerArgs,
+  McpServerRefArgs,
+  McpSetDisabledArgs,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -151,4 +154,10 @@ export const backend = {
   mcpSignIn: (project: string, server: string) => call("mcp_sign_in", { project, server }),
   /** Deletes an MCP server's OAuth tokens from the keychain. */
   mcpSignOut: (project: string, server: string) => call("mcp_sign_out", { project, server }),
+  mcpServers: (projectPath: string) => call("mcp_servers", { project_path: projectPath }),
+  mcpProbe: (projectPath: string) => call("mcp_probe", { project_path: projectPath }),
+  mcpSaveServer: (args: McpSaveServerArgs) => call("mcp_save_server", args),
+  mcpRemoveServer: (args: McpServerRefArgs) => call("mcp_remove_server", args),
+  mcpSetServerDisabled: (args: McpSetDisabledArgs) => call("mcp_set_server_disabled", args),
+  mcpApproveServer: (args: McpServerRefArgs) => call("mcp_approve_server", args),
 };

@@ -68,7 +68,9 @@ enum Command {
     Rules(rules_cmd::RulesCommand),
     /// MCP servers: list a project's servers with their state and tools
     /// (JSON, one object per server), approve a project's `.mcp.json`
-    /// servers, sign in to / out of OAuth servers (`login`, `logout`).
+    /// servers, sign in to / out of OAuth servers (`login`, `logout`), store
+    /// secret env/header values in the OS keychain (`mcp secret set|delete`,
+    /// value read from stdin).
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
 }

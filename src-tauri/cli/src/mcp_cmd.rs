@@ -1,6 +1,6 @@
 //! `gatehouse-cli mcp`: the MCP servers a project would get, approving
-//! a project's `.mcp.json` servers, OAuth sign-in and sign-out. Also starts
-//! the servers of `run`.
+//! a project's `.mcp.json` servers, OAuth sign-in and sign-out, and secret
+//! values in the keychain. Also starts the servers of `run`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -8,12 +8,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::Subcommand;
+use anyhow::bail;
+use clap::{Subcommand, ValueEnum};
+use gatehouse_agent::keychain::OsKeyStore;
 use gatehouse_core::events::Emitter;
 use gatehouse_mcp::McpConfig;
-use gatehouse_mcp::config::{self, ConfigLayout};
-use gatehouse_session::mcp::{approved_servers, start_servers};
+use gatehouse_mcp::config::{self, ConfigLayout, ConfigScope};
+use gatehouse_mcp::edit;
+use gatehouse_mcp::secrets::SecretKind;
+use gatehouse_session::mcp::{KeychainSecrets, approved_servers, start_servers};
 use gatehouse_store::Store;
+use std::io::Read as _;
 
 /// `mcp` subcommands.
 #[derive(Debug, Subcommand)]
@@ -96,6 +101,68 @@ pub enum McpCommand {
         #[arg(long)]
         home: Option<PathBuf>,
     },
+    /// Secret env values and header values of a server, kept in the OS
+    /// keychain (the same store as the API keys); the config file holds only
+    /// their names (`secretEnv` / `secretHeaders`).
+    #[command(subcommand)]
+    Secret(SecretCommand),
+}
+
+/// Which file a server is configured in, for `mcp secret`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SecretScope {
+    /// Gatehouse's own `~/.gatehouse/mcp.json`.
+    Gatehouse,
+    /// The project's `.mcp.json` (needs --project; the secret is stored for
+    /// that project only).
+    Project,
+}
+
+/// What a secret is: an env variable or an HTTP header (exactly one).
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct SecretTarget {
+    /// An HTTP header of an HTTP server (e.g. Authorization).
+    #[arg(long)]
+    header: Option<String>,
+    /// An environment variable of a stdio server.
+    #[arg(long)]
+    env: Option<String>,
+}
+
+/// Where the server of an `mcp secret` command is.
+#[derive(Debug, clap::Args)]
+pub struct SecretServer {
+    /// The server's name.
+    #[arg(long)]
+    server: String,
+    #[command(flatten)]
+    target: SecretTarget,
+    /// The file the server is in.
+    #[arg(long, value_enum, default_value_t = SecretScope::Gatehouse)]
+    scope: SecretScope,
+    /// The project folder (required with --scope project).
+    #[arg(long, required_if_eq("scope", "project"))]
+    project: Option<PathBuf>,
+    /// The home folder of `~/.gatehouse/mcp.json` (default: $HOME).
+    #[arg(long)]
+    home: Option<PathBuf>,
+}
+
+/// `mcp secret` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SecretCommand {
+    /// Store a secret value read from stdin (never from the command line;
+    /// one trailing newline is dropped) in the OS keychain, and add its name
+    /// to the server's `secretEnv` / `secretHeaders` (a plain value of the
+    /// same name is removed from the file). The server must exist in the
+    /// chosen file. Prints {"server","scope","kind","name","account","store"};
+    /// never the value.
+    Set(SecretServer),
+    /// Remove a secret value from the OS keychain and its name from the
+    /// server's `secretEnv` / `secretHeaders`. Prints
+    /// {"server","scope","kind","name","account","store"}.
+    Delete(SecretServer),
 }
 
 /// Loads the MCP configuration of `project` (warning about problems on
@@ -157,6 +224,7 @@ pub fn run(
                 println!("{}", serde_json::to_string(&r)?);
             }
         }
+        McpCommand::Secret(command) => secret(command)?,
         McpCommand::Approve {
             project,
             home,
@@ -256,6 +324,70 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+/// Runs `mcp secret set|delete`.
+fn secret(command: SecretCommand) -> anyhow::Result<()> {
+    let (target, value) = match command {
+        SecretCommand::Set(target) => {
+            let mut value = String::new();
+            std::io::stdin()
+                .read_to_string(&mut value)
+                .context("reading the secret value from stdin")?;
+            // `echo value |` and a typed line end in a newline that is not
+            // part of the secret; anything else is kept as given.
+            let value = value
+                .strip_suffix('\n')
+                .map(|v| v.strip_suffix('\r').unwrap_or(v))
+                .unwrap_or(&value)
+                .to_owned();
+            if value.is_empty() {
+                bail!("no secret value on stdin; nothing was stored");
+            }
+            (target, Some(value))
+        }
+        SecretCommand::Delete(target) => (target, None),
+    };
+    let home = target.home.clone().unwrap_or_else(crate::run::home_dir);
+    let (scope, project) = match (target.scope, &target.project) {
+        (SecretScope::Project, Some(project)) => (ConfigScope::Project, canonical(project)?),
+        (SecretScope::Project, None) => bail!("--scope project needs --project DIR"),
+        // The project folder does not matter for Gatehouse's own file.
+        (SecretScope::Gatehouse, _) => (ConfigScope::Gatehouse, home.clone()),
+    };
+    let layout = ConfigLayout { project, home };
+    let (kind, name) = match (&target.target.header, &target.target.env) {
+        (Some(header), _) => (SecretKind::Header, header.as_str()),
+        (None, Some(env)) => (SecretKind::Env, env.as_str()),
+        (None, None) => bail!("give --header NAME or --env NAME"),
+    };
+    let keychain = KeychainSecrets(OsKeyStore::open().map_err(anyhow::Error::msg)?);
+    let store_kind = keychain.0.kind();
+    let account = match value {
+        Some(value) => edit::set_secret(
+            &layout,
+            scope,
+            &target.server,
+            kind,
+            name,
+            &value,
+            &keychain,
+        ),
+        None => edit::delete_secret(&layout, scope, &target.server, kind, name, &keychain),
+    }
+    .map_err(anyhow::Error::msg)?;
+    println!(
+        "{}",
+        serde_json::json!({
+            "server": target.server,
+            "scope": scope,
+            "kind": kind,
+            "name": name,
+            "account": account,
+            "store": store_kind,
+        })
+    );
+    Ok(())
 }
 
 fn canonical(project: &Path) -> anyhow::Result<PathBuf> {

@@ -288,3 +288,237 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+impl Fixture {
+    /// `mcp secret <action> --scope project …` with `stdin` piped in.
+    fn secret(&self, action: &str, target: &[&str], stdin: &str) -> std::process::Output {
+        use std::io::Write as _;
+        let mut child = self
+            .cli()
+            .args(["mcp", "secret", action, "--scope", "project", "--project"])
+            .arg(self.project.path())
+            .args(target)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+/// Whether `out` failed because there is no OS keychain here (then the test
+/// is skipped with a message: `cargo xtask test` provides one).
+fn no_keychain(out: &std::process::Output) -> bool {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("no keychain") {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: no OS keychain (run under `cargo xtask test`, which starts one): {stderr}"
+        );
+        return true;
+    }
+    false
+}
+
+fn all_bytes(dirs: &[&Path]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        for file in walk(dir) {
+            out.extend(std::fs::read(file).unwrap());
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn mcp_secret_set_reads_stdin_only_and_checks_its_flags() {
+    let f = Fixture::new(&fault_config());
+    let out = f.secret("set", &["--server", "fault", "--env", "TOKEN"], "");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no secret value on stdin"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Exactly one of --header / --env.
+    for target in [
+        &["--server", "fault"][..],
+        &["--server", "fault", "--env", "A", "--header", "B"],
+    ] {
+        let out = f.secret("set", target, "v\n");
+        assert!(!out.status.success(), "{target:?}");
+    }
+    // --scope project needs --project.
+    let out = f
+        .cli()
+        .args([
+            "mcp", "secret", "delete", "--scope", "project", "--server", "fault", "--env", "A",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--project"));
+    let help = f
+        .cli()
+        .args(["mcp", "secret", "set", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--server",
+        "--header",
+        "--env",
+        "--scope",
+        "--project",
+        "stdin",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from\n{help}");
+    }
+}
+
+#[test]
+fn a_keychain_env_value_reaches_the_server_and_nowhere_else() {
+    let secret = "sk-env-51f0-do-not-leak";
+    let seen = tempfile::tempdir().unwrap();
+    let seen_file = seen.path().join("token");
+    let f = Fixture::new(&json!({"mcpServers": {"fault": {
+        "command": "sh",
+        "args": ["-c", format!("printf %s \"$TOKEN\" > '{}'; exec python3 '{}'", seen_file.display(), fault_server())],
+        "env": {"TOKEN": "plain-value-to-be-replaced"}
+    }}}));
+    let out = f.secret(
+        "set",
+        &["--server", "fault", "--env", "TOKEN"],
+        &format!("{secret}\n"),
+    );
+    if no_keychain(&out) {
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["server"], "fault");
+    assert_eq!(printed["scope"], "project");
+    assert_eq!(printed["kind"], "env");
+    assert!(
+        printed["account"]
+            .as_str()
+            .unwrap()
+            .starts_with("mcp:project:"),
+        "{printed}"
+    );
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(f.project.path().join(".mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["mcpServers"]["fault"]["secretEnv"], json!(["TOKEN"]));
+    assert!(file["mcpServers"]["fault"].get("env").is_none());
+
+    let (servers, stderr) = f.list(&["--trust-project"]);
+    assert_eq!(servers[0]["state"], "connected", "{servers:?} {stderr}");
+    // The trailing newline from stdin was dropped; the value arrived whole.
+    assert_eq!(std::fs::read_to_string(&seen_file).unwrap(), secret);
+    let mut haystack = all_bytes(&[f.data.path(), f.home.path(), f.project.path()]);
+    haystack.extend(serde_json::to_vec(&servers).unwrap());
+    haystack.extend(stderr.as_bytes());
+    haystack.extend(&out.stdout);
+    haystack.extend(&out.stderr);
+    assert!(!contains(&haystack, secret), "the secret env value leaked");
+
+    let out = f.secret("delete", &["--server", "fault", "--env", "TOKEN"], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (servers, _) = f.list(&["--trust-project"]);
+    assert_eq!(servers[0]["state"], "connected", "{servers:?}");
+    // Deleted from the keychain and the file: the server starts without it.
+    assert_eq!(std::fs::read_to_string(&seen_file).unwrap(), "");
+}
+
+#[test]
+fn a_keychain_header_set_from_stdin_authenticates_and_never_leaks() {
+    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED a_keychain_header_set_from_stdin_authenticates_and_never_leaks: \
+             GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)"
+        );
+        return;
+    };
+    let servers = PathBuf::from(servers);
+    let secret = "sk-hdr-93c2-do-not-leak";
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new(servers.join("venv/bin/python"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/servers/py_server.py"))
+        .args(["http", &port.to_string(), secret])
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let f = Fixture::new(&json!({"mcpServers": {"web": {
+        "type": "http",
+        "url": format!("http://127.0.0.1:{port}/mcp")
+    }}}));
+    let (before, _) = f.list(&["--trust-project"]);
+    assert_eq!(before[0]["state"], "needs_auth", "{before:?}");
+    let out = f.secret(
+        "set",
+        &["--server", "web", "--header", "Authorization"],
+        &format!("Bearer {secret}"),
+    );
+    if no_keychain(&out) {
+        let _ = server.kill();
+        let _ = server.wait();
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (after, stderr) = f.list(&["--trust-project"]);
+    let _ = f.secret(
+        "delete",
+        &["--server", "web", "--header", "Authorization"],
+        "",
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(after[0]["state"], "connected", "{after:?} {stderr}");
+    let mut haystack = all_bytes(&[f.data.path(), f.home.path(), f.project.path()]);
+    haystack.extend(serde_json::to_vec(&after).unwrap());
+    haystack.extend(stderr.as_bytes());
+    haystack.extend(&out.stdout);
+    haystack.extend(&out.stderr);
+    assert!(
+        !contains(&haystack, secret),
+        "the secret header value leaked"
+    );
+}

@@ -77,6 +77,7 @@ fn main() {
                 command: "node".into(),
                 args: vec![js.display().to_string(), "stdio".into()],
                 env: Default::default(),
+                secret_env: Vec::new(),
             },
             disabled: false,
             trusted: true,

@@ -5,7 +5,7 @@
 //!
 //! 1. user: `~/.claude.json`, top-level `mcpServers`;
 //! 2. Gatehouse's own list: `~/.gatehouse/mcp.json` (`mcpServers`, plus the
-//!    Gatehouse keys `trusted`, `disabled`, `secretHeaders`,
+//!    Gatehouse keys `trusted`, `disabled`, `secretHeaders`, `secretEnv`,
 //!    `startupTimeoutMs`, `callTimeoutMs`);
 //! 3. project: `<project>/.mcp.json` — these need the user's approval
 //!    before they first start, and cannot mark themselves trusted;
@@ -16,6 +16,10 @@
 //! `${VAR:-default}` are expanded in `command`, `args`, `env` values, `url`
 //! and header values. A `url` without `type` is an error, as is an unset
 //! variable without a default. Every error names the file and the server.
+//!
+//! `secretEnv` / `secretHeaders` (Gatehouse's file and project files only)
+//! name env variables / headers whose values live in the OS keychain; the
+//! file holds only the names (see [`crate::secrets`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -65,6 +69,10 @@ pub enum ServerTransport {
         /// Extra environment variables (values may be secrets: never log
         /// or emit them).
         env: BTreeMap<String, String>,
+        /// Environment variable names whose values come from the OS
+        /// keychain (Gatehouse's own list and project files; see
+        /// [`crate::secrets`]).
+        secret_env: Vec<String>,
     },
     /// Streamable HTTP.
     Http {
@@ -103,8 +111,13 @@ impl fmt::Debug for ServerConfig {
     // Hand-written so env and header values (secrets) never reach a log.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let transport = match &self.transport {
-            ServerTransport::Stdio { command, args, env } => format!(
-                "stdio {command} {args:?} env keys {:?}",
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                secret_env,
+            } => format!(
+                "stdio {command} {args:?} env keys {:?} secret env {secret_env:?}",
                 env.keys().collect::<Vec<_>>()
             ),
             ServerTransport::Http { url, headers, .. } => format!(
@@ -127,11 +140,19 @@ impl ServerConfig {
     /// A fingerprint of what the server runs or connects to: name, command,
     /// args, url, and the *names* of env variables and headers. Values of env
     /// variables and headers are left out because they may be secrets; an
-    /// approval is re-requested when the fingerprint changes.
+    /// approval is re-requested when the fingerprint changes. The names of
+    /// keychain-held env variables and headers count too (only when there
+    /// are any, so fingerprints of servers without them stay as they were).
     pub fn fingerprint(&self) -> String {
         let mut text = format!("{}\u{0}", self.name);
+        let secret_names = match &self.transport {
+            ServerTransport::Stdio { secret_env, .. } => secret_env,
+            ServerTransport::Http { secret_headers, .. } => secret_headers,
+        };
         match &self.transport {
-            ServerTransport::Stdio { command, args, env } => {
+            ServerTransport::Stdio {
+                command, args, env, ..
+            } => {
                 text.push_str("stdio\u{0}");
                 text.push_str(command);
                 for a in args {
@@ -152,6 +173,13 @@ impl ServerConfig {
                     text.push_str(k);
                     text.push('\u{0}');
                 }
+            }
+        }
+        if !secret_names.is_empty() {
+            text.push_str("\u{2}secret\u{0}");
+            for k in secret_names {
+                text.push_str(k);
+                text.push('\u{0}');
             }
         }
         format!("{:016x}", fnv1a(text.as_bytes()))
@@ -407,10 +435,17 @@ fn parse_server(
                 Some(_) => return Err("`args` must be an array of strings".into()),
             };
             let env_map = string_map(obj, "env", &expand_field)?;
+            let secret_env = secret_names(obj, "secretEnv", scope)?;
+            if let Some(both) = secret_env.iter().find(|n| env_map.contains_key(*n)) {
+                return Err(format!(
+                    "`{both}` is in both `env` and `secretEnv`: keep it in one"
+                ));
+            }
             ServerTransport::Stdio {
                 command,
                 args,
                 env: env_map,
+                secret_env,
             }
         }
         Some("http") => {
@@ -420,24 +455,15 @@ fn parse_server(
                 return Err(format!("`url` must be an http(s) URL, got `{url}`"));
             }
             let headers = string_map(obj, "headers", &expand_field)?;
-            let secret_headers = match obj.get("secretHeaders") {
-                None => Vec::new(),
-                Some(_) if scope != ConfigScope::Gatehouse => {
-                    return Err(
-                        "`secretHeaders` is only read from Gatehouse's own ~/.gatehouse/mcp.json"
-                            .into(),
-                    );
-                }
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|h| {
-                        h.as_str()
-                            .map(str::to_owned)
-                            .ok_or("`secretHeaders` must list header names")
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err("`secretHeaders` must be an array of header names".into()),
-            };
+            let secret_headers = secret_names(obj, "secretHeaders", scope)?;
+            if let Some(both) = secret_headers
+                .iter()
+                .find(|n| headers.keys().any(|h| h.eq_ignore_ascii_case(n)))
+            {
+                return Err(format!(
+                    "`{both}` is in both `headers` and `secretHeaders`: keep it in one"
+                ));
+            }
             ServerTransport::Http {
                 url,
                 headers,
@@ -488,6 +514,34 @@ fn parse_server(
         startup_timeout: millis("startupTimeoutMs", DEFAULT_STARTUP_TIMEOUT)?,
         call_timeout: millis("callTimeoutMs", DEFAULT_CALL_TIMEOUT)?,
     })
+}
+
+/// A list of keychain-held names (`secretHeaders`, `secretEnv`). Only
+/// Gatehouse's own file and the project's file may have them: their
+/// keychain accounts are scoped to that file (see [`crate::secrets`]), so a
+/// project can never read secrets stored for another project or for the
+/// user's own servers.
+fn secret_names(
+    obj: &Map<String, Value>,
+    key: &str,
+    scope: ConfigScope,
+) -> Result<Vec<String>, String> {
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(_) if !matches!(scope, ConfigScope::Gatehouse | ConfigScope::Project) => Err(format!(
+            "`{key}` is only read from Gatehouse's own ~/.gatehouse/mcp.json and a project's .mcp.json"
+        )),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|h| {
+                h.as_str()
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned)
+                    .ok_or(format!("`{key}` must list names (non-empty strings)"))
+            })
+            .collect(),
+        Some(_) => Err(format!("`{key}` must be an array of names")),
+    }
 }
 
 fn string_field(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
@@ -612,6 +666,7 @@ mod tests {
                 command: "node".into(),
                 args: vec!["/home/u/fs.js".into(), "x".into()],
                 env: [("K".to_string(), "s3cret".to_string())].into(),
+                secret_env: Vec::new(),
             }
         );
         let ServerTransport::Http { url, headers, .. } = &servers[1].transport else {
@@ -660,6 +715,47 @@ mod tests {
             text.iter()
                 .any(|t| t.contains("`sse`") && t.contains("not supported"))
         );
+    }
+
+    #[test]
+    fn keychain_references_only_in_gatehouse_and_project_files_and_never_twice() {
+        let v = json!({"s": {"command": "x", "secretEnv": ["TOKEN"]}});
+        let (servers, errors) = parse(v.clone(), ConfigScope::Project);
+        assert!(errors.is_empty(), "{errors:?}");
+        let ServerTransport::Stdio { secret_env, .. } = &servers[0].transport else {
+            panic!()
+        };
+        assert_eq!(secret_env, &["TOKEN"]);
+        let (_, errors) = parse(v, ConfigScope::User);
+        assert!(errors[0].message.contains("only read from"), "{errors:?}");
+        let (_, errors) = parse(
+            json!({"s": {"command": "x", "env": {"T": "1"}, "secretEnv": ["T"]}}),
+            ConfigScope::Gatehouse,
+        );
+        assert!(
+            errors[0].message.contains("both `env` and `secretEnv`"),
+            "{errors:?}"
+        );
+        let (_, errors) = parse(
+            json!({"s": {"type": "http", "url": "https://h/mcp", "headers": {"authorization": "x"}, "secretHeaders": ["Authorization"]}}),
+            ConfigScope::Local,
+        );
+        assert!(errors[0].message.contains("only read from"), "{errors:?}");
+    }
+
+    #[test]
+    fn secret_names_change_the_fingerprint_only_when_present() {
+        let plain = &parse(json!({"s": {"command": "x"}}), ConfigScope::Project).0[0];
+        let secret = &parse(
+            json!({"s": {"command": "x", "secretEnv": ["T"]}}),
+            ConfigScope::Project,
+        )
+        .0[0];
+        assert_ne!(plain.fingerprint(), secret.fingerprint());
+        // Fingerprints of servers without secrets are what they were before
+        // secret names counted (approvals stored earlier stay valid).
+        // (FNV-1a of "s\0stdio\0x\u{1}", the pre-secrets formula.)
+        assert_eq!(plain.fingerprint(), "a8260e0a9e7ea3e2");
     }
 
     #[test]

@@ -7,18 +7,20 @@
 //! | module | what |
 //! |---|---|
 //! | [`config`] | sources, parsing, `${VAR}` expansion, approval fingerprints |
+//! | [`edit`] | adding, editing, removing servers in the files Gatehouse writes |
 //! | [`server`] | one connection: start, states, reconnect, calls |
 //! | [`manager`] | a session's servers, their tools, `mcp list` reports |
 //! | [`tool`] | a remote tool as a [`gatehouse_core::Tool`] |
 //! | [`list_resources`], [`read_resource`] | the resource tools |
 //! | [`result`] | MCP results → tool_result blocks |
 //! | [`names`] | qualified tool names |
-//! | [`secrets`] | secret header values from the keychain |
+//! | [`secrets`] | secret header and env values from the keychain |
 //! | [`auth`] | OAuth 2.1 sign-in, tokens in the keychain, refresh |
 //! | [`stderr`] | the stderr tail of stdio servers |
 
 pub mod auth;
 pub mod config;
+pub mod edit;
 pub mod list_resources;
 pub mod manager;
 pub mod names;

@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerTransport};
 use crate::names::qualified_tool_name;
-use crate::secrets::{SecretLookup, header_account};
+use crate::secrets::{SecretKind, SecretLookup, server_secret_account};
 use crate::stderr::StderrLog;
 
 /// Reconnect attempts after a crash before the server is marked failed.
@@ -437,16 +437,67 @@ impl McpServer {
         )
     }
 
+    /// A `secretEnv` / `secretHeaders` value from the keychain; a missing
+    /// value is `needs_auth` with what to do (never the value).
+    fn keychain_value(
+        &self,
+        kind: SecretKind,
+        name: &str,
+    ) -> Result<String, (McpServerStatus, String)> {
+        let what = match kind {
+            SecretKind::Header => "header",
+            SecretKind::Env => "env variable",
+        };
+        let Some(account) = server_secret_account(&self.config, kind, name) else {
+            return Err((
+                McpServerStatus::Failed,
+                format!(
+                    "{what} `{name}` is a keychain secret, which this configuration file cannot have"
+                ),
+            ));
+        };
+        match self.options.secrets.get(&account) {
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => {
+                let flag = match kind {
+                    SecretKind::Header => "--header",
+                    SecretKind::Env => "--env",
+                };
+                Err((
+                    McpServerStatus::NeedsAuth,
+                    format!(
+                        "{what} `{name}` has no value in the keychain (account `{account}`): enter it in the MCP panel or run `gatehouse-cli mcp secret set --server {} {flag} {name}`, then reconnect",
+                        self.config.name
+                    ),
+                ))
+            }
+            Err(e) => Err((
+                McpServerStatus::NeedsAuth,
+                format!("cannot read {what} `{name}` from the keychain: {e}"),
+            )),
+        }
+    }
+
     /// Opens the transport and initialises the session.
     async fn connect(&self) -> Result<Connected, (McpServerStatus, String)> {
         let failed = |m: String| (McpServerStatus::Failed, m);
         let (handler, changes) = self.handler();
         let mut guard = None;
         let running = match &self.config.transport {
-            ServerTransport::Stdio { command, args, env } => {
+            ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                secret_env,
+            } => {
+                let mut secret_values = Vec::with_capacity(secret_env.len());
+                for name in secret_env {
+                    secret_values.push((name, self.keychain_value(SecretKind::Env, name)?));
+                }
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args)
                     .envs(env)
+                    .envs(secret_values)
                     .current_dir(&self.options.cwd)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
@@ -515,24 +566,8 @@ impl McpServer {
                     add(name, value)?;
                 }
                 for name in secret_headers {
-                    let account = header_account(&self.config.name, name);
-                    match self.options.secrets.get(&account) {
-                        Ok(Some(value)) => add(name, &value)?,
-                        Ok(None) => {
-                            return Err((
-                                McpServerStatus::NeedsAuth,
-                                format!(
-                                    "header `{name}` has no value in the keychain (account `{account}`): store it, then reconnect"
-                                ),
-                            ));
-                        }
-                        Err(e) => {
-                            return Err((
-                                McpServerStatus::NeedsAuth,
-                                format!("cannot read header `{name}` from the keychain: {e}"),
-                            ));
-                        }
-                    }
+                    let value = self.keychain_value(SecretKind::Header, name)?;
+                    add(name, &value)?;
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(map)

@@ -289,6 +289,9 @@ async fn bearer_headers_come_from_the_keychain_and_never_reach_events() {
             headers: Default::default(),
             secret_headers: vec!["Authorization".into()],
         };
+        // Keychain references come only from Gatehouse's own list (or a
+        // project file, with project-scoped accounts).
+        c.scope = gatehouse_mcp::config::ConfigScope::Gatehouse;
         c
     };
     let mut secrets = MemorySecrets::default();

@@ -13,6 +13,10 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
 };
 use crate::event::Event;
+use crate::mcp::{
+    McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
+    McpSetDisabledArgs,
+};
 use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
 use crate::project::{AppInfo, Project};
 use crate::session::{
@@ -196,4 +200,18 @@ commands! {
     /// Signs out of an OAuth MCP server: deletes its tokens and client
     /// credentials from the OS keychain.
     mcp_sign_out(McpServerArgs) -> McpSignOutResult;
+    /// Every configured MCP server of a project, from every source (not connected).
+    mcp_servers(McpProjectArgs) -> McpPanel;
+    /// Connects every enabled, approved server of a project (as
+    /// `gatehouse-cli mcp list` does) and reports state, tools and stderr; then stops them.
+    mcp_probe(McpProjectArgs) -> Vec<McpServerProbe>;
+    /// Adds or replaces a server in `~/.gatehouse/mcp.json` or the project's
+    /// `.mcp.json`; secret values go to the OS keychain only.
+    mcp_save_server(McpSaveServerArgs) -> McpPanel;
+    /// Removes a server (and its keychain secrets) from an editable file.
+    mcp_remove_server(McpServerRefArgs) -> McpPanel;
+    /// Turns a server off or on in an editable file.
+    mcp_set_server_disabled(McpSetDisabledArgs) -> McpPanel;
+    /// Approves a project server in its current form.
+    mcp_approve_server(McpServerRefArgs) -> McpPanel;
 }

@@ -15,6 +15,7 @@
 //!   arguments and results.
 //! * [`permission`] — permission decisions, their reasons and traces.
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
+//! * [`mcp`] — the MCP panel: configured servers, probes, edits.
 //! * [`project`] — projects and application information.
 //! * [`session`] — driving sessions from a front end, session summaries.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
@@ -24,6 +25,7 @@ pub mod browser;
 pub mod command;
 pub mod diff;
 pub mod event;
+pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;
 pub mod project;

@@ -8,6 +8,7 @@
 //! | [`rules`] | [`rules::SqliteSessionRuleStore`]: session rules in SQLite, restored on resume |
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
+//! | [`mcp_panel`] | the app's MCP panel: servers from every source, probes, edits, approvals |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
@@ -22,6 +23,7 @@ pub mod host;
 pub mod keys;
 pub mod mcp;
 pub mod mcp_auth;
+pub mod mcp_panel;
 pub mod preview;
 pub mod provider;
 pub mod rules;

@@ -4,19 +4,22 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gatehouse_agent::keychain::OsKeyStore;
 use gatehouse_agent::keys::KeyStore;
 use gatehouse_core::events::Emitter;
 use gatehouse_mcp::config::ServerTransport;
-use gatehouse_mcp::secrets::{NoSecrets, SecretLookup};
+use gatehouse_mcp::secrets::{
+    MemorySecrets, NoSecrets, SecretKind, SecretLookup, server_secret_account,
+};
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_store::Store;
 
-/// The OS keychain as MCP's secret lookup (the same store as the API keys).
-pub(crate) struct KeychainSecrets(pub(crate) OsKeyStore);
+/// The OS keychain as MCP's secret store (the same store as the API keys).
+#[derive(Debug)]
+pub struct KeychainSecrets(pub OsKeyStore);
 
 impl SecretLookup for KeychainSecrets {
     fn get(&self, account: &str) -> Result<Option<String>, String> {
@@ -62,19 +65,32 @@ pub async fn start_servers(
     emitter: Emitter,
     limit: Duration,
 ) -> (McpManager, Option<String>) {
-    // Secret headers and OAuth tokens (HTTP servers without an
-    // Authorization header) come from the keychain.
+    // Secret headers, secret env values and OAuth tokens (HTTP servers
+    // without an Authorization header) come from the keychain.
     let needs_keychain = cfg.servers.iter().any(|s| {
-        matches!(&s.transport, ServerTransport::Http { secret_headers, .. } if !secret_headers.is_empty())
-            || gatehouse_mcp::auth::oauth_url(s).is_some()
+        gatehouse_mcp::auth::oauth_url(s).is_some()
+            || match &s.transport {
+                ServerTransport::Http { secret_headers, .. } => !secret_headers.is_empty(),
+                ServerTransport::Stdio { secret_env, .. } => !secret_env.is_empty(),
+            }
     });
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
         match OsKeyStore::open() {
-            Ok(store) => Arc::new(KeychainSecrets(store)),
+            Ok(store) => {
+                let keychain = KeychainSecrets(store);
+                let (values, problems) = read_secrets(cfg, &keychain);
+                if !problems.is_empty() {
+                    warning = Some(problems.join("; "));
+                }
+                Arc::new(SessionSecrets {
+                    values: Mutex::new(values),
+                    keychain,
+                })
+            }
             Err(e) => {
                 warning = Some(format!(
-                    "no keychain for MCP secret headers and OAuth tokens: {e}"
+                    "no keychain for MCP secret headers, env values and OAuth tokens: {e}"
                 ));
                 Arc::new(NoSecrets)
             }
@@ -82,6 +98,118 @@ pub async fn start_servers(
     } else {
         Arc::new(NoSecrets)
     };
+    let manager = start_servers_with_secrets(
+        cfg,
+        project,
+        approved,
+        trust_project,
+        emitter,
+        limit,
+        secrets,
+    )
+    .await;
+    (manager, warning)
+}
+
+/// A session's MCP secrets: the values read up front by [`read_secrets`],
+/// with OAuth token writes (refresh, sign-in) going to the keychain too, and
+/// a value missing from the snapshot (tokens stored by a sign-in after the
+/// session started) looked up in the keychain once.
+struct SessionSecrets {
+    values: Mutex<MemorySecrets>,
+    keychain: KeychainSecrets,
+}
+
+impl SessionSecrets {
+    fn values(&self) -> std::sync::MutexGuard<'_, MemorySecrets> {
+        // The map stays consistent whatever a panicking holder did.
+        self.values.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl SecretLookup for SessionSecrets {
+    fn get(&self, account: &str) -> Result<Option<String>, String> {
+        if let Some(value) = self.values().0.get(account) {
+            return Ok(Some(value.clone()));
+        }
+        let found = self.keychain.get(account)?;
+        if let Some(value) = &found {
+            self.values().0.insert(account.to_owned(), value.clone());
+        }
+        Ok(found)
+    }
+
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        self.keychain.set(account, secret)?;
+        self.values()
+            .0
+            .insert(account.to_owned(), secret.to_owned());
+        Ok(())
+    }
+
+    fn delete(&self, account: &str) -> Result<(), String> {
+        self.keychain.delete(account)?;
+        self.values().0.remove(account);
+        Ok(())
+    }
+}
+
+/// Reads every keychain value the servers of `cfg` name, now, on this
+/// thread. The kernel keyutils store answers only the thread that opened
+/// it, while servers connect (and reconnect) on runtime worker threads; a
+/// snapshot also means one keychain read per secret per session. Returns
+/// the values found and the read errors (no secret bytes in them).
+pub fn read_secrets(cfg: &McpConfig, keychain: &dyn SecretLookup) -> (MemorySecrets, Vec<String>) {
+    let mut found = MemorySecrets::default();
+    let mut problems = Vec::new();
+    for server in &cfg.servers {
+        if let Some(url) = gatehouse_mcp::auth::oauth_url(server) {
+            let account = gatehouse_mcp::auth::oauth_account(url);
+            match keychain.get(&account) {
+                Ok(Some(value)) => {
+                    found.0.insert(account, value);
+                }
+                Ok(None) => {}
+                Err(e) => problems.push(format!(
+                    "cannot read the OAuth sign-in of MCP server `{}` from the keychain: {e}",
+                    server.name
+                )),
+            }
+        }
+        let (kind, names) = match &server.transport {
+            ServerTransport::Http { secret_headers, .. } => (SecretKind::Header, secret_headers),
+            ServerTransport::Stdio { secret_env, .. } => (SecretKind::Env, secret_env),
+        };
+        for name in names {
+            let Some(account) = server_secret_account(server, kind, name) else {
+                continue;
+            };
+            match keychain.get(&account) {
+                Ok(Some(value)) => {
+                    found.0.insert(account, value);
+                }
+                Ok(None) => {}
+                Err(e) => problems.push(format!(
+                    "cannot read `{name}` of MCP server `{}` from the keychain: {e}",
+                    server.name
+                )),
+            }
+        }
+    }
+    (found, problems)
+}
+
+/// [`start_servers`] with the secret store given (the app's MCP panel
+/// passes the keychain it already opened; tests pass a memory store).
+pub async fn start_servers_with_secrets(
+    cfg: &McpConfig,
+    project: &Path,
+    approved: &HashSet<String>,
+    trust_project: bool,
+    emitter: Emitter,
+    limit: Duration,
+    secrets: Arc<dyn SecretLookup>,
+) -> McpManager {
     let may_start = |s: &ServerConfig| trust_project || approved.contains(&s.name);
     let manager = McpManager::start(
         cfg,
@@ -93,5 +221,5 @@ pub async fn start_servers(
         &may_start,
     );
     manager.settled(limit).await;
-    (manager, warning)
+    manager
 }

@@ -252,7 +252,8 @@ fn stop_group(driver: &mut Child) {
     let _ = driver.wait();
 }
 
-/// Polls `check` every 100 ms until it returns `Some`, for up to `secs`.
+/// Polls `check` (every 100 ms) until it returns `Some`, failing with
+/// `what` after `secs` seconds.
 pub async fn until<T, F, Fut>(what: &str, secs: u64, mut check: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,

@@ -983,6 +983,81 @@ had_errors?: boolean,
 origin?: SessionOrigin, };
 
 /**
+ * Whether a server may start, as far as approval goes.
+ */
+export type McpApproval = "not_needed" | "approved" | "pending";
+
+/**
+ * A problem in a configuration file (the server is left out).
+ */
+export type McpConfigProblem = { 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * The server, when the problem is in one entry.
+ */
+server: string | null, 
+/**
+ * What is wrong.
+ */
+message: string, };
+
+/**
+ * Every configured server of a project (not connected).
+ */
+export type McpPanel = { 
+/**
+ * The project folder (canonical).
+ */
+project_path: string, 
+/**
+ * Servers after precedence (a project server replaces a user one of the
+ * same name), sorted by name.
+ */
+servers: Array<McpServerEntry>, 
+/**
+ * Problems in the configuration files.
+ */
+problems: Array<McpConfigProblem>, };
+
+/**
+ * Arguments naming a project.
+ */
+export type McpProjectArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, };
+
+/**
+ * Arguments of `mcp_save_server`.
+ */
+export type McpSaveServerArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project` (the editable files).
+ */
+scope: McpScope, 
+/**
+ * The server's name before this edit (`None` when adding).
+ */
+original_name: string | null, 
+/**
+ * The server as it should be written.
+ */
+draft: McpServerDraft, };
+
+/**
+ * Where a server is configured.
+ */
+export type McpScope = "user" | "gatehouse" | "project" | "local";
+
+/**
  * Arguments of `mcp_sign_in` and `mcp_sign_out`: which server of which
  * project (the server as the project's MCP configuration names it).
  */
@@ -997,9 +1072,135 @@ project: string,
 server: string, };
 
 /**
+ * A server as written in a configuration file (values as written, with
+ * `${VAR}` unexpanded), for the edit form.
+ */
+export type McpServerDraft = { 
+/**
+ * Its name (`mcp__<name>__<tool>`): no `__`.
+ */
+name: string, 
+/**
+ * How to reach it.
+ */
+transport: McpTransportDraft, 
+/**
+ * Listed but never started.
+ */
+disabled: boolean, 
+/**
+ * Trust its tool annotations (only Gatehouse's own list may).
+ */
+trusted: boolean, };
+
+/**
+ * One configured server, from any source.
+ */
+export type McpServerEntry = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Where it is configured.
+ */
+scope: McpScope, 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * `stdio` or `http`.
+ */
+transport: string, 
+/**
+ * The command line or URL, as written (no secret values).
+ */
+summary: string, 
+/**
+ * Turned off.
+ */
+disabled: boolean, 
+/**
+ * Its annotations are trusted.
+ */
+trusted: boolean, 
+/**
+ * Approval (project servers).
+ */
+approval: McpApproval, 
+/**
+ * The entry as written, for editing; `None` for read-only scopes.
+ */
+draft: McpServerDraft | null, };
+
+/**
+ * A server after a probe: its state, tools and stderr tail.
+ */
+export type McpServerProbe = { 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Its state after connecting (or why it did not start).
+ */
+state: McpServerStatus, 
+/**
+ * The error or what to do next.
+ */
+message: string | null, 
+/**
+ * Its tools (connected servers).
+ */
+tools: Array<McpToolView>, 
+/**
+ * The last lines of its stderr (stdio servers).
+ */
+stderr: Array<string>, };
+
+/**
+ * Arguments naming one server of an editable file.
+ */
+export type McpServerRefArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project`.
+ */
+scope: McpScope, 
+/**
+ * The server.
+ */
+name: string, };
+
+/**
  * The connection state of an MCP server.
  */
 export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * Arguments of `mcp_set_server_disabled`.
+ */
+export type McpSetDisabledArgs = { 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * `gatehouse` or `project`.
+ */
+scope: McpScope, 
+/**
+ * The server.
+ */
+name: string, 
+/**
+ * True to turn it off.
+ */
+disabled: boolean, };
 
 /**
  * Result of `mcp_sign_in`.
@@ -1043,6 +1244,85 @@ url: string,
  * Whether a sign-in was stored (and is now deleted from the keychain).
  */
 signed_out: boolean, };
+
+/**
+ * One remote tool with its annotations (hints; trusted only for trusted
+ * servers).
+ */
+export type McpToolView = { 
+/**
+ * The server's name for it.
+ */
+name: string, 
+/**
+ * `mcp__<server>__<tool>`.
+ */
+qualified_name: string, 
+/**
+ * Its description.
+ */
+description: string, 
+/**
+ * `readOnlyHint`.
+ */
+read_only: boolean, 
+/**
+ * `destructiveHint` (MCP default: true).
+ */
+destructive: boolean, 
+/**
+ * `openWorldHint` (MCP default: true).
+ */
+open_world: boolean, };
+
+/**
+ * How to reach a server being edited.
+ */
+export type McpTransportDraft = { "type": "stdio", 
+/**
+ * The program.
+ */
+command: string, 
+/**
+ * Its arguments.
+ */
+args: Array<string>, 
+/**
+ * Its extra environment.
+ */
+env: Array<McpValueDraft>, } | { "type": "http", 
+/**
+ * The endpoint (`http://` or `https://`).
+ */
+url: string, 
+/**
+ * Extra request headers.
+ */
+headers: Array<McpValueDraft>, };
+
+/**
+ * One env variable or header of a server being edited.
+ */
+export type McpValueDraft = { 
+/**
+ * The variable or header name.
+ */
+name: string, 
+/**
+ * The value. For a secret: a new value to store in the keychain, or
+ * `""` to keep the stored one. Never a stored secret when sent by the
+ * backend.
+ */
+value: string, 
+/**
+ * Kept in the OS keychain; the file holds only the name.
+ */
+secret: boolean, 
+/**
+ * For a secret: the keychain holds a value now (set by the backend;
+ * ignored when saving).
+ */
+stored: boolean, };
 
 /**
  * Arguments of a command that takes none.
@@ -1748,4 +2028,18 @@ export interface Commands {
   /** Signs out of an OAuth MCP server: deletes its tokens and client
  credentials from the OS keychain. */
   mcp_sign_out: { args: McpServerArgs; result: McpSignOutResult };
+  /** Every configured MCP server of a project, from every source (not connected). */
+  mcp_servers: { args: McpProjectArgs; result: McpPanel };
+  /** Connects every enabled, approved server of a project (as
+ `gatehouse-cli mcp list` does) and reports state, tools and stderr; then stops them. */
+  mcp_probe: { args: McpProjectArgs; result: Array<McpServerProbe> };
+  /** Adds or replaces a server in `~/.gatehouse/mcp.json` or the project's
+ `.mcp.json`; secret values go to the OS keychain only. */
+  mcp_save_server: { args: McpSaveServerArgs; result: McpPanel };
+  /** Removes a server (and its keychain secrets) from an editable file. */
+  mcp_remove_server: { args: McpServerRefArgs; result: McpPanel };
+  /** Turns a server off or on in an editable file. */
+  mcp_set_server_disabled: { args: McpSetDisabledArgs; result: McpPanel };
+  /** Approves a project server in its current form. */
+  mcp_approve_server: { args: McpServerRefArgs; result: McpPanel };
 }

@@ -35,12 +35,13 @@ export interface StoredSessionTarget {
  * Each feature (settings, rules, session browser, MCP) adds one entry here,
  * one in {@link NAVIGATION} and one case in `App`.
  */
-export type Screen = "home" | "settings" | "sessions";
+export type Screen = "home" | "settings" | "sessions" | "mcp";
 
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
   { screen: "settings", label: "Settings", testId: "open-settings" },
   { screen: "sessions", label: "Sessions", testId: "open-sessions" },
+  { screen: "mcp", label: "MCP", testId: "open-mcp" },
 ];
 
 export interface HomeActions {

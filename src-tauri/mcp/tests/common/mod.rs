@@ -56,6 +56,7 @@ pub fn stdio(name: &str, command: &str, args: &[&str]) -> ServerConfig {
             command: command.into(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             env: BTreeMap::new(),
+            secret_env: Vec::new(),
         },
         disabled: false,
         trusted: false,

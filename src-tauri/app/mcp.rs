@@ -1,0 +1,114 @@
+//! Handlers of the MCP panel's commands: each maps its arguments onto
+//! `gatehouse_session::mcp_panel` (where the logic and its tests live).
+//! Secret values in a saved draft go from the argument to the keychain
+//! only: never logged, emitted or returned.
+
+use std::path::Path;
+use std::time::Duration;
+
+use gatehouse_protocol::mcp::{
+    McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
+    McpSetDisabledArgs,
+};
+use gatehouse_session::mcp_panel::{self, ConfigLayout};
+use tauri::State;
+
+use crate::AppState;
+use crate::commands::{CommandResult, error, store};
+
+/// How long a probe waits for servers to connect.
+const PROBE_LIMIT: Duration = Duration::from_secs(20);
+
+fn layout(project_path: &str) -> CommandResult<ConfigLayout> {
+    mcp_panel::layout(Path::new(project_path), &mcp_panel::home_dir()).map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_servers(
+    state: State<'_, AppState>,
+    args: McpProjectArgs,
+) -> CommandResult<McpPanel> {
+    let layout = layout(&args.project_path)?;
+    Ok(mcp_panel::panel(
+        &layout,
+        &*store(&state)?,
+        mcp_panel::keychain().as_ref(),
+    ))
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_probe(
+    state: State<'_, AppState>,
+    args: McpProjectArgs,
+) -> CommandResult<Vec<McpServerProbe>> {
+    let layout = layout(&args.project_path)?;
+    // The store is not held while servers connect.
+    let approved = mcp_panel::approved(&layout, &*store(&state)?);
+    mcp_panel::probe_with_keychain(&layout, &approved, state.runtime.handle(), PROBE_LIMIT)
+        .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_save_server(
+    state: State<'_, AppState>,
+    args: McpSaveServerArgs,
+) -> CommandResult<McpPanel> {
+    let layout = layout(&args.project_path)?;
+    mcp_panel::save_server(
+        &layout,
+        args.scope,
+        args.original_name.as_deref(),
+        &args.draft,
+        &*store(&state)?,
+        mcp_panel::keychain().as_ref(),
+    )
+    .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_remove_server(
+    state: State<'_, AppState>,
+    args: McpServerRefArgs,
+) -> CommandResult<McpPanel> {
+    let layout = layout(&args.project_path)?;
+    mcp_panel::remove_server(
+        &layout,
+        args.scope,
+        &args.name,
+        &*store(&state)?,
+        mcp_panel::keychain().as_ref(),
+    )
+    .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_set_server_disabled(
+    state: State<'_, AppState>,
+    args: McpSetDisabledArgs,
+) -> CommandResult<McpPanel> {
+    let layout = layout(&args.project_path)?;
+    mcp_panel::set_server_disabled(
+        &layout,
+        args.scope,
+        &args.name,
+        args.disabled,
+        &*store(&state)?,
+        mcp_panel::keychain().as_ref(),
+    )
+    .map_err(error)
+}
+
+#[tauri::command(async)]
+pub(crate) fn mcp_approve_server(
+    state: State<'_, AppState>,
+    args: McpServerRefArgs,
+) -> CommandResult<McpPanel> {
+    let layout = layout(&args.project_path)?;
+    mcp_panel::approve_server(
+        &layout,
+        &args.name,
+        &*store(&state)?,
+        mcp_panel::keychain().as_ref(),
+    )
+    .map_err(error)
+}

@@ -1,0 +1,141 @@
+//! The MCP panel in the real window: add a stdio server (gatehouse-mcp's
+//! standard-library Python test server, so nothing needs installing) → its
+//! tools appear; break its command → failed, with the error shown.
+
+use gatehouse_e2e::{App, setup, until};
+use std::path::Path;
+
+const SERVER: &str = "[data-testid=mcp-server][data-name=fault]";
+
+async fn server_state(window: &App) -> anyhow::Result<Option<String>> {
+    let css = format!("{SERVER} [data-testid=mcp-server-state]");
+    if !window.exists(&css).await? {
+        return Ok(None);
+    }
+    Ok(window.attrs(&css, "data-state").await?.pop())
+}
+
+/// The state of the `fault` server once it is known; a backend error shown
+/// in the panel fails at once (with a screenshot), naming it.
+async fn settled_state(window: &App) -> anyhow::Result<Option<String>> {
+    if window.exists("[data-testid=mcp-error]").await? {
+        window.screenshot("mcp-error").await?;
+        let error = window.texts("[data-testid=mcp-error]").await?.join("\n");
+        anyhow::bail!("the panel shows an error: {error}");
+    }
+    Ok(server_state(window)
+        .await?
+        .filter(|s| s != "connecting" && !s.is_empty()))
+}
+
+async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
+    window.wait_for(css).await?.send_keys(text).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_stdio_server_added_in_the_panel_shows_its_tools_then_fails_when_broken()
+-> anyhow::Result<()> {
+    let Some((app, driver)) = setup() else {
+        return Ok(());
+    };
+    let fault_server = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../src-tauri/mcp/tests/servers/fault_server.py")
+        .canonicalize()?
+        .display()
+        .to_string();
+    let data = tempfile::tempdir()?;
+    let home = tempfile::tempdir()?;
+    let folders = tempfile::tempdir()?;
+    let project = folders.path().join("mcp-project");
+    std::fs::create_dir(&project)?;
+    let project_path = project.canonicalize()?.display().to_string();
+    let home_path = home.path().display().to_string();
+    let window = App::launch(
+        &app,
+        &driver,
+        data.path(),
+        &[
+            ("GATEHOUSE_TEST_PICK_FOLDER", &project_path),
+            // ~/.gatehouse/mcp.json is written here, not in the real home.
+            ("HOME", &home_path),
+        ],
+    )
+    .await?;
+
+    // A project to list servers for, then the MCP screen.
+    window.click("[data-testid=open-folder]").await?;
+    window
+        .wait_for("[data-testid=session-project-name]")
+        .await?;
+    window.click("[data-testid=open-mcp]").await?;
+    window.wait_for("[data-testid=mcp-empty]").await?;
+
+    // Add: the form validates as you type.
+    window.click("[data-testid=mcp-add-gatehouse]").await?;
+    window.wait_for("[data-testid=mcp-form]").await?;
+    assert_eq!(
+        window.texts("[data-testid='mcp-form-error-name']").await?,
+        ["enter a name"]
+    );
+    type_into(&window, "[data-testid=mcp-form-name]", "fault").await?;
+    type_into(&window, "[data-testid=mcp-form-command]", "python3").await?;
+    type_into(&window, "[data-testid=mcp-form-args]", &fault_server).await?;
+    until("the form to be valid", 10, || async {
+        Ok((!window.exists("[data-testid^=mcp-form-error]").await?).then_some(()))
+    })
+    .await?;
+    window.click("[data-testid=mcp-form-save]").await?;
+
+    // Connected, with its tools (qualified names) listed.
+    let state = match until("the server to connect", 60, || settled_state(&window)).await {
+        Ok(state) => state,
+        Err(e) => {
+            window.screenshot("mcp-no-state").await?;
+            return Err(e);
+        }
+    };
+    if state != "connected" {
+        window.screenshot("mcp-not-connected").await?;
+    }
+    assert_eq!(state, "connected");
+    let tools = window
+        .attrs(&format!("{SERVER} [data-testid=mcp-tool]"), "data-name")
+        .await?;
+    assert!(
+        tools.contains(&"mcp__fault__echo".to_owned()),
+        "tools shown: {tools:?}"
+    );
+    let written = std::fs::read_to_string(home.path().join(".gatehouse/mcp.json"))?;
+    assert!(written.contains("\"fault\""), "{written}");
+
+    // Break its command: failed, and the error says why.
+    window
+        .click(&format!("{SERVER} [data-testid=mcp-edit]"))
+        .await?;
+    let command = window.wait_for("[data-testid=mcp-form-command]").await?;
+    command
+        .send_keys(&"\u{E003}".repeat("python3".len()))
+        .await?;
+    command.send_keys("/nonexistent/mcp-server").await?;
+    window.click("[data-testid=mcp-form-save]").await?;
+    until("the server to fail", 60, || async {
+        Ok((server_state(&window).await?.as_deref() == Some("failed")).then_some(()))
+    })
+    .await?;
+    let message = window
+        .texts(&format!("{SERVER} [data-testid=mcp-server-message]"))
+        .await?
+        .join("\n");
+    assert!(
+        message.contains("cannot start `/nonexistent/mcp-server`"),
+        "{message}"
+    );
+    assert!(
+        !window
+            .exists(&format!("{SERVER} [data-testid=mcp-tool]"))
+            .await?
+    );
+    window.screenshot("mcp-failed").await?;
+    window.quit().await
+}
