@@ -14,6 +14,7 @@
 //! * [`permission`] — permission decisions, their reasons and traces.
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`project`] — projects and application information.
+//! * [`rules`] — the rule editor: rules by source, edits, tester, replay, save.
 //! * [`session`] — driving sessions from a front end, session summaries.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 
@@ -22,6 +23,7 @@ pub mod diff;
 pub mod event;
 pub mod permission;
 pub mod project;
+pub mod rules;
 pub mod session;
 pub mod transcript;
 pub mod typescript;
