@@ -5,6 +5,7 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod commands;
+mod rules;
 mod sessions;
 mod smoke;
 
@@ -73,6 +74,7 @@ pub fn run() -> anyhow::Result<()> {
             let _ = window_sink.app.set(app.handle().clone());
             Ok(())
         })
+        .manage(rules::RulesState::default())
         .manage(AppState {
             store,
             host,
@@ -99,6 +101,13 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            rules::rules_view,
+            rules::check_rule_edits,
+            rules::validate_rule,
+            rules::test_rule_call,
+            rules::replay_rule_edits,
+            rules::save_rule_edits,
+            rules::undo_rules_save,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

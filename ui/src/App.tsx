@@ -3,6 +3,7 @@ import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
+import { RulesScreen } from "./rules/RulesScreen";
 import { NAVIGATION, useHome } from "./state/home";
 
 export function App() {
@@ -39,6 +40,11 @@ export function App() {
         />
       ) : state.screen === "settings" ? (
         <SettingsScreen onBack={actions.goHome} />
+      ) : state.screen === "rules" ? (
+        <RulesScreen
+          onBack={actions.goHome}
+          onOpenCall={(sessionId, seq) => void actions.openStoredCall(sessionId, seq)}
+        />
       ) : (
         <HomeScreen
           projects={state.projects}

@@ -572,8 +572,10 @@ pub fn validate_rule_text(text: &str) -> (RuleValidation, Option<Rule>) {
     match parse_rule(text) {
         Err(e) => {
             let chars = text.chars().count();
-            let start = e.column.saturating_sub(1).min(chars);
-            let end = if start < chars { start + 1 } else { start };
+            // An error past the end (a missing `)`) marks the last
+            // character, so there is always something to highlight.
+            let start = e.column.saturating_sub(1).min(chars.saturating_sub(1));
+            let end = (start + 1).min(chars);
             (
                 RuleValidation {
                     error: Some(RuleSyntaxError {

@@ -63,6 +63,8 @@ pub fn bindings() -> String {
     collector.visit::<CommandError>();
     // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
     collector.visit::<FileDiff>();
+    // Emitted on `RULES_REPLAY_PROGRESS_CHANNEL` while a replay runs.
+    collector.visit::<crate::rules::RulesReplayProgress>();
     // Session-browser types not yet behind a command (the UI half of
     // issue 11 adds the commands).
     collector.visit::<crate::session::SearchSessionsArgs>();

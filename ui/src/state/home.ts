@@ -24,17 +24,24 @@ export interface HomeState {
  * Each feature (settings, rules, session browser, MCP) adds one entry here,
  * one in {@link NAVIGATION} and one case in `App`.
  */
-export type Screen = "home" | "settings";
+export type Screen = "home" | "settings" | "rules";
 
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
   { screen: "settings", label: "Settings", testId: "open-settings" },
+  { screen: "rules", label: "Rules", testId: "open-rules" },
 ];
 
 export interface HomeActions {
   pickAndAddFolder(): Promise<void>;
   open(project: Project): Promise<void>;
   resume(session: SessionSummary): Promise<void>;
+  /**
+   * Opens a stored session at one of its calls (the rule editor's replay
+   * list). For now it resumes the session in the session view; the session
+   * browser's read-only reader will take this over.
+   */
+  openStoredCall(sessionId: string, seq: number): Promise<void>;
   /** Shows a top-level screen (closing any open session view). */
   openScreen(screen: Screen): void;
   goHome(): void;
@@ -115,6 +122,16 @@ export function useHome(): [HomeState, HomeActions] {
         setResumeSessionId(session.id);
         setOpenProject(project);
         await refresh();
+      } catch (err) {
+        setError(message(err));
+      }
+    },
+    openStoredCall: async (sessionId) => {
+      try {
+        const stored = await backend.listSessions({ project_path: null, limit: 1000 });
+        const session = stored.find((s) => s.id === sessionId);
+        if (!session) throw new Error(`The stored session ${sessionId} was not found`);
+        await actions.resume(session);
       } catch (err) {
         setError(message(err));
       }
