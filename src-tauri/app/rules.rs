@@ -46,7 +46,8 @@ pub(crate) fn rules_view(
 ) -> CommandResult<RulesView> {
     let project = project(&state, args.project_id)?;
     let can_undo = rules.saves.can_undo(project.id);
-    rules_editor::rules_view(&store(&state)?, &project, &home(), can_undo).map_err(error)
+    let store = store(&state)?;
+    rules_editor::rules_view(&store, &project, &home(), can_undo).map_err(error)
 }
 
 #[tauri::command(async)]

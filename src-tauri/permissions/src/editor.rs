@@ -323,10 +323,10 @@ fn without_lists(mut v: Value) -> Value {
         for key in LIST_KEYS {
             perms.remove(key);
         }
-        if perms.is_empty() {
-            if let Some(root) = v.as_object_mut() {
-                root.remove("permissions");
-            }
+        if perms.is_empty()
+            && let Some(root) = v.as_object_mut()
+        {
+            root.remove("permissions");
         }
     }
     v

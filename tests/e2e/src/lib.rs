@@ -251,3 +251,21 @@ fn stop_group(driver: &mut Child) {
     let _ = driver.kill();
     let _ = driver.wait();
 }
+
+/// Polls `check` every 100 ms until it returns `Some`, for up to `secs`.
+pub async fn until<T, F, Fut>(what: &str, secs: u64, mut check: F) -> anyhow::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Option<T>>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = check().await? {
+            return Ok(v);
+        }
+        if Instant::now() > deadline {
+            bail!("timed out after {secs} s waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

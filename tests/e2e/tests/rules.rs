@@ -7,31 +7,12 @@
 //! of ui/src/rules/RulesScreen.tsx and ui/src/session/SessionScreen.tsx.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-use gatehouse_e2e::{App, screenshot_dir, setup};
+use anyhow::Context;
+use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use serde_json::{Value, json};
 
 const ENTER: &str = "\u{E007}";
-
-/// Polls `check` every 100 ms until it returns `Some`, for up to `secs`.
-async fn until<T, F, Fut>(what: &str, secs: u64, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = check().await? {
-            return Ok(v);
-        }
-        if Instant::now() > deadline {
-            bail!("timed out after {secs} s waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
 
 fn call(id: &str) -> String {
     format!("[data-testid=tool-call][data-tool-use-id={id}]")
@@ -207,7 +188,11 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
     assert_eq!(on_disk["permissions"]["allow"], json!(["Bash(git status)"]));
     assert_eq!(on_disk["model"], json!("keep-me"));
     assert_eq!(on_disk["env"], json!({"KEEP": "1"}));
-    assert!(window.exists("[data-testid=rules-undo]:not([disabled])").await?);
+    assert!(
+        window
+            .exists("[data-testid=rules-undo]:not([disabled])")
+            .await?
+    );
 
     // A new session: the same call is refused by the saved rule.
     window.click("[data-testid=rules-back]").await?;

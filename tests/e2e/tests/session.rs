@@ -5,10 +5,9 @@
 //! screen's test-id contract.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
-use gatehouse_e2e::{App, screenshot_dir, setup};
+use anyhow::Context;
+use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use gatehouse_protocol::event::EventBody;
 use serde_json::{Value, json};
 
@@ -25,24 +24,6 @@ fn text(t: &str) -> Value {
 
 fn call(id: &str) -> String {
     format!("[data-testid=tool-call][data-tool-use-id={id}]")
-}
-
-/// Polls `check` every 100 ms until it returns `Some`, for up to `secs`.
-async fn until<T, F, Fut>(what: &str, secs: u64, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(v) = check().await? {
-            return Ok(v);
-        }
-        if Instant::now() > deadline {
-            bail!("timed out after {secs} s waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn status(window: &App, id: &str) -> anyhow::Result<String> {

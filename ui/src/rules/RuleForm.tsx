@@ -3,7 +3,8 @@
 // destination, and a preview (matching project files / example commands).
 
 import type { RuleList, RuleValidation } from "../generated/protocol";
-import { LISTS, SOURCE_LABELS, type Target, completions, splitAtSpan } from "./model";
+import { TargetOptions } from "./TargetOptions";
+import { LISTS, type Target, completions, splitAtSpan } from "./model";
 import type { RuleForm as Form } from "./state";
 
 interface Props {
@@ -63,13 +64,7 @@ export function RuleForm({ form, targets, toolNames, onChange, onSubmit, onCance
           value={form.target}
           onChange={(e) => onChange({ target: e.target.value })}
         >
-          {targets
-            .filter((t) => t.editable)
-            .map((t) => (
-              <option key={t.key} value={t.key}>
-                {SOURCE_LABELS[t.source]}: {t.label}
-              </option>
-            ))}
+          <TargetOptions targets={targets} />
         </select>
         <button type="submit" data-testid="rule-add" disabled={!valid || form.target === ""}>
           {form.editingId === null ? "Add" : "Update"}

@@ -3,6 +3,7 @@
 // move actions.
 
 import type { RuleProblem } from "../generated/protocol";
+import { TargetOptions } from "./TargetOptions";
 import { type DraftRule, SOURCE_LABELS, type Target, groupRules, problemsFor } from "./model";
 
 interface Props {
@@ -91,13 +92,7 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
             value={rule.target}
             onChange={(e) => onMove(rule.id, e.target.value)}
           >
-            {targets
-              .filter((t) => t.editable)
-              .map((t) => (
-                <option key={t.key} value={t.key}>
-                  {SOURCE_LABELS[t.source]}: {t.label}
-                </option>
-              ))}
+            <TargetOptions targets={targets} />
           </select>
         </span>
       )}
