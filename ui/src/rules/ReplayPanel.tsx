@@ -85,8 +85,8 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
           <ul className="replay-counts" data-testid="replay-counts">
             {report.changes.map((c) => (
               <li key={`${c.from}-${c.to}`} data-testid="replay-count" data-from={c.from} data-to={c.to}>
-                <span className={`badge badge-${c.from}`}>{c.from}</span> →{" "}
-                <span className={`badge badge-${c.to}`}>{c.to}</span>: {c.count}
+                <span className={`verdict verdict-${c.from}`}>{c.from}</span> →{" "}
+                <span className={`verdict verdict-${c.to}`}>{c.to}</span>: {c.count}
               </li>
             ))}
           </ul>
@@ -108,8 +108,8 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
                 <button type="button" className="link" onClick={() => onOpenCall(c.session_id, c.seq)}>
                   <span className="mono">{c.tool_name}</span> <span className="mono muted">{summary(c)}</span>
                 </button>{" "}
-                <span className={`badge badge-${c.from}`}>{c.from}</span> →{" "}
-                <span className={`badge badge-${c.to}`}>{c.to}</span>
+                <span className={`verdict verdict-${c.from}`}>{c.from}</span> →{" "}
+                <span className={`verdict verdict-${c.to}`}>{c.to}</span>
                 <button type="button" data-testid="replay-call-test" onClick={() => onTestCall(c)}>
                   Test
                 </button>

@@ -28,7 +28,7 @@ export function RuleGroups({ rules, targets, problems, onEdit, onDelete, onMove 
           <h4 className="mono">{g.tool}</h4>
           {g.lists.map(({ list, rules: listed }) => (
             <div key={list} className={`rule-list rule-list-${list}`}>
-              <span className={`badge badge-${list}`}>{list}</span>
+              <span className={`verdict verdict-${list}`}>{list}</span>
               <ul>
                 {listed.map((r) => (
                   <RuleRow

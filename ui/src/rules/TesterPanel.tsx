@@ -4,6 +4,7 @@
 import type { PermissionMode } from "../generated/protocol";
 import { ReasonAndTrace } from "../session/renderers/RefusalView";
 import { sampleInput } from "./model";
+import { StoredCallPicker } from "./StoredCallPicker";
 import type { TesterState } from "./state";
 
 const MODES: PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"];
@@ -49,6 +50,10 @@ export function TesterPanel({ tester, toolNames, projectPath, onChange }: Props)
           Sample input
         </button>
       </div>
+      <StoredCallPicker
+        projectPath={projectPath}
+        onPick={(call) => onChange({ tool: call.name, input: JSON.stringify(call.input, null, 2) })}
+      />
       <textarea
         className="mono"
         data-testid="tester-input"
@@ -65,7 +70,7 @@ export function TesterPanel({ tester, toolNames, projectPath, onChange }: Props)
       {tester.decision && (
         <div className="tester-result" data-testid="tester-result">
           <span
-            className={`badge badge-${tester.decision.decision}`}
+            className={`verdict verdict-${tester.decision.decision}`}
             data-testid="tester-decision"
             data-decision={tester.decision.decision}
           >

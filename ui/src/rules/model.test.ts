@@ -93,3 +93,9 @@ describe("rule editor model", () => {
     expect(completions("Bash(", ["Bash"])).toEqual([]);
   });
 });
+
+describe("completions", () => {
+  it("offers nothing before anything is typed", () => {
+    expect(completions("", ["Bash"])).toEqual([]);
+  });
+});

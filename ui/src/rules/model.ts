@@ -221,7 +221,7 @@ export function splitAtSpan(text: string, start: number, end: number): [string, 
 
 /** Completions for a rule being typed: tool names that start with what is typed. */
 export function completions(text: string, toolNames: string[]): string[] {
-  if (text.includes("(")) return [];
+  if (text.trim() === "" || text.includes("(")) return [];
   const typed = text.trim().toLowerCase();
   return toolNames.filter((t) => t.toLowerCase().startsWith(typed) && t !== text).slice(0, 12);
 }
