@@ -324,7 +324,7 @@ pub fn replay(
             let scan = store.for_each_stored_call(&filter, |call| {
                 push(call);
                 done += 1;
-                if done % PROGRESS_EVERY == 0 {
+                if done.is_multiple_of(PROGRESS_EVERY) {
                     progress(done, total.max(done));
                 }
             })?;
