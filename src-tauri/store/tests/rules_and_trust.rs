@@ -4,22 +4,27 @@
 
 use gatehouse_store::{NewSession, Store};
 
+/// Creates sessions `ids` in project `/p`.
+fn create_sessions(store: &Store, ids: &[&str]) {
+    for id in ids {
+        store
+            .create_session(&NewSession {
+                id: (*id).into(),
+                project_path: "/p".into(),
+                provider: "replay".into(),
+                model: "m".into(),
+                mode: "default".into(),
+            })
+            .unwrap();
+    }
+}
+
 #[test]
 fn session_rules_survive_reopening_in_grant_order_and_stay_per_session() {
     let data = tempfile::tempdir().unwrap();
     {
         let store = Store::open(data.path()).unwrap();
-        for id in ["s1", "s2"] {
-            store
-                .create_session(&NewSession {
-                    id: id.into(),
-                    project_path: "/p".into(),
-                    provider: "replay".into(),
-                    model: "m".into(),
-                    mode: "default".into(),
-                })
-                .unwrap();
-        }
+        create_sessions(&store, &["s1", "s2"]);
         store
             .add_session_rule("s1", "allow", "Bash(npm test:*)")
             .unwrap();
@@ -87,17 +92,7 @@ fn project_trust_is_remembered_and_can_be_withdrawn() {
 fn the_rule_editor_replaces_a_sessions_rules_atomically_and_lists_sessions_with_rules() {
     let data = tempfile::tempdir().unwrap();
     let mut store = Store::open(data.path()).unwrap();
-    for id in ["s1", "s2"] {
-        store
-            .create_session(&NewSession {
-                id: id.into(),
-                project_path: "/p".into(),
-                provider: "replay".into(),
-                model: "m".into(),
-                mode: "default".into(),
-            })
-            .unwrap();
-    }
+    create_sessions(&store, &["s1", "s2"]);
     store.add_session_rule("s1", "allow", "Bash(ls)").unwrap();
     assert_eq!(
         store.sessions_with_rules("/p").unwrap(),
