@@ -2,8 +2,9 @@
 //! recorded by the replay provider runs `echo`; in the editor a malformed
 //! rule shows the parser's error, a deny rule is added, the tester's trace
 //! names it, the replay lists the recorded call as allow → deny, saving
-//! writes the rule keeping the file's other keys, and a new session's
-//! matching call is refused. Relies only on the test-id contract at the top
+//! writes the rule keeping the file's other keys, a file changed on disk
+//! meanwhile is a conflict the user resolves, undo restores, and a new
+//! session's matching call is refused. Relies only on the test-id contract at the top
 //! of ui/src/rules/RulesScreen.tsx and ui/src/session/SessionScreen.tsx.
 
 use std::path::Path;
@@ -75,11 +76,32 @@ async fn call_status(window: &App, id: &str, want: &str) -> anyhow::Result<()> {
     .await
 }
 
-/// Replaces the text of the input matching `css`.
+/// Replaces the text of the input matching `css`, typing it as a user does.
+/// WebKitWebDriver's `clear` does not always reach React (the old text then
+/// stays and the typed text is appended): when the field does not hold
+/// exactly `text` afterwards, it is set from script the way React sees
+/// typing (the native value setter, then an `input` event), and that
+/// fallback is printed.
 async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
     let input = window.wait_for(css).await?;
     input.clear().await?;
     input.send_keys(text).await?;
+    if input.prop("value").await?.as_deref() == Some(text) {
+        return Ok(());
+    }
+    eprintln!("e2e: typing into `{css}` did not leave exactly the text; setting it from script");
+    let element = serde_json::to_value(&input)?;
+    window
+        .client
+        .execute(
+            "const [el, value] = arguments; \
+             const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value); \
+             el.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![element, json!(text)],
+        )
+        .await
+        .with_context(|| format!("setting `{css}` from script"))?;
     Ok(())
 }
 
@@ -193,6 +215,48 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
             .exists("[data-testid=rules-undo]:not([disabled])")
             .await?
     );
+
+    // Changed on disk while the editor has unsaved edits: the user is told,
+    // nothing is written until they choose; overwriting replaces only the
+    // rule lists (the key added on disk stays).
+    let mut external = on_disk.clone();
+    external["external"] = json!(true);
+    std::fs::write(&settings, serde_json::to_string_pretty(&external)?)?;
+    window
+        .click("[data-testid=rule-row][data-rule='Bash(git status)'] [data-testid=rule-delete]")
+        .await?;
+    window.click("[data-testid=rules-save]").await?;
+    let conflict = window
+        .texts("[data-testid=rules-conflict]")
+        .await?
+        .join(" ");
+    assert!(conflict.contains("settings.json"), "{conflict}");
+    let untouched: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+    assert_eq!(
+        untouched, external,
+        "nothing is written before the user chooses"
+    );
+    window.screenshot("rules-05-conflict").await?;
+    window.click("[data-testid=rules-overwrite]").await?;
+    let overwritten: Value = until("the overwrite to be written", 30, || async {
+        let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+        Ok((now["permissions"]["allow"] == json!([])).then_some(now))
+    })
+    .await?;
+    assert_eq!(overwritten["external"], json!(true));
+    assert_eq!(overwritten["model"], json!("keep-me"));
+    assert_eq!(overwritten["permissions"]["deny"], json!(["Bash(echo:*)"]));
+
+    // Undo restores what the last save replaced.
+    window
+        .click("[data-testid=rules-undo]:not([disabled])")
+        .await?;
+    let restored: Value = until("the undo to be written", 30, || async {
+        let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+        Ok((now["permissions"]["allow"] == json!(["Bash(git status)"])).then_some(now))
+    })
+    .await?;
+    assert_eq!(restored, external);
 
     // A new session: the same call is refused by the saved rule.
     window.click("[data-testid=rules-back]").await?;
