@@ -8,6 +8,7 @@ mod browser;
 mod commands;
 mod mcp;
 mod mcp_auth;
+mod rules;
 mod sessions;
 mod smoke;
 
@@ -76,6 +77,7 @@ pub fn run() -> anyhow::Result<()> {
             let _ = window_sink.app.set(app.handle().clone());
             Ok(())
         })
+        .manage(rules::RulesState::default())
         .manage(AppState {
             store,
             host,
@@ -122,6 +124,13 @@ pub fn run() -> anyhow::Result<()> {
             mcp::mcp_remove_server,
             mcp::mcp_set_server_disabled,
             mcp::mcp_approve_server,
+            rules::rules_view,
+            rules::check_rule_edits,
+            rules::validate_rule,
+            rules::test_rule_call,
+            rules::replay_rule_edits,
+            rules::save_rule_edits,
+            rules::undo_rules_save,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

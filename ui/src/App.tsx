@@ -5,6 +5,7 @@ import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
 import { McpScreen } from "./mcp/McpScreen";
+import { RulesScreen } from "./rules/RulesScreen";
 import { NAVIGATION, useHome } from "./state/home";
 
 export function App() {
@@ -51,6 +52,11 @@ export function App() {
         />
       ) : state.screen === "mcp" ? (
         <McpScreen projects={state.projects} onBack={actions.goHome} />
+      ) : state.screen === "rules" ? (
+        <RulesScreen
+          onBack={actions.goHome}
+          onOpenCall={actions.openStoredSession}
+        />
       ) : (
         <HomeScreen
           projects={state.projects}

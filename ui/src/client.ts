@@ -18,6 +18,10 @@ import type {
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
+  ReplayRuleEditsArgs,
+  RuleEdits,
+  RulesReplayProgress,
+  TestRuleCallArgs,
 } from "./generated/protocol";
 
 /** How commands reach the backend; swapped for a fake in unit tests. */
@@ -160,4 +164,46 @@ export const backend = {
   mcpRemoveServer: (args: McpServerRefArgs) => call("mcp_remove_server", args),
   mcpSetServerDisabled: (args: McpSetDisabledArgs) => call("mcp_set_server_disabled", args),
   mcpApproveServer: (args: McpServerRefArgs) => call("mcp_approve_server", args),
+  rulesView: (projectId: number) => call("rules_view", { project_id: projectId }),
+  checkRuleEdits: (projectId: number, edits: RuleEdits) =>
+    call("check_rule_edits", { project_id: projectId, edits }),
+  validateRule: (projectId: number, text: string) =>
+    call("validate_rule", { project_id: projectId, text }),
+  testRuleCall: (args: TestRuleCallArgs) => call("test_rule_call", args),
+  replayRuleEdits: (args: ReplayRuleEditsArgs) => call("replay_rule_edits", args),
+  saveRuleEdits: (projectId: number, edits: RuleEdits, overwrite: boolean) =>
+    call("save_rule_edits", { project_id: projectId, edits, overwrite }),
+  undoRulesSave: (projectId: number, overwrite: boolean) =>
+    call("undo_rules_save", { project_id: projectId, overwrite }),
 };
+
+/** The channel on which the backend emits rule-replay progress. */
+export const RULES_REPLAY_PROGRESS_CHANNEL = "gatehouse://rules-replay-progress";
+
+/** How replay progress reaches the UI; swapped for a fake in unit tests. */
+export interface ReplayProgressSource {
+  listen(handler: (progress: RulesReplayProgress) => void): Promise<() => void>;
+}
+
+const tauriReplayProgress: ReplayProgressSource = {
+  listen: (handler) =>
+    listen<RulesReplayProgress>(RULES_REPLAY_PROGRESS_CHANNEL, (message) => handler(message.payload)),
+};
+
+let replayProgress: ReplayProgressSource = tauriReplayProgress;
+
+/** Replaces the replay progress source (unit tests only). Returns a function that restores it. */
+export function setReplayProgressSource(next: ReplayProgressSource): () => void {
+  const previous = replayProgress;
+  replayProgress = next;
+  return () => {
+    replayProgress = previous;
+  };
+}
+
+/** Subscribes to rule-replay progress; resolves to an unsubscribe function. */
+export function onRulesReplayProgress(
+  handler: (progress: RulesReplayProgress) => void,
+): Promise<UnlistenFn> {
+  return replayProgress.listen(handler);
+}

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use gatehouse_permissions::lint::lint;
-use gatehouse_permissions::replay::{ReplayCall, ReplayRules, replay_calls};
+use gatehouse_permissions::replay::{ReplayRules, replay_calls};
 use gatehouse_permissions::sources::{SettingsLayout, os_managed_policy_paths};
-use gatehouse_store::{CallFilter, Store, StoredCall};
+use gatehouse_session::rules_editor::replay_view;
+use gatehouse_store::{CallFilter, Store};
 use serde_json::json;
 
 use crate::run::home_dir;
@@ -161,18 +162,6 @@ fn parse_edit(edit: &str) -> anyhow::Result<(PathBuf, String)> {
 
 fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("the path {}", path.display()))
-}
-
-/// The engine's view of a stored call.
-fn replay_view(call: &StoredCall) -> ReplayCall<'_> {
-    ReplayCall {
-        project_dir: Path::new(&call.project_path),
-        mode: call.mode,
-        tool_name: &call.tool_name,
-        input: &call.input,
-        session_rules: &call.session_rules,
-        original: call.decision,
-    }
 }
 
 fn run_replay(args: ReplayArgs, store: &Store) -> anyhow::Result<ExitCode> {

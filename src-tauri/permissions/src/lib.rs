@@ -22,6 +22,7 @@
 
 pub mod check;
 pub mod domain;
+pub mod editor;
 pub mod engine;
 pub mod hook;
 pub mod index;

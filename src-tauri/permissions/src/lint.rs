@@ -4,6 +4,7 @@
 //! naming no known tool, or dropped by a managed policy. The body of
 //! `gatehouse-cli rules lint` and the rule editor's warnings.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gatehouse_protocol::permission::RuleSource;
@@ -11,7 +12,7 @@ use serde::Serialize;
 
 use crate::index::mcp_server;
 use crate::rule::{BUILT_IN_TOOLS, RuleKind, Specifier, ToolMatcher};
-use crate::sources::{SettingsLayout, SourcedRule, load};
+use crate::sources::{SettingsLayout, SourcedRule, load_with_edits};
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -76,18 +77,24 @@ pub struct LintReport {
 /// Checks every settings file of `layout`. The project is linted as if
 /// trusted, so its allow rules are checked too.
 pub fn lint(layout: &SettingsLayout) -> LintReport {
+    lint_with_edits(layout, &HashMap::new())
+}
+
+/// Like [`lint`], with unsaved edits read in place of the files they name
+/// (the rule editor's warnings as the user types).
+pub fn lint_with_edits(layout: &SettingsLayout, edits: &HashMap<PathBuf, String>) -> LintReport {
     let mut layout = layout.clone();
     layout.project_trusted = true;
     let files = layout
         .files()
         .into_iter()
         .map(|f| LintFile {
-            exists: f.path.exists(),
+            exists: f.path.exists() || edits.contains_key(&f.path),
             path: f.path,
             source: f.source,
         })
         .collect();
-    let settings = load(&layout);
+    let settings = load_with_edits(&layout, edits);
     let mut problems: Vec<LintProblem> = settings
         .errors
         .iter()

@@ -188,16 +188,9 @@ struct EngineSlot {
 /// Decisions remembered per engine before the memory is cleared.
 const MAX_REMEMBERED_DECISIONS: usize = 20_000;
 
-/// How many calls went from one decision to another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ChangeCount {
-    /// The decision the calls got when they ran.
-    pub from: PermissionBehavior,
-    /// The decision the replayed rules give.
-    pub to: PermissionBehavior,
-    /// How many calls.
-    pub count: u64,
-}
+/// How many calls went from one decision to another (a protocol type: the
+/// app sends it to the UI; the CLI prints the same JSON).
+pub use gatehouse_protocol::rules::ChangeCount;
 
 /// A call whose decision changes, with the new decision's reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]

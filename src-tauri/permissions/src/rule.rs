@@ -110,7 +110,7 @@ pub const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 /// Built-in names are matched without regard to case, so a deny rule
 /// written `bash(rm:*)` is not silently a rule for a tool that does not
 /// exist.
-fn canonical_tool_name(name: &str) -> &str {
+pub fn canonical_tool_name(name: &str) -> &str {
     if name.eq_ignore_ascii_case("Task") {
         return "Agent";
     }

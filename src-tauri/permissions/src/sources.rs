@@ -130,7 +130,8 @@ pub struct SettingsFileRef {
 }
 
 impl SettingsFileRef {
-    fn new(source: RuleSource, path: PathBuf, settings_root: Option<PathBuf>) -> Self {
+    /// A file of `source` at `path`, `/`-patterns relative to `settings_root`.
+    pub fn new(source: RuleSource, path: PathBuf, settings_root: Option<PathBuf>) -> Self {
         SettingsFileRef {
             source,
             path,

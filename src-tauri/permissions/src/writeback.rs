@@ -89,7 +89,7 @@ pub fn add_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<WriteOutcome,
 }
 
 /// The indentation of the line `offset` is on.
-fn indent_at(text: &str, offset: usize) -> &str {
+pub(crate) fn indent_at(text: &str, offset: usize) -> &str {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..];
     &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
@@ -97,7 +97,7 @@ fn indent_at(text: &str, offset: usize) -> &str {
 
 /// Inserts `"<key>": <value>` as the first member of the object at
 /// `[start, end)`, matching its layout.
-fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Option<String> {
+pub(crate) fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Option<String> {
     let open = start + 1;
     let inner = text.get(open..end.checked_sub(1)?)?;
     let first = inner.find(|c: char| !c.is_whitespace());
@@ -177,7 +177,10 @@ fn insert(text: &str, key: &str, literal: &str) -> Option<String> {
     )
 }
 
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes `text` to the settings file at `path` atomically (a temporary
+/// file in the same folder, then a rename): a symlinked file is written at
+/// its target, a read-only file is refused, the file's permissions are kept.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     // A settings file that is a symlink (dotfile managers link
     // ~/.claude/settings.json) is written at its target: renaming over the
     // link would replace it with a copy and cut it off from its source.

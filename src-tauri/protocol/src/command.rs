@@ -18,7 +18,13 @@ use crate::mcp::{
     McpSetDisabledArgs,
 };
 use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
+use crate::permission::PermissionDecision;
 use crate::project::{AppInfo, Project};
+use crate::rules::{
+    CheckRuleEditsArgs, ReplayRuleEditsArgs, RuleProblem, RuleValidation, RulesProjectArgs,
+    RulesReplayReport, RulesView, SaveRuleEditsArgs, SaveRulesOutcome, TestRuleCallArgs,
+    UndoRulesSaveArgs, ValidateRuleArgs,
+};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
     SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
@@ -214,4 +220,21 @@ commands! {
     mcp_set_server_disabled(McpSetDisabledArgs) -> McpPanel;
     /// Approves a project server in its current form.
     mcp_approve_server(McpServerRefArgs) -> McpPanel;
+    /// Every rule of a project by source, with counts, trust and problems.
+    rules_view(RulesProjectArgs) -> RulesView;
+    /// Lint problems (errors and warnings) of the rules with unsaved edits.
+    check_rule_edits(CheckRuleEditsArgs) -> Vec<RuleProblem>;
+    /// Parses a rule as typed: the parser's error with its span, a path
+    /// preview or Bash examples.
+    validate_rule(ValidateRuleArgs) -> RuleValidation;
+    /// Decides a call with the rules plus unsaved edits, with the full trace.
+    test_rule_call(TestRuleCallArgs) -> PermissionDecision;
+    /// Re-decides stored calls with the edited rules; progress on
+    /// `RULES_REPLAY_PROGRESS_CHANNEL`.
+    replay_rule_edits(ReplayRuleEditsArgs) -> RulesReplayReport;
+    /// Writes the edits (settings files atomically, session rules to
+    /// SQLite), or reports files changed on disk since they were loaded.
+    save_rule_edits(SaveRuleEditsArgs) -> SaveRulesOutcome;
+    /// Restores what the last save of the project replaced.
+    undo_rules_save(UndoRulesSaveArgs) -> SaveRulesOutcome;
 }

@@ -17,6 +17,7 @@
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`mcp`] — the MCP panel: configured servers, probes, edits.
 //! * [`project`] — projects and application information.
+//! * [`rules`] — the rule editor: rules by source, edits, tester, replay, save.
 //! * [`session`] — driving sessions from a front end, session summaries.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 //! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
@@ -29,6 +30,7 @@ pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;
 pub mod project;
+pub mod rules;
 pub mod session;
 pub mod transcript;
 pub mod typescript;

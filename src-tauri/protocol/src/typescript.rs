@@ -65,6 +65,8 @@ pub fn bindings() -> String {
     collector.visit::<CommandError>();
     // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
     collector.visit::<FileDiff>();
+    // Emitted on `RULES_REPLAY_PROGRESS_CHANNEL` while a replay runs.
+    collector.visit::<crate::rules::RulesReplayProgress>();
     // Transcript types the CLI prints; most are also reached through the
     // session browser's commands (visiting twice declares once).
     collector.visit::<crate::session::SearchSessionsArgs>();

@@ -27,6 +27,7 @@ pub mod mcp_panel;
 pub mod preview;
 pub mod provider;
 pub mod rules;
+pub mod rules_editor;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

@@ -243,6 +243,54 @@ impl Store {
         Ok(scan)
     }
 
+    /// How many queued calls match `filter` (an upper bound of the calls
+    /// [`Store::for_each_stored_call`] yields: undecided calls are counted
+    /// too). Replay progress is shown against it.
+    pub fn count_stored_calls(&self, filter: &CallFilter) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM session_events e JOIN sessions s ON s.id = e.session_id
+                 WHERE e.type = 'tool_queued'
+                   AND (?1 IS NULL OR s.project_path = ?1)
+                   AND (?2 IS NULL OR e.session_id = ?2)
+                   AND (?3 IS NULL OR e.ts_ms >= ?3)
+                   AND (?4 IS NULL OR e.ts_ms < ?4)",
+                params![
+                    filter.project_path,
+                    filter.session_id,
+                    filter.since_ms,
+                    filter.until_ms
+                ],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// The distinct names of MCP tools (`mcp__…`) in stored calls, of one
+    /// project when given, sorted (tool-name completion in the rule editor).
+    pub fn stored_mcp_tool_names(
+        &self,
+        project_path: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT e.tool_name FROM session_events e
+                 JOIN sessions s ON s.id = e.session_id
+                 WHERE e.type = 'tool_queued' AND e.tool_name LIKE 'mcp\\_\\_%' ESCAPE '\\'
+                   AND (?1 IS NULL OR s.project_path = ?1)
+                 ORDER BY 1 LIMIT 500",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map(params![project_path], |r| r.get::<_, String>(0))
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
     /// How many stored calls each rule decided since `since_ms` (ms since
     /// the Unix epoch), of one project when given: one entry per (rule
     /// text, source, settings file), most decisions first. Only decisions

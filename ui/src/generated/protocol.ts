@@ -69,6 +69,49 @@ smoke: boolean,
 database_error: string | null, };
 
 /**
+ * Example commands for a Bash rule, decided by the real matcher.
+ */
+export type BashExamples = { 
+/**
+ * Commands the rule matches.
+ */
+matching: Array<string>, 
+/**
+ * Similar commands it does not match.
+ */
+not_matching: Array<string>, };
+
+/**
+ * How many calls went from one decision to another.
+ */
+export type ChangeCount = { 
+/**
+ * The decision the calls got when they ran.
+ */
+from: PermissionBehavior, 
+/**
+ * The decision the replayed rules give.
+ */
+to: PermissionBehavior, 
+/**
+ * How many calls.
+ */
+count: number, };
+
+/**
+ * Arguments of `check_rule_edits`.
+ */
+export type CheckRuleEditsArgs = { 
+/**
+ * The project.
+ */
+project_id: number, 
+/**
+ * The unsaved edits.
+ */
+edits: RuleEdits, };
+
+/**
  * What `discover_claude_transcripts` found.
  */
 export type ClaudeDiscovery = { 
@@ -1339,6 +1382,23 @@ export type OpenProjectArgs = {
 id: number, };
 
 /**
+ * Project files a path rule matches.
+ */
+export type PathPreview = { 
+/**
+ * Matching files, relative to the project (at most 50).
+ */
+matches: Array<string>, 
+/**
+ * Files looked at.
+ */
+scanned: number, 
+/**
+ * True when the walk or the list stopped at its limit.
+ */
+truncated: boolean, };
+
+/**
  * The user's answer to a permission prompt.
  */
 export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
@@ -1359,6 +1419,23 @@ feedback: string | null, };
  * The three outcomes of a permission check.
  */
 export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * A complete, explained permission decision.
+ */
+export type PermissionDecision = { 
+/**
+ * The verdict.
+ */
+decision: PermissionBehavior, 
+/**
+ * What settled it.
+ */
+reason: DecisionReason, 
+/**
+ * Every layer consulted, in order.
+ */
+trace: Array<TraceStep>, };
 
 /**
  * Permission modes, spelled as in Claude Code's settings files.
@@ -1443,6 +1520,93 @@ base_url: string, };
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
 
 /**
+ * A stored call whose decision changes under the edited rules.
+ */
+export type ReplayChangedCall = { 
+/**
+ * Its session.
+ */
+session_id: string, 
+/**
+ * Its position in the session (the `tool_queued` event's sequence).
+ */
+seq: number, 
+/**
+ * When it was decided (ms since the epoch).
+ */
+ts_ms: number, 
+/**
+ * Its session's project folder.
+ */
+project_path: string, 
+/**
+ * The mode it was decided in.
+ */
+mode: PermissionMode, 
+/**
+ * The tool name.
+ */
+tool_name: string, 
+/**
+ * The input.
+ */
+input: JsonValue, 
+/**
+ * The decision it got.
+ */
+from: PermissionBehavior, 
+/**
+ * The decision the edited rules give.
+ */
+to: PermissionBehavior, 
+/**
+ * Why the edited rules decide so.
+ */
+new_reason: DecisionReason, };
+
+/**
+ * Arguments of `replay_rule_edits`.
+ */
+export type ReplayRuleEditsArgs = { 
+/**
+ * The project whose edits are replayed.
+ */
+project_id: number, 
+/**
+ * The unsaved edits.
+ */
+edits: RuleEdits, 
+/**
+ * Which calls.
+ */
+scope: ReplayScope, 
+/**
+ * Chosen by the UI; progress events carry it.
+ */
+replay_id: string, 
+/**
+ * At most this many changed calls are listed (default 1000).
+ */
+limit: number | null, };
+
+/**
+ * Which stored calls a replay re-decides.
+ */
+export type ReplayScope = { "kind": "all" } | { "kind": "project" } | { "kind": "date_range", 
+/**
+ * From (inclusive).
+ */
+since_ms: number | null, 
+/**
+ * Until (exclusive).
+ */
+until_ms: number | null, } | { "kind": "session", 
+/**
+ * The session.
+ */
+session_id: string, };
+
+/**
  * Arguments of `resume_session`.
  */
 export type ResumeSessionArgs = { 
@@ -1472,9 +1636,344 @@ retention_days: number | null,
 deleted: Array<string>, };
 
 /**
+ * Unsaved edits: the files and sessions whose rules changed.
+ */
+export type RuleEdits = { 
+/**
+ * Changed settings files.
+ */
+files: Array<RuleFileEdit>, 
+/**
+ * Changed sessions.
+ */
+sessions: Array<SessionRulesEdit>, };
+
+/**
+ * The rule lists of one settings file after editing (the whole lists, not
+ * a diff).
+ */
+export type RuleFileEdit = { 
+/**
+ * The settings file.
+ */
+path: string, 
+/**
+ * The [`RuleFileView::fingerprint`] it had when loaded (empty: it did
+ * not exist).
+ */
+base_fingerprint: string, 
+/**
+ * `permissions.allow`.
+ */
+allow: Array<string>, 
+/**
+ * `permissions.ask`.
+ */
+ask: Array<string>, 
+/**
+ * `permissions.deny`.
+ */
+deny: Array<string>, 
+/**
+ * `permissions.additionalDirectories`.
+ */
+additional_directories: Array<string>, };
+
+/**
+ * One settings file and its rules.
+ */
+export type RuleFileView = { 
+/**
+ * Its path.
+ */
+path: string, 
+/**
+ * Its source.
+ */
+source: RuleSource, 
+/**
+ * Whether it exists.
+ */
+exists: boolean, 
+/**
+ * Whether the editor may change it.
+ */
+editable: boolean, 
+/**
+ * Why it may not be changed (managed policy, malformed, too large,
+ * read-only, …).
+ */
+lock_reason: string | null, 
+/**
+ * What the file held when read, to detect a change on disk before a
+ * save; empty when the file did not exist.
+ */
+fingerprint: string, 
+/**
+ * The rules, per list, in file order.
+ */
+rules: Array<RuleView>, 
+/**
+ * `permissions.additionalDirectories` as written.
+ */
+additional_directories: Array<string>, 
+/**
+ * `permissions.defaultMode`, if set.
+ */
+default_mode: PermissionMode | null, };
+
+/**
+ * A rule list of a settings file.
+ */
+export type RuleList = "allow" | "ask" | "deny";
+
+/**
+ * A problem with a rule or a settings file (from the linter).
+ */
+export type RuleProblem = { 
+/**
+ * `error` or `warning`.
+ */
+severity: string, 
+/**
+ * `settings_error`, `shadowed_by_deny`, `shadowed_by_ask`,
+ * `duplicate`, `unknown_tool`, `not_applied`.
+ */
+code: string, 
+/**
+ * The file (`<command line>` for flag rules).
+ */
+file: string, 
+/**
+ * 1-based line.
+ */
+line: number, 
+/**
+ * 1-based column.
+ */
+column: number, 
+/**
+ * The rule's list, when about a rule.
+ */
+list: RuleList | null, 
+/**
+ * The rule text, when about a rule.
+ */
+rule: string | null, 
+/**
+ * What is wrong.
+ */
+message: string, };
+
+/**
  * Where a permission rule came from, highest precedence first.
  */
 export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * A rule's syntax error, with the character span to highlight.
+ */
+export type RuleSyntaxError = { 
+/**
+ * The parser's message.
+ */
+message: string, 
+/**
+ * 1-based character column the parser reported.
+ */
+column: number, 
+/**
+ * 0-based character offset where the highlight starts.
+ */
+start: number, 
+/**
+ * 0-based character offset just past the highlight.
+ */
+end: number, };
+
+/**
+ * What `validate_rule` found.
+ */
+export type RuleValidation = { 
+/**
+ * The syntax error, if the rule does not parse.
+ */
+error: RuleSyntaxError | null, 
+/**
+ * The tool the rule names (canonical spelling), when it parses.
+ */
+tool: string | null, 
+/**
+ * For path rules: project files the pattern matches.
+ */
+path_preview: PathPreview | null, 
+/**
+ * For Bash rules: example commands that match and that do not.
+ */
+bash_examples: BashExamples | null, };
+
+/**
+ * One rule as written in a file or a session.
+ */
+export type RuleView = { 
+/**
+ * Its list.
+ */
+list: RuleList, 
+/**
+ * The rule text.
+ */
+text: string, 
+/**
+ * Stored calls it decided in the last 30 days.
+ */
+decided_30d: number, };
+
+/**
+ * Arguments of `rules_view` and `undo_rules_save`.
+ */
+export type RulesProjectArgs = { 
+/**
+ * The project's row id.
+ */
+project_id: number, };
+
+/**
+ * Progress of a replay, emitted on [`RULES_REPLAY_PROGRESS_CHANNEL`].
+ */
+export type RulesReplayProgress = { 
+/**
+ * The replay's id.
+ */
+replay_id: string, 
+/**
+ * Calls read so far.
+ */
+done: number, 
+/**
+ * Calls in scope (counted before the replay starts).
+ */
+total: number, };
+
+/**
+ * What a replay found.
+ */
+export type RulesReplayReport = { 
+/**
+ * Calls re-decided.
+ */
+total: number, 
+/**
+ * Calls whose decision is the same.
+ */
+unchanged: number, 
+/**
+ * Counts per change, most first.
+ */
+changes: Array<ChangeCount>, 
+/**
+ * The changed calls, in store order.
+ */
+changed_calls: Array<ReplayChangedCall>, 
+/**
+ * True when more calls changed than are listed.
+ */
+changed_calls_truncated: boolean, 
+/**
+ * Problems in the settings read (file:line:column: cause).
+ */
+settings_errors: Array<string>, 
+/**
+ * Stored events that could not be read.
+ */
+unreadable_events: number, };
+
+/**
+ * Every rule that applies in a project, by source.
+ */
+export type RulesView = { 
+/**
+ * The project.
+ */
+project: Project, 
+/**
+ * Whether the project is trusted (its allow rules, additional
+ * directories and default mode apply only then).
+ */
+trusted: boolean, 
+/**
+ * Every settings file, highest precedence first (missing ones too:
+ * rules can be added to them).
+ */
+files: Array<RuleFileView>, 
+/**
+ * Sessions of the project with "for this session" rules, newest first.
+ */
+sessions: Array<SessionRulesView>, 
+/**
+ * The default mode the merged settings give, if any.
+ */
+default_mode: PermissionMode | null, 
+/**
+ * True when some settings disable bypass mode.
+ */
+bypass_disabled: boolean, 
+/**
+ * True when the managed policy allows only policy rules to allow.
+ */
+managed_rules_only: boolean, 
+/**
+ * The additional working directories in force (resolved paths).
+ */
+additional_directories: Array<string>, 
+/**
+ * Tool names for completion (built-in tools, then MCP tools met in
+ * stored calls).
+ */
+tool_names: Array<string>, 
+/**
+ * Problems of the saved rules (errors and warnings, with places).
+ */
+problems: Array<RuleProblem>, 
+/**
+ * Whether the last save of this project can be undone.
+ */
+can_undo: boolean, };
+
+/**
+ * Arguments of `save_rule_edits`.
+ */
+export type SaveRuleEditsArgs = { 
+/**
+ * The project.
+ */
+project_id: number, 
+/**
+ * The edits to write.
+ */
+edits: RuleEdits, 
+/**
+ * Write even over files changed on disk since they were loaded (the
+ * user chose to overwrite).
+ */
+overwrite: boolean, };
+
+/**
+ * The outcome of a save or an undo.
+ */
+export type SaveRulesOutcome = { "kind": "saved", 
+/**
+ * The settings files written.
+ */
+files: Array<string>, 
+/**
+ * The sessions whose rules were replaced.
+ */
+sessions: Array<string>, } | { "kind": "conflict", 
+/**
+ * The files that changed.
+ */
+files: Array<string>, };
 
 /**
  * One full-text search match: where to jump to, and the text around it.
@@ -1608,6 +2107,44 @@ session_rules: Array<string>, };
  * Where a stored session came from.
  */
 export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * The rules of one session after editing.
+ */
+export type SessionRulesEdit = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Allow rules.
+ */
+allow: Array<string>, 
+/**
+ * Ask rules.
+ */
+ask: Array<string>, 
+/**
+ * Deny rules.
+ */
+deny: Array<string>, };
+
+/**
+ * The session rules of one stored session.
+ */
+export type SessionRulesView = { 
+/**
+ * The session's id.
+ */
+session_id: string, 
+/**
+ * Its title (first prompt), if any.
+ */
+title: string | null, 
+/**
+ * Its rules.
+ */
+rules: Array<RuleView>, };
 
 /**
  * How `list_sessions` orders sessions.
@@ -1861,6 +2398,31 @@ events: number, };
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
 
 /**
+ * Arguments of `test_rule_call`.
+ */
+export type TestRuleCallArgs = { 
+/**
+ * The project (its folder is the working directory).
+ */
+project_id: number, 
+/**
+ * The unsaved edits to decide with.
+ */
+edits: RuleEdits, 
+/**
+ * The tool name.
+ */
+tool: string, 
+/**
+ * The tool's input.
+ */
+input: JsonValue, 
+/**
+ * The mode to decide in.
+ */
+mode: PermissionMode, };
+
+/**
  * Calls and time of one tool within a session.
  */
 export type ToolStats = { 
@@ -1948,6 +2510,32 @@ duration_ms: number | null,
  * Tool calls the turn made.
  */
 tool_calls: number, };
+
+/**
+ * Arguments of `undo_rules_save`.
+ */
+export type UndoRulesSaveArgs = { 
+/**
+ * The project.
+ */
+project_id: number, 
+/**
+ * Restore even files changed on disk since the save.
+ */
+overwrite: boolean, };
+
+/**
+ * Arguments of `validate_rule`.
+ */
+export type ValidateRuleArgs = { 
+/**
+ * The project (path previews list its files).
+ */
+project_id: number, 
+/**
+ * The rule as typed.
+ */
+text: string, };
 
 /** Every backend command: its argument object and its result. */
 export interface Commands {
@@ -2042,4 +2630,21 @@ export interface Commands {
   mcp_set_server_disabled: { args: McpSetDisabledArgs; result: McpPanel };
   /** Approves a project server in its current form. */
   mcp_approve_server: { args: McpServerRefArgs; result: McpPanel };
+  /** Every rule of a project by source, with counts, trust and problems. */
+  rules_view: { args: RulesProjectArgs; result: RulesView };
+  /** Lint problems (errors and warnings) of the rules with unsaved edits. */
+  check_rule_edits: { args: CheckRuleEditsArgs; result: Array<RuleProblem> };
+  /** Parses a rule as typed: the parser's error with its span, a path
+ preview or Bash examples. */
+  validate_rule: { args: ValidateRuleArgs; result: RuleValidation };
+  /** Decides a call with the rules plus unsaved edits, with the full trace. */
+  test_rule_call: { args: TestRuleCallArgs; result: PermissionDecision };
+  /** Re-decides stored calls with the edited rules; progress on
+ `RULES_REPLAY_PROGRESS_CHANNEL`. */
+  replay_rule_edits: { args: ReplayRuleEditsArgs; result: RulesReplayReport };
+  /** Writes the edits (settings files atomically, session rules to
+ SQLite), or reports files changed on disk since they were loaded. */
+  save_rule_edits: { args: SaveRuleEditsArgs; result: SaveRulesOutcome };
+  /** Restores what the last save of the project replaced. */
+  undo_rules_save: { args: UndoRulesSaveArgs; result: SaveRulesOutcome };
 }

@@ -35,13 +35,14 @@ export interface StoredSessionTarget {
  * Each feature (settings, rules, session browser, MCP) adds one entry here,
  * one in {@link NAVIGATION} and one case in `App`.
  */
-export type Screen = "home" | "settings" | "sessions" | "mcp";
+export type Screen = "home" | "settings" | "sessions" | "rules" | "mcp";
 
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
-  { screen: "settings", label: "Settings", testId: "open-settings" },
   { screen: "sessions", label: "Sessions", testId: "open-sessions" },
+  { screen: "rules", label: "Rules", testId: "open-rules" },
   { screen: "mcp", label: "MCP", testId: "open-mcp" },
+  { screen: "settings", label: "Settings", testId: "open-settings" },
 ];
 
 export interface HomeActions {

@@ -1,0 +1,269 @@
+//! The visual rule editor in the real window (issue 10 item 6): a session
+//! recorded by the replay provider runs `echo`; in the editor a malformed
+//! rule shows the parser's error, a deny rule is added, the tester's trace
+//! names it, the replay lists the recorded call as allow → deny, saving
+//! writes the rule keeping the file's other keys, a file changed on disk
+//! meanwhile is a conflict the user resolves, undo restores, and a new
+//! session's matching call is refused. Relies only on the test-id contract at the top
+//! of ui/src/rules/RulesScreen.tsx and ui/src/session/SessionScreen.tsx.
+
+use std::path::Path;
+
+use anyhow::Context;
+use gatehouse_e2e::{App, screenshot_dir, setup, until};
+use serde_json::{Value, json};
+
+const ENTER: &str = "\u{E007}";
+
+fn call(id: &str) -> String {
+    format!("[data-testid=tool-call][data-tool-use-id={id}]")
+}
+
+/// A replay script: one Bash call `id` running `command`, then a reply.
+fn echo_script(dir: &Path, name: &str, id: &str, command: &str) -> anyhow::Result<String> {
+    let script = json!({"turns": [
+        {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]});
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(&script)?)?;
+    Ok(path.display().to_string())
+}
+
+/// Opens the project (the picked folder), starts a replay session with
+/// `script` and sends a prompt; trusts the project when asked.
+async fn run_session(window: &App, script: &str) -> anyhow::Result<()> {
+    window.click("[data-testid=open-folder]").await?;
+    window.wait_for("[data-testid=session-view]").await?;
+    let trust_or_form = until("the trust prompt or the new-session form", 30, || async {
+        if window.exists("[data-testid=trust-prompt]").await? {
+            return Ok(Some(true));
+        }
+        Ok(window
+            .exists("[data-testid=replay-script]")
+            .await?
+            .then_some(false))
+    })
+    .await?;
+    if trust_or_form {
+        window.click("[data-testid=trust-project]").await?;
+    }
+    window
+        .wait_for("[data-testid=replay-script]")
+        .await?
+        .send_keys(script)
+        .await?;
+    window.click("[data-testid=start-session]").await?;
+    window.wait_for("[data-testid=session-screen]").await?;
+    let input = window.wait_for("[data-testid=prompt-input]").await?;
+    input.send_keys("say hello").await?;
+    input.send_keys(ENTER).await?;
+    Ok(())
+}
+
+async fn call_status(window: &App, id: &str, want: &str) -> anyhow::Result<()> {
+    until(&format!("{id} to be {want}"), 60, || async {
+        if !window.exists(&call(id)).await? {
+            return Ok(None);
+        }
+        let status = window
+            .attrs(&call(id), "data-status")
+            .await?
+            .pop()
+            .unwrap_or_default();
+        Ok((status == want).then_some(()))
+    })
+    .await
+}
+
+/// Replaces the text of the input matching `css`, typing it as a user does.
+/// WebKitWebDriver's `clear` does not always reach React (the old text then
+/// stays and the typed text is appended): when the field does not hold
+/// exactly `text` afterwards, it is set from script the way React sees
+/// typing (the native value setter, then an `input` event), and that
+/// fallback is printed.
+async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
+    let input = window.wait_for(css).await?;
+    input.clear().await?;
+    input.send_keys(text).await?;
+    if input.prop("value").await?.as_deref() == Some(text) {
+        return Ok(());
+    }
+    eprintln!("e2e: typing into `{css}` did not leave exactly the text; setting it from script");
+    let element = serde_json::to_value(&input)?;
+    window
+        .client
+        .execute(
+            "const [el, value] = arguments; \
+             const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value); \
+             el.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![element, json!(text)],
+        )
+        .await
+        .with_context(|| format!("setting `{css}` from script"))?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_enforced()
+-> anyhow::Result<()> {
+    let Some((app, driver)) = setup() else {
+        return Ok(());
+    };
+    let data = tempfile::tempdir()?;
+    let folders = tempfile::tempdir()?;
+    let project = folders.path().join("rules-project");
+    std::fs::create_dir_all(project.join(".claude"))?;
+    let project = project.canonicalize()?;
+    let settings = project.join(".claude/settings.json");
+    std::fs::write(
+        &settings,
+        "{\n  \"model\": \"keep-me\",\n  \"env\": {\"KEEP\": \"1\"},\n  \"permissions\": {\n    \"allow\": [\"Bash(git status)\"]\n  }\n}\n",
+    )?;
+    let command = "echo hello-gatehouse";
+    let first = echo_script(folders.path(), "first.json", "b1", command)?;
+    let second = echo_script(folders.path(), "second.json", "b2", command)?;
+    println!("e2e: screenshots go to {}", screenshot_dir().display());
+
+    let project_text = project.display().to_string();
+    let window = App::launch(
+        &app,
+        &driver,
+        data.path(),
+        &[("GATEHOUSE_TEST_PICK_FOLDER", &project_text)],
+    )
+    .await?;
+
+    // A recorded session: echo is read-only, so it runs unasked (allow).
+    run_session(&window, &first).await?;
+    call_status(&window, "b1", "completed").await?;
+
+    // The editor: the project's existing rule is listed.
+    window.click("[data-testid=open-rules]").await?;
+    window.wait_for("[data-testid=rules-screen]").await?;
+    window
+        .wait_for("[data-testid=rule-row][data-rule='Bash(git status)']")
+        .await?;
+
+    // A malformed rule: the parser's error, its position highlighted.
+    type_into(&window, "[data-testid=rule-input]", "Bash(echo").await?;
+    let error = window.texts("[data-testid=rule-error]").await?.join(" ");
+    assert!(!error.trim().is_empty(), "a parse error is shown");
+    window.wait_for("[data-testid=rule-error-mark]").await?;
+    window.screenshot("rules-01-parse-error").await?;
+
+    // The fixed rule, added to deny in the project settings (the defaults).
+    type_into(&window, "[data-testid=rule-input]", "Bash(echo:*)").await?;
+    window.wait_for("[data-testid=rule-bash-examples]").await?;
+    window.click("[data-testid=rule-add]").await?;
+    window
+        .wait_for("[data-testid=rule-row][data-rule='Bash(echo:*)'][data-list=deny]")
+        .await?;
+    window.wait_for("[data-testid=rules-dirty]").await?;
+
+    // The tester, with the unsaved rule: denied, and the trace names it.
+    type_into(&window, "[data-testid=tester-tool]", "Bash").await?;
+    type_into(
+        &window,
+        "[data-testid=tester-input]",
+        &json!({ "command": command }).to_string(),
+    )
+    .await?;
+    until("the tester to deny", 30, || async {
+        let decision = window
+            .attrs("[data-testid=tester-decision]", "data-decision")
+            .await?
+            .pop()
+            .unwrap_or_default();
+        Ok((decision == "deny").then_some(()))
+    })
+    .await?;
+    let trace = window
+        .texts("[data-testid=tester-result] [data-testid=decision-trace]")
+        .await?
+        .join("\n");
+    assert!(trace.contains("Bash(echo:*)"), "{trace}");
+    window.screenshot("rules-02-tester").await?;
+
+    // Replay over the recorded session: the echo call flips allow → deny.
+    window.click("[data-testid=replay-run]").await?;
+    window.wait_for("[data-testid=replay-call]").await?;
+    let froms = window
+        .attrs("[data-testid=replay-call]", "data-from")
+        .await?;
+    let tos = window.attrs("[data-testid=replay-call]", "data-to").await?;
+    assert_eq!(froms, ["allow"]);
+    assert_eq!(tos, ["deny"]);
+    let counts = window.texts("[data-testid=replay-count]").await?;
+    assert!(counts[0].contains('1'), "{counts:?}");
+    assert!(window.exists("[data-testid=replay-progress]").await?);
+    window.screenshot("rules-03-replay").await?;
+
+    // Save: the file has the rule and keeps its other keys.
+    window.click("[data-testid=rules-save]").await?;
+    window.wait_for("[data-testid=rules-status]").await?;
+    let on_disk: Value = serde_json::from_str(
+        &std::fs::read_to_string(&settings).context("reading the saved settings")?,
+    )?;
+    assert_eq!(on_disk["permissions"]["deny"], json!(["Bash(echo:*)"]));
+    assert_eq!(on_disk["permissions"]["allow"], json!(["Bash(git status)"]));
+    assert_eq!(on_disk["model"], json!("keep-me"));
+    assert_eq!(on_disk["env"], json!({"KEEP": "1"}));
+    assert!(
+        window
+            .exists("[data-testid=rules-undo]:not([disabled])")
+            .await?
+    );
+
+    // Changed on disk while the editor has unsaved edits: the user is told,
+    // nothing is written until they choose; overwriting replaces only the
+    // rule lists (the key added on disk stays).
+    let mut external = on_disk.clone();
+    external["external"] = json!(true);
+    std::fs::write(&settings, serde_json::to_string_pretty(&external)?)?;
+    window
+        .click("[data-testid=rule-row][data-rule='Bash(git status)'] [data-testid=rule-delete]")
+        .await?;
+    window.click("[data-testid=rules-save]").await?;
+    let conflict = window
+        .texts("[data-testid=rules-conflict]")
+        .await?
+        .join(" ");
+    assert!(conflict.contains("settings.json"), "{conflict}");
+    let untouched: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+    assert_eq!(
+        untouched, external,
+        "nothing is written before the user chooses"
+    );
+    window.screenshot("rules-05-conflict").await?;
+    window.click("[data-testid=rules-overwrite]").await?;
+    let overwritten: Value = until("the overwrite to be written", 30, || async {
+        let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+        Ok((now["permissions"]["allow"] == json!([])).then_some(now))
+    })
+    .await?;
+    assert_eq!(overwritten["external"], json!(true));
+    assert_eq!(overwritten["model"], json!("keep-me"));
+    assert_eq!(overwritten["permissions"]["deny"], json!(["Bash(echo:*)"]));
+
+    // Undo restores what the last save replaced.
+    window
+        .click("[data-testid=rules-undo]:not([disabled])")
+        .await?;
+    let restored: Value = until("the undo to be written", 30, || async {
+        let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+        Ok((now["permissions"]["allow"] == json!(["Bash(git status)"])).then_some(now))
+    })
+    .await?;
+    assert_eq!(restored, external);
+
+    // A new session: the same call is refused by the saved rule.
+    window.click("[data-testid=rules-back]").await?;
+    window.wait_for("[data-testid=home]").await?;
+    run_session(&window, &second).await?;
+    call_status(&window, "b2", "denied").await?;
+    window.screenshot("rules-04-refused").await?;
+    window.quit().await?;
+    Ok(())
+}
