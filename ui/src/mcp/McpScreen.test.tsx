@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../client";
 import type { McpPanel, McpServerEntry, McpServerProbe, Project } from "../generated/protocol";
+import { usesOAuth } from "./help";
 import { McpScreen } from "./McpScreen";
 
 let restore: (() => void) | null = null;
@@ -50,13 +51,20 @@ const web: McpServerEntry = {
   draft: null,
 };
 
-function fake(panel: McpPanel, probes: McpServerProbe[]) {
+function fake(panel: McpPanel, initialProbes: McpServerProbe[]) {
+  let probes = initialProbes;
   const calls: [string, Record<string, unknown>][] = [];
   restore = setTransport({
     invoke: async (command, payload) => {
       const args = payload["args"] as Record<string, unknown>;
       calls.push([command, args]);
       if (command === "mcp_probe") return probes;
+      if (command === "mcp_sign_in") {
+        // The next probe sees the server signed in.
+        probes = probes.map((p) => (p.name === args["server"] ? { ...p, state: "connected", message: null } : p));
+        return { server: args["server"], url: "https://h/mcp", issuer: "https://h", scopes: [], signed_in: true };
+      }
+      if (command === "mcp_sign_out") return { server: args["server"], url: "https://h/mcp", signed_out: true };
       return panel;
     },
   });
@@ -101,6 +109,36 @@ describe("McpScreen", () => {
       scope: "project",
       name: "web",
     });
+  });
+
+  it("signs in to a needs-auth OAuth server, probes again, and offers sign-out once connected", async () => {
+    const calls = fake({ project_path: "/p/widget", servers: [web], problems: [] }, [
+      { name: "web", state: "needs_auth", message: "needs sign-in", tools: [], stderr: [] },
+    ]);
+    render(<McpScreen projects={[project]} onBack={() => undefined} />);
+    fireEvent.click(await screen.findByTestId("mcp-sign-in"));
+    await waitFor(() => expect(screen.getByTestId("mcp-notice").textContent).toContain("Signed in to web"));
+    expect(calls.find(([c]) => c === "mcp_sign_in")?.[1]).toEqual({ project: "/p/widget", server: "web" });
+    await waitFor(() => expect(screen.getByTestId("mcp-server-state").dataset["state"]).toBe("connected"));
+    expect(calls.filter(([c]) => c === "mcp_probe").length).toBe(2);
+    fireEvent.click(screen.getByTestId("mcp-sign-out"));
+    await waitFor(() => expect(screen.getByTestId("mcp-notice").textContent).toContain("Signed out of web"));
+    expect(calls.find(([c]) => c === "mcp_sign_out")?.[1]).toEqual({ project: "/p/widget", server: "web" });
+  });
+
+  it("offers no OAuth sign-in to a server with an Authorization header", () => {
+    const withHeader: McpServerEntry = {
+      ...web,
+      draft: {
+        name: "web",
+        transport: { type: "http", url: "https://h/mcp", headers: [{ name: "Authorization", value: "", secret: true, stored: true }] },
+        disabled: false,
+        trusted: false,
+      },
+    };
+    expect(usesOAuth(withHeader)).toBe(false);
+    expect(usesOAuth(web)).toBe(true);
+    expect(usesOAuth(fs)).toBe(false);
   });
 
   it("validates the form as you type and sends a secret only to the save command", async () => {

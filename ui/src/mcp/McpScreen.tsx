@@ -2,7 +2,8 @@
 // mcp, mcp-project, mcp-probe, mcp-add-gatehouse, mcp-add-project,
 // mcp-server[data-name], mcp-server-state[data-state], mcp-server-message,
 // mcp-tool[data-name], mcp-stderr, mcp-edit, mcp-remove, mcp-toggle-disabled,
-// mcp-approve, mcp-sign-in-slot, mcp-form*, mcp-error, mcp-problem.
+// mcp-approve, mcp-sign-in-slot, mcp-sign-in, mcp-sign-out, mcp-notice, mcp-form*, mcp-error,
+// mcp-problem.
 
 import type { Project } from "../generated/protocol";
 import { ServerCard } from "./ServerCard";
@@ -55,6 +56,11 @@ export function McpScreen({ projects, onBack }: Props) {
           </button>
         </p>
       )}
+      {state.notice !== null && (
+        <p className="mcp-notice" data-testid="mcp-notice" role="status">
+          {state.notice}
+        </p>
+      )}
       {panel?.problems.map((p, i) => (
         <p key={i} className="error" data-testid="mcp-problem">
           {p.file}
@@ -95,6 +101,9 @@ export function McpScreen({ projects, onBack }: Props) {
                   onRemove={() => void actions.remove(entry)}
                   onSetDisabled={(disabled) => void actions.setDisabled(entry, disabled)}
                   onApprove={() => void actions.approve(entry)}
+                  signingIn={state.signingIn === entry.name}
+                  onSignIn={() => void actions.signIn(entry)}
+                  onSignOut={() => void actions.signOut(entry)}
                 />
               ))}
             </ul>

@@ -1,5 +1,5 @@
 import type { McpServerEntry, McpServerProbe } from "../generated/protocol";
-import { advice, SCOPE_LABELS, secretsOf } from "./help";
+import { advice, SCOPE_LABELS, secretsOf, usesOAuth } from "./help";
 import { StateBadge } from "./StateBadge";
 import { ToolList } from "./ToolList";
 
@@ -12,10 +12,25 @@ interface Props {
   onRemove(): void;
   onSetDisabled(disabled: boolean): void;
   onApprove(): void;
+  /** This server's OAuth sign-in is waiting for the browser. */
+  signingIn: boolean;
+  onSignIn(): void;
+  onSignOut(): void;
 }
 
 /** One configured server: where it is from, its state, tools and log. */
-export function ServerCard({ entry, probe, checking, onEdit, onRemove, onSetDisabled, onApprove }: Props) {
+export function ServerCard({
+  entry,
+  probe,
+  checking,
+  onEdit,
+  onRemove,
+  onSetDisabled,
+  onApprove,
+  signingIn,
+  onSignIn,
+  onSignOut,
+}: Props) {
   const state = probe?.state ?? null;
   const help = state === null ? null : advice(state, entry);
   const editable = entry.draft !== null;
@@ -54,9 +69,19 @@ export function ServerCard({ entry, probe, checking, onEdit, onRemove, onSetDisa
         </p>
       )}
       {help !== null && <p className="mcp-advice">{help}</p>}
-      {state === "needs_auth" && entry.transport === "http" && (
-        // The OAuth "Sign in" button (another feature) goes here.
-        <div className="mcp-sign-in" data-testid="mcp-sign-in-slot" />
+      {usesOAuth(entry) && (state === "needs_auth" || state === "connected") && (
+        <div className="mcp-sign-in" data-testid="mcp-sign-in-slot">
+          {state === "needs_auth" ? (
+            <button type="button" className="primary" data-testid="mcp-sign-in" disabled={signingIn} onClick={onSignIn}>
+              {signingIn ? "Waiting for the browser…" : "Sign in"}
+            </button>
+          ) : (
+            <button type="button" data-testid="mcp-sign-out" onClick={onSignOut}>
+              Sign out
+            </button>
+          )}
+          {signingIn && <span className="mcp-advice">Finish signing in in the browser window that opened.</span>}
+        </div>
       )}
       {probe && <ToolList tools={probe.tools} trusted={entry.trusted} />}
       {probe && probe.stderr.length > 0 && (

@@ -52,3 +52,15 @@ export const SCOPE_LABELS: Record<McpServerEntry["scope"], string> = {
 export function secretsOf(entry: McpServerEntry): McpValueDraft[] {
   return entry.draft === null ? [] : valuesOf(entry.draft.transport).filter((v) => v.secret);
 }
+
+/**
+ * Whether an entry signs in with OAuth: an HTTP server configured without an
+ * `Authorization` header (plain or secret) — the backend's rule. Entries
+ * whose configuration the panel cannot read (`draft` null) are offered
+ * sign-in when they are HTTP servers.
+ */
+export function usesOAuth(entry: McpServerEntry): boolean {
+  if (entry.transport !== "http") return false;
+  if (entry.draft === null) return true;
+  return !valuesOf(entry.draft.transport).some((h) => h.name.trim().toLowerCase() === "authorization");
+}

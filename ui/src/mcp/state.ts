@@ -25,6 +25,10 @@ export interface McpState {
   formErrors: FieldErrors;
   saving: boolean;
   error: string | null;
+  /** The server whose OAuth sign-in is waiting for the browser, if any. */
+  signingIn: string | null;
+  /** The outcome of the last sign-in or sign-out, for people. */
+  notice: string | null;
 }
 
 export interface McpActions {
@@ -38,6 +42,10 @@ export interface McpActions {
   remove(entry: McpServerEntry): Promise<void>;
   setDisabled(entry: McpServerEntry, disabled: boolean): Promise<void>;
   approve(entry: McpServerEntry): Promise<void>;
+  /** Runs the OAuth sign-in (the browser opens), then probes again. */
+  signIn(entry: McpServerEntry): Promise<void>;
+  /** Deletes the server's OAuth tokens, then probes again. */
+  signOut(entry: McpServerEntry): Promise<void>;
   dismissError(): void;
 }
 
@@ -56,6 +64,8 @@ export function useMcp(projects: Project[] | null): [McpState, McpActions] {
   const [form, setForm] = useState<ServerForm | null>(null);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [signingIn, setSigningIn] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   // Only the newest probe's answer is shown.
   const probeSeq = useRef(0);
 
@@ -120,7 +130,7 @@ export function useMcp(projects: Project[] | null): [McpState, McpActions] {
   });
 
   return [
-    { projectPath: selected, panel, probes, probing, form, formErrors, saving, error },
+    { projectPath: selected, panel, probes, probing, form, formErrors, saving, error, signingIn, notice },
     {
       selectProject: (path) => {
         setProjectPath(path);
@@ -161,6 +171,35 @@ export function useMcp(projects: Project[] | null): [McpState, McpActions] {
       setDisabled: (entry, disabled) =>
         run(() => backend.mcpSetServerDisabled({ ...ref(entry), disabled })),
       approve: (entry) => run(() => backend.mcpApproveServer(ref(entry))),
+      signIn: async (entry) => {
+        if (selected === null) return;
+        setSigningIn(entry.name);
+        setNotice(null);
+        try {
+          const result = await backend.mcpSignIn(selected, entry.name);
+          setNotice(`Signed in to ${result.server} (${result.url}).`);
+          await probe(selected);
+        } catch (err) {
+          setError(message(err));
+        } finally {
+          setSigningIn(null);
+        }
+      },
+      signOut: async (entry) => {
+        if (selected === null) return;
+        setNotice(null);
+        try {
+          const result = await backend.mcpSignOut(selected, entry.name);
+          setNotice(
+            result.signed_out
+              ? `Signed out of ${result.server}: its tokens were deleted from the keychain.`
+              : `${result.server} had no stored sign-in.`,
+          );
+          await probe(selected);
+        } catch (err) {
+          setError(message(err));
+        }
+      },
       dismissError: () => setError(null),
     },
   ];
