@@ -1,9 +1,15 @@
+import { lazy, Suspense } from "react";
+
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
-import { SettingsScreen } from "./components/SettingsScreen";
 import { NAVIGATION, useHome } from "./state/home";
+
+// Screens other than home are their own chunks, loaded when first opened.
+const SettingsScreen = lazy(() =>
+  import("./components/SettingsScreen").then((module) => ({ default: module.SettingsScreen })),
+);
 
 export function App() {
   const [state, actions] = useHome();
@@ -38,7 +44,9 @@ export function App() {
           onBack={actions.goHome}
         />
       ) : state.screen === "settings" ? (
-        <SettingsScreen onBack={actions.goHome} />
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <SettingsScreen onBack={actions.goHome} />
+        </Suspense>
       ) : (
         <HomeScreen
           projects={state.projects}

@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { setEventSource, setTransport } from "../client";
 import type { Event, Project } from "../generated/protocol";
@@ -7,6 +7,12 @@ import { installTranscriptLayout } from "../session/testLayout";
 import { SessionView, providerChoice } from "./SessionView";
 
 installTranscriptLayout();
+
+// SessionScreen is a lazily loaded chunk; loading it once here keeps the
+// module transform (highlight.js, Markdown) out of the tests' wait timeouts.
+beforeAll(async () => {
+  await import("../session/SessionScreen");
+});
 
 const project = (over: Partial<Project> = {}): Project => ({
   id: 3,
