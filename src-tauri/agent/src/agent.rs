@@ -267,6 +267,9 @@ impl Agent {
         if let Some(source) = &self.mode_source {
             self.ctx.permission_mode = source();
         }
+        // MCP servers may have changed their tool lists since the last
+        // request: the model and the pipeline see the same, current pool.
+        self.runtime.refresh_pool();
         let started = Instant::now();
         self.emitter().emit(EventBody::ModelRequestStarted {
             turn,

@@ -181,7 +181,7 @@ struct OpenSession {
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The session's MCP servers (their process groups stop with it).
-    mcp: Option<McpManager>,
+    mcp: Option<Arc<McpManager>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -353,10 +353,15 @@ impl SessionHost {
             }
             None => None,
         };
-        let (resource_tools, mcp_tools) = mcp
-            .as_ref()
-            .map(|m| (m.resource_tools(), m.tools()))
-            .unwrap_or_default();
+        let mcp = mcp.map(Arc::new);
+        // The MCP tools follow their servers' lists (see McpToolRefresh).
+        let (resource_tools, mcp_tools, mcp_refresh) = match &mcp {
+            Some(m) => {
+                let (refresh, tools) = crate::mcp::McpToolRefresh::new(Arc::clone(m));
+                (m.resource_tools(), tools, Some(Arc::new(refresh)))
+            }
+            None => (Vec::new(), Vec::new(), None),
+        };
         let tools = session_pool(
             &session_dir,
             emitter.clone(),
@@ -387,15 +392,18 @@ impl SessionHost {
         // the engine, which decides with its own copy.
         let mode_engine = Arc::clone(&engine);
         let mode_emitter = emitter.clone();
-        let rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
+        let mut rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
             .session_id(session_id.clone())
             .event_sink(Arc::clone(&sink))
             .ask_handler(ask)
             .on_mode_change(Arc::new(move |mode| {
                 mode_engine.set_mode(mode);
                 mode_emitter.emit(EventBody::ModeChanged { mode });
-            }))
-            .build();
+            }));
+        if let Some(refresh) = mcp_refresh {
+            rt = rt.pool_refresh(refresh);
+        }
+        let rt = rt.build();
         let (history, turns) = history_from_events(&events);
         let mut config = AgentConfig::new(spec.model.clone());
         config.max_turns = turns.saturating_add(self.config.max_turns);

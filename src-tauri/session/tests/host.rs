@@ -19,6 +19,9 @@ use gatehouse_session::{HostConfig, PromptTicket, SessionHost, StartSpec};
 use gatehouse_store::Store;
 use serde_json::{Value, json};
 
+mod common;
+use common::{completed, text, tool};
+
 struct Fixture {
     data: tempfile::TempDir,
     home: tempfile::TempDir,
@@ -135,29 +138,6 @@ fn types(events: &[Event]) -> Vec<String> {
                 .to_owned()
         })
         .collect()
-}
-
-fn tool(id: &str, name: &str, input: Value) -> Value {
-    json!({"content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
-}
-
-fn text(t: &str) -> Value {
-    json!({"content": [{"type": "text", "text": t}]})
-}
-
-fn completed(events: &[Event], id: &str) -> (bool, String) {
-    events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::ToolCompleted {
-                tool_use_id,
-                is_error,
-                content,
-                ..
-            } if tool_use_id == id => Some((*is_error, serde_json::to_string(content).unwrap())),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool_completed for {id}"))
 }
 
 fn requested(events: &[Event], id: &str) -> bool {
