@@ -5,6 +5,7 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod commands;
+mod session_pages;
 mod sessions;
 mod smoke;
 
@@ -96,6 +97,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::close_session,
             sessions::list_sessions,
             sessions::session_events,
+            session_pages::session_events_before,
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,

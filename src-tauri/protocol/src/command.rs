@@ -12,8 +12,8 @@ use crate::event::Event;
 use crate::project::{AppInfo, Project};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
-    SendPromptArgs, SessionArgs, SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs,
-    StartSessionArgs,
+    SendPromptArgs, SessionArgs, SessionEventsBeforeArgs, SessionHandle, SessionSummary,
+    SetApiKeyArgs, SetModeArgs, StartSessionArgs,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -146,6 +146,9 @@ commands! {
     list_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
     /// Every stored event of a session, oldest first.
     session_events(SessionArgs) -> Vec<Event>;
+    /// The first `count` stored events of a session, oldest first: what a
+    /// resumed handle's `earlier_events` left out.
+    session_events_before(SessionEventsBeforeArgs) -> Vec<Event>;
     /// Stores a provider's API key in the OS keychain.
     set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
     /// Removes a provider's API key from the OS keychain.

@@ -224,6 +224,31 @@ fn mode_text(mode: PermissionMode) -> String {
         .unwrap_or_default()
 }
 
+/// A resumed session's handle carries about this many of its last events
+/// (back to a turn boundary); the UI renders them at once and fetches the
+/// earlier ones afterwards, so a session of 10,000 calls opens on its last
+/// screen about as fast as a short one.
+pub const HANDLE_TAIL_EVENTS: usize = 2_000;
+
+/// Where a resumed handle's events start: 0 for a session of at most
+/// [`HANDLE_TAIL_EVENTS`] events, else the last `user_prompt` or
+/// `model_request_started` at or before the last `HANDLE_TAIL_EVENTS`, so no
+/// turn (and none of its calls) is cut in two.
+pub fn tail_start(events: &[Event]) -> usize {
+    let Some(from) = events.len().checked_sub(HANDLE_TAIL_EVENTS) else {
+        return 0;
+    };
+    events[..=from]
+        .iter()
+        .rposition(|e| {
+            matches!(
+                e.body,
+                EventBody::UserPrompt { .. } | EventBody::ModelRequestStarted { .. }
+            )
+        })
+        .unwrap_or(0)
+}
+
 /// The mode a resumed session was last in: its last `mode_changed`, else
 /// the mode it started in.
 fn last_mode(events: &[Event], started: &str) -> Option<PermissionMode> {
@@ -442,12 +467,16 @@ impl SessionHost {
             mcp,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
+        let start = tail_start(&events);
+        let mut events = events;
+        let tail = events.split_off(start);
         Ok(Started {
             handle: SessionHandle {
                 session_id,
                 project_path: project_text,
                 mode: engine.mode(),
-                events,
+                events: tail,
+                earlier_events: u32::try_from(start).unwrap_or(u32::MAX),
                 session_rules,
             },
             warnings,

@@ -518,3 +518,49 @@ async fn closing_a_session_stops_its_background_tasks() {
     let err = f.host.interrupt(&id).unwrap_err();
     assert!(err.to_string().contains("no open session"), "{err}");
 }
+
+#[test]
+fn a_long_resumed_session_is_handed_over_from_a_turn_boundary_near_its_end() {
+    use gatehouse_session::host::{HANDLE_TAIL_EVENTS, tail_start};
+    let ev = |body: EventBody| Event {
+        session_id: "s".into(),
+        ts_ms: 1,
+        body,
+    };
+    let turn = |n: u32| {
+        vec![
+            ev(EventBody::ModelRequestStarted {
+                turn: n,
+                messages: 1,
+            }),
+            ev(EventBody::ToolQueued {
+                tool_use_id: format!("t{n}"),
+                name: "Read".into(),
+                input: json!({}),
+            }),
+            ev(EventBody::ToolCompleted {
+                tool_use_id: format!("t{n}"),
+                is_error: false,
+                content: Vec::new(),
+                duration_ms: 1,
+                persisted_path: None,
+            }),
+        ]
+    };
+    let mut events = vec![ev(EventBody::UserPrompt { text: "go".into() })];
+    for n in 1..=(HANDLE_TAIL_EVENTS as u32) {
+        events.extend(turn(n));
+    }
+    let start = tail_start(&events);
+    assert!(
+        matches!(events[start].body, EventBody::ModelRequestStarted { .. }),
+        "a turn starts the tail"
+    );
+    assert!(events.len() - start >= HANDLE_TAIL_EVENTS);
+    assert!(
+        events.len() - start < HANDLE_TAIL_EVENTS + 3,
+        "no more than one turn beyond"
+    );
+    // A short session is handed over whole.
+    assert_eq!(tail_start(&events[..HANDLE_TAIL_EVENTS]), 0);
+}

@@ -359,6 +359,33 @@ impl Store {
         Ok((events, skipped))
     }
 
+    /// The first `count` events of session `id`, in order (the part of a
+    /// long session a resumed handle left out). Unreadable events are
+    /// skipped and counted, as in [`Self::session_events`].
+    pub fn session_events_head(
+        &self,
+        id: &str,
+        count: u32,
+    ) -> Result<(Vec<Event>, usize), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2")
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut rows = stmt
+            .query(params![id, count])
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut events = Vec::new();
+        let mut skipped = 0;
+        while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
+            let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            match serde_json::from_str(&body) {
+                Ok(event) => events.push(event),
+                Err(_) => skipped += 1,
+            }
+        }
+        Ok((events, skipped))
+    }
+
     /// Streams the events of session `id` in order to `visit` without
     /// holding them all in memory (exports of big sessions). Returns how
     /// many stored events this build could not read and skipped.

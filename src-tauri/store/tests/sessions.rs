@@ -61,6 +61,11 @@ fn events_are_appended_in_order_survive_reopening_and_are_searchable() {
     assert_eq!(skipped, 0);
     assert_eq!(events.len(), 4);
     assert!(matches!(&events[1].body, EventBody::ToolQueued { name, .. } if name == "Grep"));
+    // The first events only (what a resumed handle's tail leaves out).
+    let (head, _) = store.session_events_head("s1", 2).unwrap();
+    assert_eq!(head, events[..2]);
+    assert_eq!(store.session_events_head("s1", 99).unwrap().0, events);
+    assert!(store.session_events_head("s1", 0).unwrap().0.is_empty());
     let s = store.session("s1").unwrap().unwrap();
     assert_eq!(s.status, "completed");
     assert_eq!(s.event_count, 4);

@@ -2,28 +2,6 @@
 // `cargo xtask test` fails when this file is stale.
 
 /**
- * What one layer of the evaluation said.
- */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
-/**
- * One line of a decision trace.
- */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
  * The role of a line in a hunk.
  */
 export type DiffLineKind = "context" | "removed" | "added";
@@ -103,14 +81,120 @@ additions: number,
 deletions: number, };
 
 /**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
+
+/**
  * Permission modes, spelled as in Claude Code's settings files.
  */
 export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
 
 /**
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
+ */
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
+
+/**
+ * Base64 image data as the Messages API expects it.
+ */
+export type ImageSource = { 
+/**
+ * Always `base64`.
+ */
+type: string, 
+/**
+ * e.g. `image/png`.
+ */
+media_type: string, 
+/**
+ * Base64 data.
+ */
+data: string, };
+
+/**
+ * A block of tool_result content, in the Anthropic Messages API's shape.
+ */
+export type ContentBlock = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "image", 
+/**
+ * The image data and type.
+ */
+source: ImageSource, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
  * Where a permission rule came from, highest precedence first.
  */
 export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
 
 /**
  * Why a decision came out the way it did.
@@ -160,90 +244,6 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
-
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
-
-/**
- * A block of tool_result content, in the Anthropic Messages API's shape.
- */
-export type ContentBlock = { "type": "text", 
-/**
- * The text.
- */
-text: string, } | { "type": "image", 
-/**
- * The image data and type.
- */
-source: ImageSource, };
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * One event of one session.
@@ -1059,9 +1059,16 @@ project_path: string,
 mode: PermissionMode, 
 /**
  * The events stored so far (empty for a new session; the history for a
- * resumed one), oldest first.
+ * resumed one), oldest first. For a long resumed session only its end:
+ * the last turns, from a turn boundary, so it opens on its last screen
+ * at once; the `earlier_events` before them come from
+ * `session_events_before`.
  */
 events: Array<Event>, 
+/**
+ * How many stored events come before `events` (0: `events` is all).
+ */
+earlier_events: number, 
 /**
  * The session rules in force ("allow for this session" answers).
  */
@@ -1137,14 +1144,14 @@ tool_use_id: string,
 answer: PermissionAnswer, };
 
 /**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
-
-/**
  * How `list_sessions` orders sessions.
  */
 export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1285,6 +1292,19 @@ parent_session_id: string | null,
 source_path: string | null, };
 
 /**
+ * Arguments of `session_events_before`.
+ */
+export type SessionEventsBeforeArgs = { 
+/**
+ * The stored session.
+ */
+session_id: string, 
+/**
+ * How many of its first events to return (a handle's `earlier_events`).
+ */
+count: number, };
+
+/**
  * Arguments of `set_api_key`.
  */
 export type SetApiKeyArgs = { 
@@ -1354,6 +1374,9 @@ export interface Commands {
   list_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
   /** Every stored event of a session, oldest first. */
   session_events: { args: SessionArgs; result: Array<Event> };
+  /** The first `count` stored events of a session, oldest first: what a
+ resumed handle's `earlier_events` left out. */
+  session_events_before: { args: SessionEventsBeforeArgs; result: Array<Event> };
   /** Stores a provider's API key in the OS keychain. */
   set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
   /** Removes a provider's API key from the OS keychain. */

@@ -16,6 +16,7 @@ const handle = (over: Partial<SessionHandle> = {}): SessionHandle => ({
   project_path: "/tmp/uikit-proj",
   mode: "default",
   events: [],
+  earlier_events: 0,
   session_rules: [],
   ...over,
 });

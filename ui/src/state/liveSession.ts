@@ -83,6 +83,12 @@ export interface LiveSessionActions {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Runs `f` after the next frame has been painted (soon, where nothing paints). */
+function afterPaint(f: () => void) {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(f, 0));
+  else setTimeout(f, 0);
+}
+
 /** One live session at a time, for the session view of one project. */
 export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
   const [handle, setHandle] = useState<SessionHandle | null>(null);
@@ -128,6 +134,18 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     early.current = [];
     setHandle(next);
     setEvents(mergeEvents(next.events, buffered));
+    // A long resumed session comes as its last turns; the earlier events
+    // are fetched once that last screen is painted, and go in front.
+    if (next.earlier_events > 0) {
+      afterPaint(() => {
+        backend
+          .sessionEventsBefore(next.session_id, next.earlier_events)
+          .then((earlier) => {
+            if (sessionId.current === next.session_id) setEvents((list) => [...earlier, ...list]);
+          })
+          .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
+      });
+    }
   }, []);
 
   const run = useCallback(async (what: () => Promise<unknown>) => {
