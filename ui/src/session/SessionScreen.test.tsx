@@ -115,6 +115,14 @@ describe("SessionScreen", () => {
     expect(indicator()).toBe("default");
   });
 
+  it("takes Shift+Tab by its physical key when the keymap has no keysym for it", () => {
+    // What WebKitGTK reports for a real Shift+Tab under Xvfb's keymap
+    // (found by the end-to-end test's real X key chord).
+    const { props } = setup([]);
+    fireEvent.keyDown(document.body, { key: "Unidentified", code: "Tab", shiftKey: true });
+    expect(props.onModeChange).toHaveBeenLastCalledWith("acceptEdits");
+  });
+
   it("takes the handle's mode over older mode changes in a resumed history", () => {
     const history = new Script().add({ type: "mode_changed", mode: "plan" }).events;
     setup(history, { handle: handle({ mode: "acceptEdits", events: history }) });
