@@ -15,11 +15,11 @@ use crate::event::Event;
 /// The header of the generated file.
 const HEADER: &str = "// Generated from src-tauri/protocol by `cargo xtask gen-types`. Do not edit by hand.\n// `cargo xtask test` fails when this file is stale.\n";
 
-/// Collects declarations of every exportable type reached, dependencies first.
+/// Collects declarations of every exportable type reached, with their names.
 struct Collector<'a> {
     cfg: &'a Config,
     seen: HashSet<String>,
-    decls: Vec<String>,
+    decls: Vec<(String, String)>,
 }
 
 impl TypeVisitor for Collector<'_> {
@@ -33,7 +33,8 @@ impl TypeVisitor for Collector<'_> {
             T::visit_generics(self);
             return;
         }
-        if !self.seen.insert(T::ident(self.cfg)) {
+        let ident = T::ident(self.cfg);
+        if !self.seen.insert(ident.clone()) {
             return;
         }
         T::visit_dependencies(self);
@@ -47,7 +48,7 @@ impl TypeVisitor for Collector<'_> {
         decl.push_str("export ");
         decl.push_str(&T::decl(self.cfg));
         decl.push('\n');
-        self.decls.push(decl);
+        self.decls.push((ident, decl));
     }
 }
 
@@ -73,8 +74,12 @@ pub fn bindings() -> String {
     collector.visit::<crate::transcript::ImportProgress>();
     collector.visit::<crate::transcript::JsonlImportReport>();
     visit_command_types(&mut collector);
+    // By name: the order ts-rs visits dependencies in changed from one build
+    // to the next, which made the checked-in file look stale at random
+    // (TypeScript type aliases may refer to later declarations).
+    collector.decls.sort();
     let mut out = String::from(HEADER);
-    for decl in &collector.decls {
+    for (_, decl) in &collector.decls {
         out.push('\n');
         out.push_str(decl);
     }

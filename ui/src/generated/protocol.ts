@@ -2,144 +2,108 @@
 // `cargo xtask test` fails when this file is stale.
 
 /**
- * The role of a line in a hunk.
+ * Arguments of `add_project`.
  */
-export type DiffLineKind = "context" | "removed" | "added";
+export type AddProjectArgs = { 
+/**
+ * The folder to add; it must exist. Stored canonicalised.
+ */
+path: string, };
 
 /**
- * One line of a hunk.
+ * Arguments of `answer_permission`.
  */
-export type DiffLine = { 
+export type AnswerPermissionArgs = { 
 /**
- * Context, removed or added.
+ * The session.
  */
-kind: DiffLineKind, 
+session_id: string, 
 /**
- * Its line number in the old file (absent for added lines).
+ * The call whose prompt is answered.
  */
-old_line: number | null, 
+tool_use_id: string, 
 /**
- * Its line number in the new file (absent for removed lines).
+ * The answer.
  */
-new_line: number | null, 
-/**
- * The text, without its line terminator.
- */
-text: string, };
+answer: PermissionAnswer, };
 
 /**
- * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
+ * Whether a provider has a key, and where it comes from (never the key).
  */
-export type DiffHunk = { 
+export type ApiKeyStatus = { 
 /**
- * First line of the hunk in the old file (1-based; 0 when the old
- * side is empty).
+ * The provider.
  */
-old_start: number, 
+provider: string, 
 /**
- * Number of old-file lines in the hunk.
+ * `keychain`, `env`, or `None` when no key is available.
  */
-old_lines: number, 
-/**
- * First line of the hunk in the new file (1-based; 0 when the new
- * side is empty).
- */
-new_start: number, 
-/**
- * Number of new-file lines in the hunk.
- */
-new_lines: number, 
-/**
- * The lines, in order.
- */
-lines: Array<DiffLine>, };
+source: string | null, };
 
 /**
- * What a file-changing call did to one file.
+ * Facts about the running backend, shown in the UI and used by the smoke test.
  */
-export type FileDiff = { 
+export type AppInfo = { 
 /**
- * The file's absolute (canonical) path.
+ * The Gatehouse version (the crate version).
+ */
+version: string, 
+/**
+ * The data directory in use (platform default or `GATEHOUSE_DATA_DIR`).
+ */
+data_dir: string, 
+/**
+ * Path of the SQLite database inside the data directory.
+ */
+database_path: string, 
+/**
+ * True when the app was launched by `cargo xtask run --smoke`: the UI
+ * reports back with `smoke_report` once it has loaded.
+ */
+smoke: boolean, 
+/**
+ * Why the database could not be opened (damaged, from a newer
+ * Gatehouse, unwritable), if it could not. The UI shows it and touches
+ * nothing; the file is left as it was.
+ */
+database_error: string | null, };
+
+/**
+ * A Claude Code transcript found under `~/.claude/projects`.
+ */
+export type ClaudeTranscript = { 
+/**
+ * The file.
  */
 path: string, 
 /**
- * Whether the file was created (it did not exist before).
+ * The project folder's name under `projects/` (Claude Code's encoding
+ * of the project path).
  */
-created: boolean, 
+project_dir: string, 
 /**
- * The changed regions, in file order, with up to three lines of
- * context around each change.
+ * The Gatehouse session id it imports into: `cc-<file stem>`, or
+ * `cc-<session>-<agent file stem>` for a sub-agent.
  */
-hunks: Array<DiffHunk>, 
+session_id: string, 
 /**
- * Lines added in total.
+ * For a sub-agent transcript, the session id of its parent.
  */
-additions: number, 
+parent_session_id: string | null, 
 /**
- * Lines removed in total.
+ * Its size in bytes.
  */
-deletions: number, };
+size_bytes: number, };
 
 /**
- * What one layer of the evaluation said.
+ * The error every command returns on failure: a message that says what went
+ * wrong and where, ready to show to the user.
  */
-export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
-
+export type CommandError = { 
 /**
- * One line of a decision trace.
+ * Human-readable explanation, including the path or value at fault.
  */
-export type TraceStep = { 
-/**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
- */
-layer: string, 
-/**
- * What it said.
- */
-outcome: TraceOutcome, 
-/**
- * Details: the rule that matched, the rules tried, the hook's message.
- */
-detail: string, };
-
-/**
- * Permission modes, spelled as in Claude Code's settings files.
- */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-
-/**
- * The hook events Gatehouse runs hooks for (Claude Code's names).
- */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
-
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * The three outcomes of a permission check.
- */
-export type PermissionBehavior = "allow" | "ask" | "deny";
-
-/**
- * How a session (or one prompt's exchange) ended.
- */
-export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
-
-/**
- * Base64 image data as the Messages API expects it.
- */
-export type ImageSource = { 
-/**
- * Always `base64`.
- */
-type: string, 
-/**
- * e.g. `image/png`.
- */
-media_type: string, 
-/**
- * Base64 data.
- */
-data: string, };
+message: string, };
 
 /**
  * A block of tool_result content, in the Anthropic Messages API's shape.
@@ -153,48 +117,6 @@ text: string, } | { "type": "image",
  * The image data and type.
  */
 source: ImageSource, };
-
-/**
- * The pipeline stage that refused a call before it could run.
- */
-export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
-
-/**
- * Where a permission rule came from, highest precedence first.
- */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
-
-/**
- * The user's answer to a permission prompt.
- */
-export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
-/**
- * The rules to add, as edited by the user.
- */
-rules: Array<string>, 
-/**
- * Which settings file receives them.
- */
-destination: RuleSource, } | { "kind": "deny", 
-/**
- * Optional feedback passed to the model with the refusal.
- */
-feedback: string | null, };
-
-/**
- * The state of a background task.
- */
-export type TaskStatus = "running" | "completed" | "failed" | "stopped";
-
-/**
- * What kind of failure a `session_error` reports.
- */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
-
-/**
- * The connection state of an MCP server.
- */
-export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
 
 /**
  * Why a decision came out the way it did.
@@ -244,6 +166,59 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
+
+/**
+ * One changed region, like a unified diff's `@@ -a,b +c,d @@` hunk.
+ */
+export type DiffHunk = { 
+/**
+ * First line of the hunk in the old file (1-based; 0 when the old
+ * side is empty).
+ */
+old_start: number, 
+/**
+ * Number of old-file lines in the hunk.
+ */
+old_lines: number, 
+/**
+ * First line of the hunk in the new file (1-based; 0 when the new
+ * side is empty).
+ */
+new_start: number, 
+/**
+ * Number of new-file lines in the hunk.
+ */
+new_lines: number, 
+/**
+ * The lines, in order.
+ */
+lines: Array<DiffLine>, };
+
+/**
+ * One line of a hunk.
+ */
+export type DiffLine = { 
+/**
+ * Context, removed or added.
+ */
+kind: DiffLineKind, 
+/**
+ * Its line number in the old file (absent for added lines).
+ */
+old_line: number | null, 
+/**
+ * Its line number in the new file (absent for removed lines).
+ */
+new_line: number | null, 
+/**
+ * The text, without its line terminator.
+ */
+text: string, };
+
+/**
+ * The role of a line in a hunk.
+ */
+export type DiffLineKind = "context" | "removed" | "added";
 
 /**
  * One event of one session.
@@ -652,153 +627,52 @@ status: SessionStatus,
 turns: number, });
 
 /**
- * The error every command returns on failure: a message that says what went
- * wrong and where, ready to show to the user.
+ * What a file-changing call did to one file.
  */
-export type CommandError = { 
+export type FileDiff = { 
 /**
- * Human-readable explanation, including the path or value at fault.
+ * The file's absolute (canonical) path.
  */
-message: string, };
+path: string, 
+/**
+ * Whether the file was created (it did not exist before).
+ */
+created: boolean, 
+/**
+ * The changed regions, in file order, with up to three lines of
+ * context around each change.
+ */
+hunks: Array<DiffHunk>, 
+/**
+ * Lines added in total.
+ */
+additions: number, 
+/**
+ * Lines removed in total.
+ */
+deletions: number, };
 
 /**
- * Arguments of `search_sessions`.
+ * The hook events Gatehouse runs hooks for (Claude Code's names).
  */
-export type SearchSessionsArgs = { 
-/**
- * The query: SQLite FTS5 syntax, or plain words when `literal`.
- */
-query: string, 
-/**
- * At most this many matches (default 50).
- */
-limit?: number, 
-/**
- * Treat the query as plain words (each quoted), so `foo(` or `a-b`
- * cannot be a syntax error.
- */
-literal?: boolean, 
-/**
- * Only matches in sessions of this project folder.
- */
-project_path?: string, 
-/**
- * Only matches in this session (search inside one session).
- */
-session_id?: string, };
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
 
 /**
- * One full-text search match: where to jump to, and the text around it.
+ * Base64 image data as the Messages API expects it.
  */
-export type SearchHit = { 
+export type ImageSource = { 
 /**
- * The session.
- */
-session_id: string, 
-/**
- * The matching event's position in the session (from 1): the place
- * to jump to.
- */
-seq: number, 
-/**
- * The event's type.
+ * Always `base64`.
  */
 type: string, 
 /**
- * The matching text with the matches in `[` `]`.
+ * e.g. `image/png`.
  */
-snippet: string, 
+media_type: string, 
 /**
- * The session's title (its first prompt, shortened).
+ * Base64 data.
  */
-session_title: string | null, 
-/**
- * The session's project folder.
- */
-project_path: string, 
-/**
- * The tool of the matching call, for tool events.
- */
-tool_name: string | null, };
-
-/**
- * How much disk the stored sessions take.
- */
-export type StorageUsage = { 
-/**
- * The database file, in bytes.
- */
-database_bytes: number, 
-/**
- * Its write-ahead log, in bytes (folded into the file at checkpoints).
- */
-wal_bytes: number, 
-/**
- * Unused pages inside the database file that `VACUUM` would return.
- */
-reclaimable_bytes: number, 
-/**
- * Files beside the database (`sessions/<id>/`: spilled tool results,
- * Bash and task output), in bytes.
- */
-session_files_bytes: number, 
-/**
- * Stored sessions.
- */
-sessions: number, 
-/**
- * Stored events.
- */
-events: number, };
-
-/**
- * A Claude Code transcript found under `~/.claude/projects`.
- */
-export type ClaudeTranscript = { 
-/**
- * The file.
- */
-path: string, 
-/**
- * The project folder's name under `projects/` (Claude Code's encoding
- * of the project path).
- */
-project_dir: string, 
-/**
- * The Gatehouse session id it imports into: `cc-<file stem>`, or
- * `cc-<session>-<agent file stem>` for a sub-agent.
- */
-session_id: string, 
-/**
- * For a sub-agent transcript, the session id of its parent.
- */
-parent_session_id: string | null, 
-/**
- * Its size in bytes.
- */
-size_bytes: number, };
-
-/**
- * What an import did with one file.
- */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
-
-/**
- * A line of a transcript that could not be imported (it was skipped).
- */
-export type LineProblem = { 
-/**
- * The file.
- */
-path: string, 
-/**
- * Its line number (from 1).
- */
-line: number, 
-/**
- * What was wrong.
- */
-message: string, };
+data: string, };
 
 /**
  * The result of importing one Claude Code transcript.
@@ -835,6 +709,11 @@ skipped_lines: number,
 problems: Array<LineProblem>, };
 
 /**
+ * What an import did with one file.
+ */
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+
+/**
  * Progress of an import, reported after every batch.
  */
 export type ImportProgress = { 
@@ -858,6 +737,8 @@ bytes_done: number,
  * Bytes to read, over all files (their sizes when the import began).
  */
 bytes_total: number, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
  * The result of importing a Gatehouse JSONL export.
@@ -885,273 +766,21 @@ skipped_lines: number,
 problems: Array<LineProblem>, };
 
 /**
- * Arguments of a command that takes none.
+ * A line of a transcript that could not be imported (it was skipped).
  */
-export type NoArgs = Record<symbol, never>;
-
+export type LineProblem = { 
 /**
- * Facts about the running backend, shown in the UI and used by the smoke test.
- */
-export type AppInfo = { 
-/**
- * The Gatehouse version (the crate version).
- */
-version: string, 
-/**
- * The data directory in use (platform default or `GATEHOUSE_DATA_DIR`).
- */
-data_dir: string, 
-/**
- * Path of the SQLite database inside the data directory.
- */
-database_path: string, 
-/**
- * True when the app was launched by `cargo xtask run --smoke`: the UI
- * reports back with `smoke_report` once it has loaded.
- */
-smoke: boolean, 
-/**
- * Why the database could not be opened (damaged, from a newer
- * Gatehouse, unwritable), if it could not. The UI shows it and touches
- * nothing; the file is left as it was.
- */
-database_error: string | null, };
-
-/**
- * A folder the user opened in Gatehouse, as stored in SQLite.
- */
-export type Project = { 
-/**
- * Row id, stable for the life of the database.
- */
-id: number, 
-/**
- * Canonical absolute path of the folder.
+ * The file.
  */
 path: string, 
 /**
- * Display name (the folder's last path component).
+ * Its line number (from 1).
  */
-name: string, 
+line: number, 
 /**
- * When the project was first added, in milliseconds since the Unix epoch.
+ * What was wrong.
  */
-added_at_ms: number, 
-/**
- * When the project was last opened, in milliseconds since the Unix epoch.
- */
-last_opened_ms: number, 
-/**
- * When the user trusted the project (its settings' allow rules apply
- * only then; its deny and ask rules always do), in milliseconds since
- * the Unix epoch; `None` while it is not trusted.
- */
-trusted_at_ms: number | null, 
-/**
- * Whether the folder has project settings (`.claude/settings.json` or
- * `.claude/settings.local.json`), so trusting it would change anything.
- */
-has_project_settings: boolean, };
-
-/**
- * Arguments of `add_project`.
- */
-export type AddProjectArgs = { 
-/**
- * The folder to add; it must exist. Stored canonicalised.
- */
-path: string, };
-
-/**
- * Arguments of `open_project`.
- */
-export type OpenProjectArgs = { 
-/**
- * The project's row id.
- */
-id: number, };
-
-/**
- * Arguments of `set_project_trust`.
- */
-export type SetProjectTrustArgs = { 
-/**
- * The project's row id.
- */
-id: number, 
-/**
- * True to trust it (its settings' allow rules apply), false to withdraw.
- */
-trusted: boolean, };
-
-/**
- * Arguments of `smoke_report`.
- */
-export type SmokeReportArgs = { 
-/**
- * Whether the UI loaded and completed its round trip.
- */
-ok: boolean, 
-/**
- * What the UI saw, printed by the backend before it exits.
- */
-detail: string, };
-
-/**
- * Which model a session talks to. API keys are never part of this: they
- * come from the environment or the OS keychain.
- */
-export type ProviderChoice = { "kind": "replay", 
-/**
- * Path of a script file; `None` plays the built-in demo script
- * against the project.
- */
-script: string | null, } | { "kind": "anthropic", 
-/**
- * The model name, e.g. `claude-sonnet-4-5`.
- */
-model: string, 
-/**
- * Overrides the API base URL (else settings or `ANTHROPIC_BASE_URL`).
- */
-base_url: string | null, } | { "kind": "openai", 
-/**
- * The model name.
- */
-model: string, 
-/**
- * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
- */
-base_url: string, };
-
-/**
- * Arguments of `start_session`.
- */
-export type StartSessionArgs = { 
-/**
- * The project (row id) the session works in.
- */
-project_id: number, 
-/**
- * The model to talk to.
- */
-provider: ProviderChoice, 
-/**
- * The permission mode to start in.
- */
-mode: PermissionMode, };
-
-/**
- * A session that is open in the backend.
- */
-export type SessionHandle = { 
-/**
- * Its id, stamped on every event it emits.
- */
-session_id: string, 
-/**
- * The project folder.
- */
-project_path: string, 
-/**
- * The current permission mode.
- */
-mode: PermissionMode, 
-/**
- * The events stored so far (empty for a new session; the history for a
- * resumed one), oldest first. For a long resumed session only its end:
- * the last turns, from a turn boundary, so it opens on its last screen
- * at once; the `earlier_events` before them come from
- * `session_events_before`.
- */
-events: Array<Event>, 
-/**
- * How many stored events come before `events` (0: `events` is all).
- */
-earlier_events: number, 
-/**
- * The session rules in force ("allow for this session" answers).
- */
-session_rules: Array<string>, };
-
-/**
- * Arguments of `resume_session`.
- */
-export type ResumeSessionArgs = { 
-/**
- * The stored session to continue.
- */
-session_id: string, 
-/**
- * The model to continue with; `None` continues with the session's own
- * provider and model where that needs nothing more (Anthropic), and is
- * refused otherwise (a replay script or an OpenAI base URL is not
- * stored).
- */
-provider: ProviderChoice | null, };
-
-/**
- * Arguments of `send_prompt`.
- */
-export type SendPromptArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * What the user typed.
- */
-text: string, };
-
-/**
- * Arguments of commands that name only a session (`interrupt`,
- * `close_session`, `session_events`).
- */
-export type SessionArgs = { 
-/**
- * The session.
- */
-session_id: string, };
-
-/**
- * Arguments of `set_mode`.
- */
-export type SetModeArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * The new mode.
- */
-mode: PermissionMode, };
-
-/**
- * Arguments of `answer_permission`.
- */
-export type AnswerPermissionArgs = { 
-/**
- * The session.
- */
-session_id: string, 
-/**
- * The call whose prompt is answered.
- */
-tool_use_id: string, 
-/**
- * The answer.
- */
-answer: PermissionAnswer, };
-
-/**
- * How `list_sessions` orders sessions.
- */
-export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
-
-/**
- * Where a stored session came from.
- */
-export type SessionOrigin = "gatehouse" | "claude_code";
+message: string, };
 
 /**
  * Arguments of `list_sessions`: which stored sessions, in what order.
@@ -1202,6 +831,299 @@ had_errors?: boolean,
  * Only sessions recorded by Gatehouse, or only imported ones.
  */
 origin?: SessionOrigin, };
+
+/**
+ * The connection state of an MCP server.
+ */
+export type McpServerStatus = "connecting" | "connected" | "failed" | "needs_auth" | "disabled" | "awaiting_approval";
+
+/**
+ * Arguments of a command that takes none.
+ */
+export type NoArgs = Record<symbol, never>;
+
+/**
+ * Arguments of `open_project`.
+ */
+export type OpenProjectArgs = { 
+/**
+ * The project's row id.
+ */
+id: number, };
+
+/**
+ * The user's answer to a permission prompt.
+ */
+export type PermissionAnswer = { "kind": "allow_once" } | { "kind": "allow_for_session" } | { "kind": "always_allow", 
+/**
+ * The rules to add, as edited by the user.
+ */
+rules: Array<string>, 
+/**
+ * Which settings file receives them.
+ */
+destination: RuleSource, } | { "kind": "deny", 
+/**
+ * Optional feedback passed to the model with the refusal.
+ */
+feedback: string | null, };
+
+/**
+ * The three outcomes of a permission check.
+ */
+export type PermissionBehavior = "allow" | "ask" | "deny";
+
+/**
+ * Permission modes, spelled as in Claude Code's settings files.
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+
+/**
+ * A folder the user opened in Gatehouse, as stored in SQLite.
+ */
+export type Project = { 
+/**
+ * Row id, stable for the life of the database.
+ */
+id: number, 
+/**
+ * Canonical absolute path of the folder.
+ */
+path: string, 
+/**
+ * Display name (the folder's last path component).
+ */
+name: string, 
+/**
+ * When the project was first added, in milliseconds since the Unix epoch.
+ */
+added_at_ms: number, 
+/**
+ * When the project was last opened, in milliseconds since the Unix epoch.
+ */
+last_opened_ms: number, 
+/**
+ * When the user trusted the project (its settings' allow rules apply
+ * only then; its deny and ask rules always do), in milliseconds since
+ * the Unix epoch; `None` while it is not trusted.
+ */
+trusted_at_ms: number | null, 
+/**
+ * Whether the folder has project settings (`.claude/settings.json` or
+ * `.claude/settings.local.json`), so trusting it would change anything.
+ */
+has_project_settings: boolean, };
+
+/**
+ * Arguments of `api_key_status` and `delete_api_key`.
+ */
+export type ProviderArgs = { 
+/**
+ * `anthropic` or `openai`.
+ */
+provider: string, };
+
+/**
+ * Which model a session talks to. API keys are never part of this: they
+ * come from the environment or the OS keychain.
+ */
+export type ProviderChoice = { "kind": "replay", 
+/**
+ * Path of a script file; `None` plays the built-in demo script
+ * against the project.
+ */
+script: string | null, } | { "kind": "anthropic", 
+/**
+ * The model name, e.g. `claude-sonnet-4-5`.
+ */
+model: string, 
+/**
+ * Overrides the API base URL (else settings or `ANTHROPIC_BASE_URL`).
+ */
+base_url: string | null, } | { "kind": "openai", 
+/**
+ * The model name.
+ */
+model: string, 
+/**
+ * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
+ */
+base_url: string, };
+
+/**
+ * The pipeline stage that refused a call before it could run.
+ */
+export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Arguments of `resume_session`.
+ */
+export type ResumeSessionArgs = { 
+/**
+ * The stored session to continue.
+ */
+session_id: string, 
+/**
+ * The model to continue with; `None` continues with the session's own
+ * provider and model where that needs nothing more (Anthropic), and is
+ * refused otherwise (a replay script or an OpenAI base URL is not
+ * stored).
+ */
+provider: ProviderChoice | null, };
+
+/**
+ * Where a permission rule came from, highest precedence first.
+ */
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+
+/**
+ * One full-text search match: where to jump to, and the text around it.
+ */
+export type SearchHit = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The matching event's position in the session (from 1): the place
+ * to jump to.
+ */
+seq: number, 
+/**
+ * The event's type.
+ */
+type: string, 
+/**
+ * The matching text with the matches in `[` `]`.
+ */
+snippet: string, 
+/**
+ * The session's title (its first prompt, shortened).
+ */
+session_title: string | null, 
+/**
+ * The session's project folder.
+ */
+project_path: string, 
+/**
+ * The tool of the matching call, for tool events.
+ */
+tool_name: string | null, };
+
+/**
+ * Arguments of `search_sessions`.
+ */
+export type SearchSessionsArgs = { 
+/**
+ * The query: SQLite FTS5 syntax, or plain words when `literal`.
+ */
+query: string, 
+/**
+ * At most this many matches (default 50).
+ */
+limit?: number, 
+/**
+ * Treat the query as plain words (each quoted), so `foo(` or `a-b`
+ * cannot be a syntax error.
+ */
+literal?: boolean, 
+/**
+ * Only matches in sessions of this project folder.
+ */
+project_path?: string, 
+/**
+ * Only matches in this session (search inside one session).
+ */
+session_id?: string, };
+
+/**
+ * Arguments of `send_prompt`.
+ */
+export type SendPromptArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * What the user typed.
+ */
+text: string, };
+
+/**
+ * Arguments of commands that name only a session (`interrupt`,
+ * `close_session`, `session_events`).
+ */
+export type SessionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, };
+
+/**
+ * What kind of failure a `session_error` reports.
+ */
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+
+/**
+ * Arguments of `session_events_before`.
+ */
+export type SessionEventsBeforeArgs = { 
+/**
+ * The stored session.
+ */
+session_id: string, 
+/**
+ * How many of its first events to return (a handle's `earlier_events`).
+ */
+count: number, };
+
+/**
+ * A session that is open in the backend.
+ */
+export type SessionHandle = { 
+/**
+ * Its id, stamped on every event it emits.
+ */
+session_id: string, 
+/**
+ * The project folder.
+ */
+project_path: string, 
+/**
+ * The current permission mode.
+ */
+mode: PermissionMode, 
+/**
+ * The events stored so far (empty for a new session; the history for a
+ * resumed one), oldest first. For a long resumed session only its end:
+ * the last turns, from a turn boundary, so it opens on its last screen
+ * at once; the `earlier_events` before them come from
+ * `session_events_before`.
+ */
+events: Array<Event>, 
+/**
+ * How many stored events come before `events` (0: `events` is all).
+ */
+earlier_events: number, 
+/**
+ * The session rules in force ("allow for this session" answers).
+ */
+session_rules: Array<string>, };
+
+/**
+ * Where a stored session came from.
+ */
+export type SessionOrigin = "gatehouse" | "claude_code";
+
+/**
+ * How `list_sessions` orders sessions.
+ */
+export type SessionSort = "updated" | "started" | "duration" | "tool_calls" | "errors" | "denials" | "tokens";
+
+/**
+ * How a session (or one prompt's exchange) ended.
+ */
+export type SessionStatus = "completed" | "interrupted" | "turn_limit" | "failed";
 
 /**
  * A stored session, for lists. The counters are maintained as events are
@@ -1292,19 +1214,6 @@ parent_session_id: string | null,
 source_path: string | null, };
 
 /**
- * Arguments of `session_events_before`.
- */
-export type SessionEventsBeforeArgs = { 
-/**
- * The stored session.
- */
-session_id: string, 
-/**
- * How many of its first events to return (a handle's `earlier_events`).
- */
-count: number, };
-
-/**
  * Arguments of `set_api_key`.
  */
 export type SetApiKeyArgs = { 
@@ -1318,26 +1227,117 @@ provider: string,
 key: string, };
 
 /**
- * Whether a provider has a key, and where it comes from (never the key).
+ * Arguments of `set_mode`.
  */
-export type ApiKeyStatus = { 
+export type SetModeArgs = { 
 /**
- * The provider.
+ * The session.
  */
-provider: string, 
+session_id: string, 
 /**
- * `keychain`, `env`, or `None` when no key is available.
+ * The new mode.
  */
-source: string | null, };
+mode: PermissionMode, };
 
 /**
- * Arguments of `api_key_status` and `delete_api_key`.
+ * Arguments of `set_project_trust`.
  */
-export type ProviderArgs = { 
+export type SetProjectTrustArgs = { 
 /**
- * `anthropic` or `openai`.
+ * The project's row id.
  */
-provider: string, };
+id: number, 
+/**
+ * True to trust it (its settings' allow rules apply), false to withdraw.
+ */
+trusted: boolean, };
+
+/**
+ * Arguments of `smoke_report`.
+ */
+export type SmokeReportArgs = { 
+/**
+ * Whether the UI loaded and completed its round trip.
+ */
+ok: boolean, 
+/**
+ * What the UI saw, printed by the backend before it exits.
+ */
+detail: string, };
+
+/**
+ * Arguments of `start_session`.
+ */
+export type StartSessionArgs = { 
+/**
+ * The project (row id) the session works in.
+ */
+project_id: number, 
+/**
+ * The model to talk to.
+ */
+provider: ProviderChoice, 
+/**
+ * The permission mode to start in.
+ */
+mode: PermissionMode, };
+
+/**
+ * How much disk the stored sessions take.
+ */
+export type StorageUsage = { 
+/**
+ * The database file, in bytes.
+ */
+database_bytes: number, 
+/**
+ * Its write-ahead log, in bytes (folded into the file at checkpoints).
+ */
+wal_bytes: number, 
+/**
+ * Unused pages inside the database file that `VACUUM` would return.
+ */
+reclaimable_bytes: number, 
+/**
+ * Files beside the database (`sessions/<id>/`: spilled tool results,
+ * Bash and task output), in bytes.
+ */
+session_files_bytes: number, 
+/**
+ * Stored sessions.
+ */
+sessions: number, 
+/**
+ * Stored events.
+ */
+events: number, };
+
+/**
+ * The state of a background task.
+ */
+export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * What one layer of the evaluation said.
+ */
+export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
+
+/**
+ * One line of a decision trace.
+ */
+export type TraceStep = { 
+/**
+ * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ */
+layer: string, 
+/**
+ * What it said.
+ */
+outcome: TraceOutcome, 
+/**
+ * Details: the rule that matched, the rules tried, the hook's message.
+ */
+detail: string, };
 
 /** Every backend command: its argument object and its result. */
 export interface Commands {
