@@ -108,3 +108,62 @@ fn events_of_unknown_sessions_are_refused_and_events_cannot_be_rewritten() {
         .unwrap_err();
     assert!(err.to_string().contains("append-only"), "{err}");
 }
+
+#[test]
+fn a_long_sessions_tail_starts_at_a_turn_boundary_and_counts_what_comes_before() {
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    store.create_session(&new_session("long")).unwrap();
+    let mut bodies = vec![EventBody::UserPrompt { text: "go".into() }];
+    for n in 1..=400u32 {
+        bodies.push(EventBody::ModelRequestStarted {
+            turn: n,
+            messages: 1,
+        });
+        bodies.push(EventBody::ToolQueued {
+            tool_use_id: format!("t{n}"),
+            name: "Read".into(),
+            input: json!({}),
+        });
+        bodies.push(EventBody::ToolCompleted {
+            tool_use_id: format!("t{n}"),
+            is_error: false,
+            content: Vec::new(),
+            duration_ms: 1,
+            persisted_path: None,
+        });
+    }
+    let records: Vec<gatehouse_store::EventRecord> = bodies
+        .into_iter()
+        .map(|body| gatehouse_store::EventRecord {
+            event: ev("long", body),
+            raw: None,
+        })
+        .collect();
+    store.append_batch("long", &records, None).unwrap();
+    let (all, _) = store.session_events("long").unwrap();
+    let (tail, earlier) = store.session_events_tail("long", 100).unwrap();
+    assert!(
+        matches!(tail[0].body, EventBody::ModelRequestStarted { .. }),
+        "a turn starts the tail"
+    );
+    assert!(tail.len() >= 100 && tail.len() < 103, "{}", tail.len());
+    assert_eq!(earlier as usize + tail.len(), all.len());
+    assert_eq!(tail[..], all[earlier as usize..]);
+    // The head and the tail make the whole session.
+    let (head, _) = store.session_events_head("long", earlier).unwrap();
+    assert_eq!([head, tail].concat(), all);
+    // A short session is handed over whole.
+    let (whole, none) = store.session_events_tail("long", 5_000).unwrap();
+    assert_eq!((whole.len(), none), (all.len(), 0));
+    assert!(
+        store
+            .last_event_of_type("long", "mode_changed")
+            .unwrap()
+            .is_none()
+    );
+    assert!(matches!(
+        store.last_event_of_type("long", "tool_queued").unwrap().map(|e| e.body),
+        Some(EventBody::ToolQueued { tool_use_id, .. }) if tool_use_id == "t400"
+    ));
+}
