@@ -314,6 +314,17 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     assert_eq!(outcome.status, SessionStatus::Completed);
     assert_eq!(host.finish().await, 0, "finishing flushes every event");
     let events = sink.events();
+    // The agent read the stored history before the resumed prompt: its
+    // first request continues the turn count and carries the conversation.
+    let first_request = events
+        .iter()
+        .find_map(|e| match e.body {
+            EventBody::ModelRequestStarted { turn, messages } => Some((turn, messages)),
+            _ => None,
+        })
+        .expect("the resumed prompt made a request");
+    assert_eq!(first_request.0, 4, "three turns came before");
+    assert!(first_request.1 > 1, "{first_request:?}");
     assert!(!requested(&events, "b3"));
     assert!(
         !completed(&events, "b3").0,
