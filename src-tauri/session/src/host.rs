@@ -228,7 +228,7 @@ fn mode_text(mode: PermissionMode) -> String {
 /// (back to a turn boundary); the UI renders them at once and fetches the
 /// earlier ones afterwards, so a session of 10,000 calls opens on its last
 /// screen about as fast as a short one.
-pub const HANDLE_TAIL_EVENTS: usize = 2_000;
+pub const HANDLE_TAIL_EVENTS: usize = 1_000;
 
 /// The mode a resumed session was last in: its last `mode_changed`, else
 /// the mode it started in.

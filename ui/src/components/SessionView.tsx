@@ -67,6 +67,14 @@ function TrustPrompt({ project, onDone }: { project: Project; onDone(p: Project 
   );
 }
 
+/** Calls `run` once, when it is mounted: inside the Suspense boundary, that
+ * is when the lazily loaded session screen beside it is on show. */
+function OnMounted({ run }: { run(): void }) {
+  const once = useRef(run);
+  useEffect(() => once.current(), []);
+  return null;
+}
+
 /** A project's session view: pick a provider and start or resume a session. */
 export function SessionView({ project: initial, resumeSessionId = null, onBack }: Props) {
   const [project, setProject] = useState(initial);
@@ -140,6 +148,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
           onModeChange={actions.setMode}
           onAnswer={actions.answer}
           />
+          <OnMounted run={actions.loadEarlier} />
         </Suspense>
       ) : (
         <section className="new-session" data-testid="new-session">

@@ -79,6 +79,9 @@ export interface LiveSessionActions {
   answer(toolUseId: string, answer: PermissionAnswer): void;
   close(): Promise<void>;
   dismissError(): void;
+  /** The session screen is on show: fetch a long resumed session's earlier
+   * events (left out of its handle) once that screen is painted. */
+  loadEarlier(): void;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -100,6 +103,8 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
   // (`session_started` is emitted while it runs), so none is lost.
   const early = useRef<Event[]>([]);
   const sessionId = useRef<string | null>(null);
+  // A resumed handle's left-out earlier events, until they are fetched.
+  const earlier = useRef<{ sessionId: string; count: number } | null>(null);
 
   useEffect(() => {
     let unlisten: (() => void) | null = null;
@@ -135,17 +140,22 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     setHandle(next);
     setEvents(mergeEvents(next.events, buffered));
     // A long resumed session comes as its last turns; the earlier events
-    // are fetched once that last screen is painted, and go in front.
-    if (next.earlier_events > 0) {
-      afterPaint(() => {
-        backend
-          .sessionEventsBefore(next.session_id, next.earlier_events)
-          .then((earlier) => {
-            if (sessionId.current === next.session_id) setEvents((list) => [...earlier, ...list]);
-          })
-          .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
-      });
-    }
+    // are fetched once that last screen is painted (`loadEarlier`).
+    earlier.current = next.earlier_events > 0 ? { sessionId: next.session_id, count: next.earlier_events } : null;
+  }, []);
+
+  const loadEarlier = useCallback(() => {
+    const pending = earlier.current;
+    earlier.current = null;
+    if (pending === null) return;
+    afterPaint(() => {
+      backend
+        .sessionEventsBefore(pending.sessionId, pending.count)
+        .then((list) => {
+          if (sessionId.current === pending.sessionId) setEvents((current) => [...list, ...current]);
+        })
+        .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
+    });
   }, []);
 
   const run = useCallback(async (what: () => Promise<unknown>) => {
@@ -193,6 +203,7 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
       setEvents([]);
     },
     dismissError: () => setError(null),
+    loadEarlier,
   };
 
   return [{ handle, events, running: sending || isRunning(events), busy, error }, actions];
