@@ -9,6 +9,7 @@ mod commands;
 mod mcp;
 mod mcp_auth;
 mod rules;
+mod session_pages;
 mod sessions;
 mod smoke;
 
@@ -101,6 +102,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::close_session,
             sessions::list_sessions,
             sessions::session_events,
+            session_pages::session_events_before,
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,

@@ -1,12 +1,20 @@
-import { BrowserScreen } from "./browser/BrowserScreen";
+import { lazy, Suspense } from "react";
+
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
-import { SettingsScreen } from "./components/SettingsScreen";
-import { McpScreen } from "./mcp/McpScreen";
-import { RulesScreen } from "./rules/RulesScreen";
 import { NAVIGATION, useHome } from "./state/home";
+
+// Screens other than home are their own chunks, loaded when first opened.
+const SettingsScreen = lazy(() =>
+  import("./components/SettingsScreen").then((module) => ({ default: module.SettingsScreen })),
+);
+const BrowserScreen = lazy(() =>
+  import("./browser/BrowserScreen").then((module) => ({ default: module.BrowserScreen })),
+);
+const McpScreen = lazy(() => import("./mcp/McpScreen").then((module) => ({ default: module.McpScreen })));
+const RulesScreen = lazy(() => import("./rules/RulesScreen").then((module) => ({ default: module.RulesScreen })));
 
 export function App() {
   const [state, actions] = useHome();
@@ -33,39 +41,38 @@ export function App() {
         </nav>
       </header>
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
-      {state.openProject ? (
-        <SessionView
-          key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
-          project={state.openProject}
-          resumeSessionId={state.resumeSessionId}
-          onBack={actions.goHome}
-        />
-      ) : state.screen === "settings" ? (
-        <SettingsScreen onBack={actions.goHome} />
-      ) : state.screen === "sessions" ? (
-        <BrowserScreen
-          target={state.storedSession}
-          onOpen={actions.openStoredSession}
-          onClose={actions.closeStoredSession}
-          onResume={(session) => void actions.resume(session)}
-          onBack={actions.goHome}
-        />
-      ) : state.screen === "mcp" ? (
-        <McpScreen projects={state.projects} onBack={actions.goHome} />
-      ) : state.screen === "rules" ? (
-        <RulesScreen
-          onBack={actions.goHome}
-          onOpenCall={actions.openStoredSession}
-        />
-      ) : (
-        <HomeScreen
-          projects={state.projects}
-          onOpenFolder={() => void actions.pickAndAddFolder()}
-          onOpen={(project) => void actions.open(project)}
-          sessions={state.sessions}
-          onResume={(session) => void actions.resume(session)}
-        />
-      )}
+      <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
+        {state.openProject ? (
+          <SessionView
+            key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
+            project={state.openProject}
+            resumeSessionId={state.resumeSessionId}
+            onBack={actions.goHome}
+          />
+        ) : state.screen === "settings" ? (
+          <SettingsScreen onBack={actions.goHome} />
+        ) : state.screen === "sessions" ? (
+          <BrowserScreen
+            target={state.storedSession}
+            onOpen={actions.openStoredSession}
+            onClose={actions.closeStoredSession}
+            onResume={(session) => void actions.resume(session)}
+            onBack={actions.goHome}
+          />
+        ) : state.screen === "mcp" ? (
+          <McpScreen projects={state.projects} onBack={actions.goHome} />
+        ) : state.screen === "rules" ? (
+          <RulesScreen onBack={actions.goHome} onOpenCall={actions.openStoredSession} />
+        ) : (
+          <HomeScreen
+            projects={state.projects}
+            onOpenFolder={() => void actions.pickAndAddFolder()}
+            onOpen={(project) => void actions.open(project)}
+            sessions={state.sessions}
+            onResume={(session) => void actions.resume(session)}
+          />
+        )}
+      </Suspense>
     </div>
   );
 }

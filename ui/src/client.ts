@@ -136,6 +136,8 @@ export const backend = {
   closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),
   listSessions: (args: ListSessionsArgs) => call("list_sessions", args),
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),
+  sessionEventsBefore: (sessionId: string, count: number) =>
+    call("session_events_before", { session_id: sessionId, count }),
   setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
   deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
   apiKeyStatus: (provider: string) => call("api_key_status", { provider }),

@@ -22,20 +22,25 @@ struct Bench {
     packages: &'static [&'static str],
     /// What it measures and its target, for `--help` and the log.
     what: &'static str,
+    /// It drives the real window: the UI and the app (release) are built
+    /// first and it runs with WebDriver on a display (see
+    /// [`crate::run::webdriver_cargo`]).
+    window: bool,
 }
 
 /// Every benchmark, in the order they run: one line each.
 #[rustfmt::skip]
 const BENCHES: &[Bench] = &[
-    Bench { group: "tools", cargo: "bench -p gatehouse-tools --bench tools_vs_cli", packages: &["ripgrep", "fd-find"], what: "Grep vs rg (≤ 1.15×), Glob vs fdfind (≤ 1.3×), Read 10 MB vs head|cat -n (≤ 2×); warm and cold page cache (issue 5)" },
-    Bench { group: "bash", cargo: "run --release -p gatehouse-tools --example bash_bench", packages: &[], what: "Bash tool vs bash -c on 200 MB of output (≤ 1.5×, ≤ 64 MiB growth)" },
-    Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)" },
-    Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)" },
-    Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)" },
-    Bench { group: "mcp", cargo: "bench -p gatehouse-mcp --bench echo", packages: &[], what: "1,000 server-everything echo calls through the pipeline vs direct rmcp (≤ 1.2×; issue 8)" },
-    Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)" },
-    Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)" },
-    Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)" },
+    Bench { group: "tools", cargo: "bench -p gatehouse-tools --bench tools_vs_cli", packages: &["ripgrep", "fd-find"], what: "Grep vs rg (≤ 1.15×), Glob vs fdfind (≤ 1.3×), Read 10 MB vs head|cat -n (≤ 2×); warm and cold page cache (issue 5)", window: false },
+    Bench { group: "bash", cargo: "run --release -p gatehouse-tools --example bash_bench", packages: &[], what: "Bash tool vs bash -c on 200 MB of output (≤ 1.5×, ≤ 64 MiB growth)", window: false },
+    Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)", window: false },
+    Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)", window: false },
+    Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)", window: false },
+    Bench { group: "mcp", cargo: "bench -p gatehouse-mcp --bench echo", packages: &[], what: "1,000 server-everything echo calls through the pipeline vs direct rmcp (≤ 1.2×; issue 8)", window: false },
+    Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)", window: false },
+    Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)", window: false },
+    Bench { group: "ui", cargo: "bench -p gatehouse-e2e --bench open_session", packages: &[], what: "open a stored session in the real window: 100 vs 10,000 tool calls, click → last screen rendered (≤ 2×; issue 9)", window: true },
+    Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)", window: false },
 ];
 
 /// The groups, for `--help`.
@@ -75,11 +80,19 @@ pub(crate) fn bench(groups: &[String]) -> anyhow::Result<ExitCode> {
         if let Err(e) = crate::deps::ensure_debian_packages(b.packages) {
             eprintln!("xtask bench: {e:#}\n(the comparisons needing them are skipped)");
         }
-        let (ok, _) = crate::process::run_captured(
-            Command::new(env!("CARGO"))
-                .current_dir(crate::root())
-                .args(b.cargo.split_whitespace()),
-        )?;
+        let mut cmd = if b.window {
+            let root = crate::root();
+            let mut packages = crate::deps::BUILD_PACKAGES.to_vec();
+            packages.extend(crate::deps::TEST_PACKAGES);
+            crate::deps::ensure_system_packages(&packages)?;
+            crate::run::build_ui(&root)?;
+            crate::run::webdriver_cargo(&root, crate::run::Profile::Release)?
+        } else {
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.current_dir(crate::root());
+            cmd
+        };
+        let (ok, _) = crate::process::run_captured(cmd.args(b.cargo.split_whitespace()))?;
         if !ok {
             failed.push(b.group);
         }

@@ -19,14 +19,16 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
 ];
 
-/// Debian packages the tests need: a virtual display and WebDriver for the
-/// end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
+/// Debian packages the tests need: a virtual display, WebDriver and
+/// `xdotool` (real X key chords such as Shift+Tab, which WebKitWebDriver
+/// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
 /// and a real Secret Service for the keychain tests (`gnome-keyring` inside
 /// `dbus-run-session`, from `dbus-daemon`).
 pub(crate) const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
     "webkit2gtk-driver",
+    "xdotool",
     "ripgrep",
     "gnome-keyring",
     "dbus-daemon",

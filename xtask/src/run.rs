@@ -20,20 +20,60 @@ pub(crate) fn build_ui(root: &Path) -> anyhow::Result<()> {
     )
 }
 
-/// Builds the desktop app (debug) and returns the path of its binary.
-pub(crate) fn build_app(root: &Path) -> anyhow::Result<PathBuf> {
-    run_checked(
-        Command::new("cargo")
-            .args(["build", "--package", "gatehouse", "--bin", "gatehouse"])
-            .current_dir(root),
-    )?;
+/// Which cargo profile the app is built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Profile {
+    /// `dev`: `cargo xtask run` and the end-to-end tests.
+    Debug,
+    /// `release`: benchmarks.
+    Release,
+}
+
+/// Builds the desktop app and returns the path of its binary.
+pub(crate) fn build_app(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["build", "--package", "gatehouse", "--bin", "gatehouse"])
+        .current_dir(root);
+    if profile == Profile::Release {
+        cmd.arg("--release");
+    }
+    run_checked(&mut cmd)?;
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let binary = target.join("debug/gatehouse");
+    let binary = target.join(match profile {
+        Profile::Debug => "debug/gatehouse",
+        Profile::Release => "release/gatehouse",
+    });
     if !binary.exists() {
         bail!("the build succeeded but {} is missing", binary.display());
     }
     Ok(binary)
+}
+
+/// A `cargo` command that can drive the real window: the app (built with
+/// `profile`) and tauri-driver are passed to `gatehouse-e2e` through
+/// `GATEHOUSE_E2E_APP` / `GATEHOUSE_E2E_TAURI_DRIVER`, and it runs on a
+/// virtual X display when there is no display. The end-to-end tests and the
+/// UI benchmark both run through it; the caller adds the cargo arguments.
+pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<Command> {
+    let driver = deps::ensure_tauri_driver()?;
+    let app = build_app(root, profile)?;
+    let mut cmd = if deps::has_display() {
+        Command::new("cargo")
+    } else {
+        let mut xvfb = Command::new("xvfb-run");
+        xvfb.args([
+            "--auto-servernum",
+            "--server-args=-screen 0 1280x800x24",
+            "cargo",
+        ]);
+        xvfb
+    };
+    cmd.current_dir(root)
+        .env("CARGO_TERM_COLOR", "never")
+        .env("GATEHOUSE_E2E_APP", &app)
+        .env("GATEHOUSE_E2E_TAURI_DRIVER", &driver);
+    Ok(cmd)
 }
 
 pub(crate) fn run(smoke: bool) -> anyhow::Result<ExitCode> {
@@ -45,7 +85,7 @@ pub(crate) fn run(smoke: bool) -> anyhow::Result<ExitCode> {
     }
     deps::ensure_system_packages(&packages)?;
     build_ui(&root)?;
-    let binary = build_app(&root)?;
+    let binary = build_app(&root, Profile::Debug)?;
 
     let mut cmd = if headless {
         if !smoke {

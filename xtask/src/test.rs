@@ -224,21 +224,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
     }
     if wants(Group::E2e) {
         report.step("end-to-end tests (tauri-driver, WebKitWebDriver)", || {
-            let driver = deps::ensure_tauri_driver()?;
-            let app = run::build_app(&root)?;
-            let mut cmd = if deps::has_display() {
-                cargo(&root)
-            } else {
-                let mut xvfb = Command::new("xvfb-run");
-                xvfb.current_dir(&root)
-                    .env("CARGO_TERM_COLOR", "never")
-                    .args([
-                        "--auto-servernum",
-                        "--server-args=-screen 0 1280x800x24",
-                        "cargo",
-                    ]);
-                xvfb
-            };
+            let mut cmd = run::webdriver_cargo(&root, run::Profile::Debug)?;
             cmd.args([
                 "test",
                 "--locked",
@@ -246,9 +232,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
                 "gatehouse-e2e",
                 "--",
                 "--test-threads=1",
-            ])
-            .env("GATEHOUSE_E2E_APP", &app)
-            .env("GATEHOUSE_E2E_TAURI_DRIVER", &driver);
+            ]);
             let (ok, out) = run_captured(&mut cmd)?;
             Ok(cargo_test_counts(ok, &out))
         });

@@ -175,6 +175,15 @@ impl Agent {
         self
     }
 
+    /// [`Self::with_history`] for an agent already running prompts (a
+    /// resumed session whose history is read after it opened): also raises
+    /// the turn limit by the turns already made, as a new session's would.
+    pub fn continue_from(&mut self, history: Vec<Message>, turns: u32) {
+        self.history = history;
+        self.turns = turns;
+        self.config.max_turns = self.config.max_turns.saturating_add(turns);
+    }
+
     /// The conversation so far.
     pub fn history(&self) -> &[Message] {
         &self.history
@@ -267,6 +276,9 @@ impl Agent {
         if let Some(source) = &self.mode_source {
             self.ctx.permission_mode = source();
         }
+        // MCP servers may have changed their tool lists since the last
+        // request: the model and the pipeline see the same, current pool.
+        self.runtime.refresh_pool();
         let started = Instant::now();
         self.emitter().emit(EventBody::ModelRequestStarted {
             turn,

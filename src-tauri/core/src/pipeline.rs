@@ -439,12 +439,13 @@ impl ToolRuntime {
         });
 
         let mut tool = None;
+        let pool = self.pool();
         if rejection.is_none() {
-            match self.pool.lookup(&name) {
+            match pool.lookup(&name) {
                 None => {
                     // Naming the real tools helps a model that guessed a
                     // name; a pool of hundreds of MCP tools is cut short.
-                    let names = self.pool.names();
+                    let names = pool.names();
                     let mut list = names
                         .iter()
                         .take(40)
@@ -454,25 +455,27 @@ impl ToolRuntime {
                     if names.len() > 40 {
                         list.push_str(&format!(" and {} more", names.len() - 40));
                     }
+                    let message = if pool.was_removed(&name) {
+                        format!(
+                            "Tool {name} is no longer available: its MCP server removed it from \
+                             its tool list during this session. Available tools: {list}."
+                        )
+                    } else {
+                        format!("No such tool available: {name}. Available tools: {list}.")
+                    };
                     rejection = Some(Rejection {
                         stage: RejectionStage::Lookup,
-                        message: format!(
-                            "No such tool available: {name}. Available tools: {list}."
-                        ),
+                        message,
                     });
                 }
                 Some(index) => {
-                    if let Some(Err(e)) = self
-                        .pool
-                        .validator(index)
-                        .map(|v| v.validate(&name, &input))
-                    {
+                    if let Some(Err(e)) = pool.validator(index).map(|v| v.validate(&name, &input)) {
                         rejection = Some(Rejection {
                             stage: RejectionStage::Schema,
                             message: e.to_string(),
                         });
                     }
-                    tool = self.pool.get(index).cloned();
+                    tool = pool.get(index).cloned();
                 }
             }
         }
@@ -842,9 +845,9 @@ impl ToolRuntime {
         ctx: &ToolUseContext,
     ) -> Result<(), Outcome> {
         let schema_error = if rewritten.is_object() {
-            self.pool
-                .lookup(tool.name())
-                .and_then(|i| self.pool.validator(i))
+            let pool = self.pool();
+            pool.lookup(tool.name())
+                .and_then(|i| pool.validator(i))
                 .and_then(|v| v.validate(tool.name(), rewritten).err())
                 .map(|e| e.to_string())
         } else {

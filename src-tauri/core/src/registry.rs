@@ -11,7 +11,7 @@
 //! A [`ToolPool`] serialises its schemas once and returns the same bytes on
 //! every request of the session.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -218,6 +218,9 @@ pub struct ToolPool {
     by_name: HashMap<String, usize>,
     by_alias: HashMap<String, usize>,
     schemas_json: OnceLock<Arc<str>>,
+    /// Tools taken out by [`Self::refreshed`] (an MCP server dropped them
+    /// from its list) and not back since: a call to one is told so.
+    removed: HashSet<String>,
 }
 
 impl fmt::Debug for ToolPool {
@@ -266,7 +269,56 @@ impl ToolPool {
             by_name,
             by_alias,
             schemas_json: OnceLock::new(),
+            removed: HashSet::new(),
         }
+    }
+
+    /// The pool after tools changed during the session (an MCP server's
+    /// `notifications/tools/list_changed`), keeping the order the model has
+    /// seen: every tool keeps its position, a tool of `incoming` whose name
+    /// is already in the pool replaces it in place (its schema may have
+    /// changed), the tools named in `removed` are taken out, and the new
+    /// ones are appended sorted by name. New tools pass the same filters as
+    /// at assembly (blanket deny rules, `is_enabled`).
+    pub fn refreshed(
+        &self,
+        resolver: &dyn PermissionResolver,
+        removed: &HashSet<String>,
+        incoming: Vec<Arc<dyn Tool>>,
+    ) -> ToolPool {
+        let mut incoming: HashMap<String, Arc<dyn Tool>> = incoming
+            .into_iter()
+            .filter(|t| !resolver.is_blanket_denied(t.name()) && t.is_enabled())
+            .map(|t| (t.name().to_owned(), t))
+            .collect();
+        let mut tools: Vec<Arc<dyn Tool>> = self
+            .entries
+            .iter()
+            .filter(|e| !removed.contains(e.tool.name()))
+            .map(|e| {
+                incoming
+                    .remove(e.tool.name())
+                    .unwrap_or_else(|| Arc::clone(&e.tool))
+            })
+            .collect();
+        let mut added: Vec<Arc<dyn Tool>> = incoming.into_values().collect();
+        added.sort_by(|a, b| a.name().cmp(b.name()));
+        tools.extend(added);
+        let mut pool = ToolPool::new(tools);
+        pool.removed = self
+            .removed
+            .iter()
+            .chain(removed)
+            .filter(|name| !pool.by_name.contains_key(name.as_str()))
+            .cloned()
+            .collect();
+        pool
+    }
+
+    /// Whether a tool of this name was in the pool earlier in the session
+    /// and was taken out by [`Self::refreshed`].
+    pub fn was_removed(&self, name: &str) -> bool {
+        self.removed.contains(name)
     }
 
     /// The number of tools.

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use gatehouse_protocol::event::{ContentBlock, EventBody, RejectionStage};
 use gatehouse_protocol::permission::PermissionMode;
@@ -130,7 +130,10 @@ impl ToolCallResult {
 /// One session's tool runtime: the pool, the permission engine, hooks, the
 /// ask handler, the event sink and the result budget.
 pub struct ToolRuntime {
-    pub(crate) pool: Arc<ToolPool>,
+    /// The pool now; replaced (never edited) when tools change mid-session.
+    pool: RwLock<Arc<ToolPool>>,
+    /// Asked before each model request whether the pool changed.
+    pool_refresh: Option<Arc<dyn PoolRefresh>>,
     pub(crate) resolver: Arc<dyn PermissionResolver>,
     pub(crate) hooks: Hooks,
     pub(crate) ask: Option<Arc<dyn AskHandler>>,
@@ -145,6 +148,15 @@ pub struct ToolRuntime {
     pub(crate) mode_listener: Option<ModeListener>,
 }
 
+/// Tools that can change while a session runs (MCP servers' tool lists).
+/// [`ToolRuntime::refresh_pool`] asks it before each model request, so the
+/// model and the pipeline see the same, current pool.
+pub trait PoolRefresh: Send + Sync {
+    /// The pool to use from now on, or `None` when nothing changed since
+    /// `current` was made.
+    fn refresh(&self, current: &ToolPool, resolver: &dyn PermissionResolver) -> Option<ToolPool>;
+}
+
 /// A callback told the new permission mode when a context modifier changed
 /// it; see [`ToolRuntimeBuilder::on_mode_change`].
 pub type ModeListener = Arc<dyn Fn(PermissionMode) + Send + Sync>;
@@ -153,7 +165,7 @@ impl std::fmt::Debug for ToolRuntime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolRuntime")
             .field("session_id", &self.emitter.session_id())
-            .field("pool", &self.pool)
+            .field("pool", &self.pool())
             .field("hooks", &self.hooks)
             .field("max_concurrency", &self.max_concurrency)
             .finish_non_exhaustive()
@@ -171,9 +183,17 @@ pub struct ToolRuntimeBuilder {
     ask: Option<Arc<dyn AskHandler>>,
     config: RuntimeConfig,
     mode_listener: Option<ModeListener>,
+    pool_refresh: Option<Arc<dyn PoolRefresh>>,
 }
 
 impl ToolRuntimeBuilder {
+    /// Where the pool's changing tools come from (see [`PoolRefresh`]);
+    /// without one the pool is fixed for the session.
+    pub fn pool_refresh(mut self, refresh: Arc<dyn PoolRefresh>) -> Self {
+        self.pool_refresh = Some(refresh);
+        self
+    }
+
     /// Called with the new mode whenever an applied context modifier changes
     /// the permission mode (e.g. a tool entering plan mode). The context is
     /// informational for tools; the permission engine decides with its own
@@ -218,7 +238,8 @@ impl ToolRuntimeBuilder {
     pub fn build(self) -> Arc<ToolRuntime> {
         Arc::new(ToolRuntime {
             max_concurrency: self.config.max_concurrency(),
-            pool: self.pool,
+            pool: RwLock::new(self.pool),
+            pool_refresh: self.pool_refresh,
             resolver: self.resolver,
             hooks: self.hooks,
             ask: self.ask,
@@ -249,12 +270,26 @@ impl ToolRuntime {
             ask: None,
             config: RuntimeConfig::default(),
             mode_listener: None,
+            pool_refresh: None,
         }
     }
 
-    /// The session's tool pool.
-    pub fn pool(&self) -> &Arc<ToolPool> {
-        &self.pool
+    /// The session's tool pool now (a snapshot: a refresh replaces it).
+    pub fn pool(&self) -> Arc<ToolPool> {
+        Arc::clone(&self.pool.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Asks the [`PoolRefresh`] (if any) whether tools changed and, if so,
+    /// makes its pool the current one. The agent calls it before each model
+    /// request; calls already dispatched keep the tool they looked up.
+    pub fn refresh_pool(&self) {
+        let Some(refresh) = &self.pool_refresh else {
+            return;
+        };
+        let current = self.pool();
+        if let Some(next) = refresh.refresh(&current, self.resolver.as_ref()) {
+            *self.pool.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+        }
     }
 
     /// The effective concurrency limit.

@@ -321,3 +321,73 @@ fn sub_agent_tool_sets() {
         ["Agent", "SendMessage", "TaskStop"]
     );
 }
+
+#[test]
+fn a_refreshed_pool_keeps_positions_appends_new_tools_by_name_and_drops_removed_ones() {
+    let resolver = TestResolver::allow_all().blanket_deny("mcp__evil");
+    let pool = registry(linux()).assemble_pool(
+        &resolver,
+        vec![
+            TestTool::new("mcp__srv__m").arc(),
+            TestTool::new("mcp__srv__a").arc(),
+            TestTool::new("mcp__other__z").arc(),
+        ],
+    );
+    let before = pool.names().join(",");
+    assert_eq!(
+        before,
+        "Bash,Edit,Grep,Read,Write,mcp__other__z,mcp__srv__a,mcp__srv__m"
+    );
+    // The server drops `a`, keeps `m` (with a new object) and adds two
+    // tools; a denied server's tool never gets in.
+    let replacement = TestTool::new("mcp__srv__m").arc();
+    let removed = ["mcp__srv__a".to_owned()].into_iter().collect();
+    let next = pool.refreshed(
+        &resolver,
+        &removed,
+        vec![
+            TestTool::new("mcp__srv__zz").arc(),
+            Arc::clone(&replacement),
+            TestTool::new("mcp__evil__x").arc(),
+            TestTool::new("mcp__srv__b").arc(),
+        ],
+    );
+    assert_eq!(
+        next.names(),
+        [
+            "Bash",
+            "Edit",
+            "Grep",
+            "Read",
+            "Write",
+            "mcp__other__z",
+            "mcp__srv__m",
+            "mcp__srv__b",
+            "mcp__srv__zz"
+        ]
+    );
+    assert!(
+        Arc::ptr_eq(next.find("mcp__srv__m").unwrap(), &replacement),
+        "a listed tool is replaced in place"
+    );
+    assert!(next.was_removed("mcp__srv__a"));
+    assert!(next.find("mcp__srv__a").is_none());
+    assert!(!next.was_removed("mcp__srv__m"));
+    // The same refresh again changes nothing; a tool that comes back is no
+    // longer "removed" and goes to the end.
+    let again = next.refreshed(&resolver, &Default::default(), Vec::new());
+    assert_eq!(again.names(), next.names());
+    assert!(
+        again.was_removed("mcp__srv__a"),
+        "remembered across refreshes"
+    );
+    let back = again.refreshed(
+        &resolver,
+        &Default::default(),
+        vec![TestTool::new("mcp__srv__a").arc()],
+    );
+    assert_eq!(back.names().last(), Some(&"mcp__srv__a"));
+    assert!(!back.was_removed("mcp__srv__a"));
+    // The original pool is untouched (calls in flight keep their tools).
+    assert_eq!(pool.names().join(","), before);
+}

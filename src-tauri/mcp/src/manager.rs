@@ -161,17 +161,29 @@ impl McpManager {
     /// The remote tools of the connected servers, each as `mcp__<server>__<tool>`
     /// (the registry sorts them; see `gatehouse_core::Registry::assemble_pool`).
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools_by_server()
+            .into_iter()
+            .flat_map(|(_, tools)| tools)
+            .collect()
+    }
+
+    /// [`Self::tools`] per connected server (by server name): a session
+    /// refreshing its pool takes a server's list as complete only while it
+    /// is connected, so a restarting server's tools are not dropped.
+    pub fn tools_by_server(&self) -> Vec<(String, Vec<Arc<dyn Tool>>)> {
         self.servers
             .connected()
             .into_iter()
-            .flat_map(|server| {
-                let tools = server.state().tools;
-                tools
+            .map(|server| {
+                let tools = server
+                    .state()
+                    .tools
                     .iter()
                     .map(|t| {
                         Arc::new(McpTool::new(Arc::clone(&server), t.clone())) as Arc<dyn Tool>
                     })
-                    .collect::<Vec<_>>()
+                    .collect();
+                (server.name().to_owned(), tools)
             })
             .collect()
     }

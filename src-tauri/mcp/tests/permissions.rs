@@ -87,4 +87,13 @@ async fn rules_and_trust_decide_mcp_calls() {
     // Destructive: ask, unless a rule allows.
     assert_eq!(decide("mcp__trusted__write_file"), PermissionBehavior::Ask);
     assert_eq!(decide("mcp__files__write_file"), PermissionBehavior::Allow);
+    // bypassPermissions does not lift a trusted destructiveHint (issue 8
+    // item 3): only the exact allow rule does.
+    engine.set_mode(PermissionMode::BypassPermissions);
+    assert_eq!(decide("mcp__trusted__write_file"), PermissionBehavior::Ask);
+    assert_eq!(
+        decide("mcp__trusted__read_text_file"),
+        PermissionBehavior::Allow
+    );
+    assert_eq!(decide("mcp__files__write_file"), PermissionBehavior::Allow);
 }

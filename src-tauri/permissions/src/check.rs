@@ -45,6 +45,11 @@ pub struct CheckRequest {
     /// Session rules in force (as restored from the store).
     #[serde(default)]
     pub session_rules: Vec<SessionRule>,
+    /// The tool declares itself destructive (a trusted MCP server's
+    /// `destructiveHint`, or any tool of an untrusted server); no input
+    /// reveals it, so the caller says. False for built-in tools.
+    #[serde(default)]
+    pub destructive: bool,
 }
 
 impl CheckRequest {
@@ -69,6 +74,7 @@ impl CheckRequest {
             additional_dirs: Vec::new(),
             flag_rules: Vec::new(),
             session_rules: Vec::new(),
+            destructive: false,
         }
     }
 }
@@ -147,7 +153,8 @@ pub fn check(request: &CheckRequest) -> CheckReport {
         // Validated above; a rule that failed is reported, never applied.
         let _ = engine.add_session_rule(rule.kind, &rule.rule);
     }
-    let decision = engine.decide_input(&request.tool_name, &request.input);
+    let decision =
+        engine.decide_input_declared(&request.tool_name, &request.input, request.destructive);
     CheckReport {
         decision: decision.decision,
         reason: decision.reason,

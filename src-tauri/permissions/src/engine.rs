@@ -5,6 +5,8 @@
 //! 2. ask rules (→ ask, every mode, even bypass);
 //! 3. the tool's own check (Bash: the shell analysis; a tool's verdict);
 //! 4. safety checks (protected paths, critical deletions → ask, even bypass);
+//!    a destructive MCP tool asks in every mode unless an allow rule names
+//!    it exactly (the `destructive` layer);
 //! 5. the mode;
 //! 6. allow rules;
 //! 7. otherwise ask.
@@ -27,7 +29,9 @@ use gatehouse_protocol::permission::{
 use crate::domain::url_host;
 use crate::index::{IndexedRule, RuleIndex};
 use crate::paths::{PathForms, canonical, critical_deletion_reason, is_within, protected_reason};
-use crate::rule::{EDIT_TOOLS, READ_TOOLS, RuleKind, RuleParseError, Specifier, parse_rule};
+use crate::rule::{
+    EDIT_TOOLS, READ_TOOLS, RuleKind, RuleParseError, Specifier, ToolMatcher, parse_rule,
+};
 use crate::shell::readonly::{self, Classification};
 use crate::shell::{self, ShellAnalysis, SimpleCommand, is_harmless_sink, resolve_word};
 use crate::sources::{LoadedSettings, SourcedRule};
@@ -276,6 +280,19 @@ impl PermissionEngine {
     /// and read-only flag of built-in tools from the input (what the CLI's
     /// `check` does, where no tool objects exist).
     pub fn decide_input(&self, tool_name: &str, input: &serde_json::Value) -> PermissionDecision {
+        self.decide_input_declared(tool_name, input, false)
+    }
+
+    /// [`decide_input`](Self::decide_input) for a tool that declares
+    /// whether it is destructive (an MCP tool's `destructiveHint` from a
+    /// trusted server, or any tool of an untrusted one), which no input
+    /// reveals.
+    pub fn decide_input_declared(
+        &self,
+        tool_name: &str,
+        input: &serde_json::Value,
+        is_destructive: bool,
+    ) -> PermissionDecision {
         let facts = crate::tools::builtin_subject_facts(tool_name, input);
         let verdict = ToolPermissionVerdict::Passthrough;
         let query = PermissionQuery {
@@ -283,7 +300,7 @@ impl PermissionEngine {
             input,
             subject: facts.subject.as_ref(),
             is_read_only: facts.is_read_only,
-            is_destructive: false,
+            is_destructive,
             requires_user_interaction: facts.requires_user_interaction,
             tool_verdict: &verdict,
         };
@@ -576,6 +593,73 @@ impl<'a> Decider<'a> {
         )
     }
 
+    /// A destructive MCP tool (a trusted server's `destructiveHint`, or
+    /// any tool of an untrusted server, whose hints are not believed) asks
+    /// in every mode — bypassPermissions and acceptEdits included — unless
+    /// an allow rule names the tool exactly: a server-wide rule
+    /// (`mcp__srv`, `mcp__srv__*`) was not written with this tool in mind.
+    /// Plan mode still refuses it (it is not read-only). Built-in tools
+    /// that overwrite (Write, NotebookEdit) are file edits, which the modes
+    /// and path rules already govern, so the layer leaves them alone.
+    fn destructive_layer(&mut self, subject: &Subject, soft_ask: Option<&str>) -> Option<Verdict> {
+        if !self.q.is_destructive || crate::index::mcp_server(self.tool()).is_none() {
+            return None;
+        }
+        if self.mode == PermissionMode::Plan {
+            self.trace.push(step(
+                "destructive",
+                TraceOutcome::Passthrough,
+                format!("{} is destructive; plan mode decides it", self.tool()),
+            ));
+            return None;
+        }
+        let tool = self.tool().to_string();
+        let exact = self
+            .st
+            .index
+            .for_tool(RuleKind::Allow, &tool)
+            .filter(|r| r.rule.rule.tool == ToolMatcher::Exact(tool.clone()))
+            .find(|r| self.allow_specifier_matches(r, subject))
+            .cloned();
+        if let Some(r) = exact.filter(|_| soft_ask.is_none()) {
+            self.trace.push(step(
+                "destructive",
+                TraceOutcome::Allow,
+                format!(
+                    "{tool} is destructive; the allow rule `{}` from {:?} names it exactly",
+                    r.rule.rule.text, r.rule.source
+                ),
+            ));
+            return Some((PermissionBehavior::Allow, rule_reason(&r.rule)));
+        }
+        let message = format!(
+            "{tool} is destructive (its server marks it destructiveHint, or the server is not \
+             trusted so its hints are not believed): it asks in every mode, {:?} included, unless \
+             an allow rule names `{tool}` exactly",
+            self.mode
+        );
+        self.trace
+            .push(step("destructive", TraceOutcome::Ask, message.clone()));
+        Some((
+            PermissionBehavior::Ask,
+            DecisionReason::SafetyCheck { message },
+        ))
+    }
+
+    /// Whether allow rule `r`'s specifier matches `subject` (as in
+    /// [`generic_rule`](Self::generic_rule) for allow rules).
+    fn allow_specifier_matches(&self, r: &IndexedRule, subject: &Subject) -> bool {
+        match &r.rule.rule.specifier {
+            Specifier::Any => true,
+            Specifier::Domain(d) => match subject {
+                Subject::Url(u) => url_host(u).is_some_and(|h| d.matches_host(&h)),
+                _ => false,
+            },
+            Specifier::AgentType(t) => matches!(subject, Subject::AgentType(a) if a == t),
+            Specifier::Literal(_) | Specifier::Command(_) | Specifier::Path(_) => false,
+        }
+    }
+
     fn decide_generic(&mut self, subject: &Subject) -> Verdict {
         let path_forms = match subject {
             Subject::Path { path, .. } => Some(PathForms::new(&self.st.cwd, path)),
@@ -609,6 +693,9 @@ impl<'a> Decider<'a> {
             .filter(|_| write)
             .and_then(|forms| forms.iter().find_map(protected_reason));
         if let Some(decision) = self.safety_checks(protected) {
+            return decision;
+        }
+        if let Some(decision) = self.destructive_layer(subject, soft_ask.as_deref()) {
             return decision;
         }
         // 5: the mode.

@@ -15,8 +15,11 @@
 //! * `tool`, `input`; `hook` (allow | ask | deny: a PreToolUse hook's
 //!   verdict) and `updated_input` (the hook's rewrite, decided in place of
 //!   `input`);
+//! * `destructive` (default false): the tool declares itself destructive
+//!   (an MCP tool's trusted `destructiveHint`);
 //! * `expect` (allow | ask | deny), `reason` (the reason's kind), `rule`
-//!   (the rule text in the reason), `source`, `settings_errors` (count).
+//!   (the rule text in the reason), `source`, `settings_errors` (count),
+//!   `trace` (`[layer, outcome]`: a trace step the decision must contain).
 //!
 //! Strings may use `$ROOT`, `$PROJECT` and `$HOME`; they are replaced by the
 //! case's temporary directories.
@@ -139,6 +142,10 @@ fn run_case(case: &Map<String, Value>) -> Result<(), String> {
             .unwrap_or(Value::Object(Map::new())),
     );
     request.trust_project = case.get("trust").and_then(Value::as_bool).unwrap_or(true);
+    request.destructive = case
+        .get("destructive")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if let Some(mode) = case.get("mode") {
         request.mode =
             Some(serde_json::from_value(mode.clone()).map_err(|e| format!("bad mode: {e}"))?);
@@ -267,6 +274,14 @@ fn run_case(case: &Map<String, Value>) -> Result<(), String> {
             "source: expected {source}, got {}",
             got["reason"]["source"]
         ));
+    }
+    if let Some(Value::Array(want)) = case.get("trace") {
+        let has_step = got["trace"].as_array().into_iter().flatten().any(|step| {
+            Some(&step["layer"]) == want.first() && Some(&step["outcome"]) == want.get(1)
+        });
+        if !has_step {
+            problems.push(format!("trace: expected a step {want:?}"));
+        }
     }
     if let Some(n) = case.get("settings_errors").and_then(Value::as_u64)
         && got["settings_errors"].as_array().map_or(0, Vec::len) as u64 != n

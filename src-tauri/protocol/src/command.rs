@@ -27,8 +27,8 @@ use crate::rules::{
 };
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
-    SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
-    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StorageUsage,
+    SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionEventsBeforeArgs,
+    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StorageUsage,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -161,6 +161,9 @@ commands! {
     list_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
     /// Every stored event of a session, oldest first.
     session_events(SessionArgs) -> Vec<Event>;
+    /// The first `count` stored events of a session, oldest first: what a
+    /// resumed handle's `earlier_events` left out.
+    session_events_before(SessionEventsBeforeArgs) -> Vec<Event>;
     /// Stores a provider's API key in the OS keychain.
     set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
     /// Removes a provider's API key from the OS keychain.

@@ -76,10 +76,24 @@ pub struct SessionHandle {
     /// The current permission mode.
     pub mode: PermissionMode,
     /// The events stored so far (empty for a new session; the history for a
-    /// resumed one), oldest first.
+    /// resumed one), oldest first. For a long resumed session only its end:
+    /// the last turns, from a turn boundary, so it opens on its last screen
+    /// at once; the `earlier_events` before them come from
+    /// `session_events_before`.
     pub events: Vec<Event>,
+    /// How many stored events come before `events` (0: `events` is all).
+    pub earlier_events: u32,
     /// The session rules in force ("allow for this session" answers).
     pub session_rules: Vec<String>,
+}
+
+/// Arguments of `session_events_before`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionEventsBeforeArgs {
+    /// The stored session.
+    pub session_id: String,
+    /// How many of its first events to return (a handle's `earlier_events`).
+    pub count: u32,
 }
 
 /// Arguments of `send_prompt`.

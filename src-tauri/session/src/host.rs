@@ -25,7 +25,7 @@ use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
-use gatehouse_protocol::event::{Event, EventBody};
+use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::session::{PermissionAnswer, SessionHandle};
 use gatehouse_store::{NewSession, Store};
@@ -181,7 +181,7 @@ struct OpenSession {
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The session's MCP servers (their process groups stop with it).
-    mcp: Option<McpManager>,
+    mcp: Option<Arc<McpManager>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -223,6 +223,12 @@ fn mode_text(mode: PermissionMode) -> String {
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
 }
+
+/// A resumed session's handle carries about this many of its last events
+/// (back to a turn boundary); the UI renders them at once and fetches the
+/// earlier ones afterwards, so a session of 10,000 calls opens on its last
+/// screen about as fast as a short one.
+pub const HANDLE_TAIL_EVENTS: usize = 1_000;
 
 /// The mode a resumed session was last in: its last `mode_changed`, else
 /// the mode it started in.
@@ -287,15 +293,22 @@ impl SessionHost {
             });
         }
         let project_text = project.to_string_lossy().into_owned();
-        let (session_id, events, mode) = match &spec.resume {
+        // A resumed session: only its end is read now (the handle's tail);
+        // the agent reads the whole history on its own task, before the
+        // first prompt, so a long session opens as fast as a short one.
+        let (session_id, events, earlier_events, mode) = match &spec.resume {
             Some(id) => {
                 let store = self.store();
                 let Some(summary) = store.session(id)? else {
                     return Err(HostError::NotStored(id.clone()));
                 };
-                let (events, _skipped) = store.session_events(id)?;
-                let mode = spec.mode.or_else(|| last_mode(&events, &summary.mode));
-                (id.clone(), events, mode)
+                let tail_len = u32::try_from(HANDLE_TAIL_EVENTS).unwrap_or(u32::MAX);
+                let (events, earlier) = store.session_events_tail(id, tail_len)?;
+                let last_change = store.last_event_of_type(id, "mode_changed")?;
+                let mode = spec
+                    .mode
+                    .or_else(|| last_mode(last_change.as_slice(), &summary.mode));
+                (id.clone(), events, earlier, mode)
             }
             None => {
                 let id = new_session_id();
@@ -306,7 +319,7 @@ impl SessionHost {
                     model: spec.model.clone(),
                     mode: mode_text(spec.mode.unwrap_or_default()),
                 })?;
-                (id, Vec::new(), spec.mode)
+                (id, Vec::new(), 0, spec.mode)
             }
         };
         if lock(&self.sessions).contains_key(&session_id) {
@@ -353,10 +366,15 @@ impl SessionHost {
             }
             None => None,
         };
-        let (resource_tools, mcp_tools) = mcp
-            .as_ref()
-            .map(|m| (m.resource_tools(), m.tools()))
-            .unwrap_or_default();
+        let mcp = mcp.map(Arc::new);
+        // The MCP tools follow their servers' lists (see McpToolRefresh).
+        let (resource_tools, mcp_tools, mcp_refresh) = match &mcp {
+            Some(m) => {
+                let (refresh, tools) = crate::mcp::McpToolRefresh::new(Arc::clone(m));
+                (m.resource_tools(), tools, Some(Arc::new(refresh)))
+            }
+            None => (Vec::new(), Vec::new(), None),
+        };
         let tools = session_pool(
             &session_dir,
             emitter.clone(),
@@ -387,18 +405,20 @@ impl SessionHost {
         // the engine, which decides with its own copy.
         let mode_engine = Arc::clone(&engine);
         let mode_emitter = emitter.clone();
-        let rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
+        let mut rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
             .session_id(session_id.clone())
             .event_sink(Arc::clone(&sink))
             .ask_handler(ask)
             .on_mode_change(Arc::new(move |mode| {
                 mode_engine.set_mode(mode);
                 mode_emitter.emit(EventBody::ModeChanged { mode });
-            }))
-            .build();
-        let (history, turns) = history_from_events(&events);
+            }));
+        if let Some(refresh) = mcp_refresh {
+            rt = rt.pool_refresh(refresh);
+        }
+        let rt = rt.build();
         let mut config = AgentConfig::new(spec.model.clone());
-        config.max_turns = turns.saturating_add(self.config.max_turns);
+        config.max_turns = self.config.max_turns;
         config.idle_timeout = self.config.idle_timeout.max(Duration::from_secs(1));
         let ctx = ToolUseContext {
             session_id: session_id.clone(),
@@ -408,14 +428,18 @@ impl SessionHost {
         };
         let source_engine = Arc::clone(&engine);
         let agent = Agent::new(spec.provider, rt, config, ctx)
-            .with_history(history, turns)
             .with_mode_source(Arc::new(move || source_engine.mode()));
+        let history = spec.resume.as_ref().map(|id| HistorySource {
+            store: Arc::clone(&self.store),
+            session_id: id.clone(),
+            emitter: emitter.clone(),
+        });
 
         let (tx, rx) = mpsc::unbounded_channel::<PromptJob>();
         let current = Arc::new(Mutex::new(Vec::new()));
         let actor = self
             .runtime
-            .spawn(run_prompts(agent, rx, Arc::clone(&current)));
+            .spawn(run_prompts(agent, history, rx, Arc::clone(&current)));
         let session_rules = engine
             .session_rules()
             .into_iter()
@@ -440,6 +464,7 @@ impl SessionHost {
                 project_path: project_text,
                 mode: engine.mode(),
                 events,
+                earlier_events,
                 session_rules,
             },
             warnings,
@@ -654,12 +679,49 @@ async fn close_open(open: &OpenSession) {
     }
 }
 
-/// The session's agent: one exchange at a time, in the order sent.
+/// Where a resumed session's agent reads its history from.
+struct HistorySource {
+    store: Arc<Mutex<Store>>,
+    session_id: String,
+    /// Reports a history that cannot be read.
+    emitter: Emitter,
+}
+
+/// The session's agent: one exchange at a time, in the order sent. A
+/// resumed session first reads its whole history (prompts sent meanwhile
+/// wait in the queue); if it cannot, the session takes no prompts.
 async fn run_prompts(
     mut agent: Agent,
+    history: Option<HistorySource>,
     mut prompts: mpsc::UnboundedReceiver<PromptJob>,
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
 ) {
+    if let Some(source) = history {
+        let (store, id) = (source.store, source.session_id.clone());
+        let read = tokio::task::spawn_blocking(move || lock(&store).session_events(&id)).await;
+        match read {
+            Ok(Ok((events, _skipped))) => {
+                let (messages, turns) = history_from_events(&events);
+                agent.continue_from(messages, turns);
+            }
+            failed => {
+                let why = match failed {
+                    Ok(Err(e)) => e.to_string(),
+                    Err(e) => e.to_string(),
+                    Ok(Ok(_)) => String::new(),
+                };
+                source.emitter.emit(EventBody::SessionError {
+                    kind: SessionErrorKind::Storage,
+                    message: format!(
+                        "the history of session {} could not be read, so it cannot continue: {why}",
+                        source.session_id
+                    ),
+                    recoverable: false,
+                });
+                return;
+            }
+        }
+    }
     while let Some((text, number, token, done)) = prompts.recv().await {
         let outcome = agent.run_prompt(&text, &token).await;
         lock(&current).retain(|(n, _)| *n != number);

@@ -2,7 +2,7 @@
 //! (project servers need trust or a stored approval), with secret headers
 //! looked up in the OS keychain. Shared by the host and `gatehouse-cli mcp`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +10,9 @@ use std::time::Duration;
 use gatehouse_agent::keychain::OsKeyStore;
 use gatehouse_agent::keys::KeyStore;
 use gatehouse_core::events::Emitter;
+use gatehouse_core::permission::PermissionResolver;
+use gatehouse_core::runtime::PoolRefresh;
+use gatehouse_core::{Tool, ToolPool};
 use gatehouse_mcp::config::ServerTransport;
 use gatehouse_mcp::secrets::{
     MemorySecrets, NoSecrets, SecretKind, SecretLookup, server_secret_account,
@@ -222,4 +225,71 @@ pub async fn start_servers_with_secrets(
     );
     manager.settled(limit).await;
     manager
+}
+
+/// A session's MCP tools as their servers change them
+/// (`notifications/tools/list_changed`, a reconnect): before each model
+/// request the runtime asks it, and when a connected server's list differs
+/// from the one last seen the pool is rebuilt keeping its order — tools
+/// keep their positions, new ones are appended by name, dropped ones are
+/// taken out (a call to one is told it was removed). A server that is not
+/// connected right now (restarting, failed) keeps its tools in the pool:
+/// its calls wait for the reconnect or fail with the server's error.
+pub struct McpToolRefresh {
+    manager: Arc<McpManager>,
+    /// The qualified tool names each server listed when last seen connected.
+    known: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+impl std::fmt::Debug for McpToolRefresh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpToolRefresh").finish_non_exhaustive()
+    }
+}
+
+fn tool_names(tools: &[Arc<dyn Tool>]) -> HashSet<String> {
+    tools.iter().map(|t| t.name().to_owned()).collect()
+}
+
+impl McpToolRefresh {
+    /// Follows `manager`'s servers; also returns their tools now, which the
+    /// session's first pool is built from.
+    pub fn new(manager: Arc<McpManager>) -> (Self, Vec<Arc<dyn Tool>>) {
+        let mut known = HashMap::new();
+        let mut tools = Vec::new();
+        for (server, list) in manager.tools_by_server() {
+            known.insert(server, tool_names(&list));
+            tools.extend(list);
+        }
+        (
+            Self {
+                manager,
+                known: Mutex::new(known),
+            },
+            tools,
+        )
+    }
+}
+
+impl PoolRefresh for McpToolRefresh {
+    fn refresh(&self, current: &ToolPool, resolver: &dyn PermissionResolver) -> Option<ToolPool> {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        let mut changed = false;
+        let mut removed = HashSet::new();
+        let mut incoming = Vec::new();
+        for (server, tools) in self.manager.tools_by_server() {
+            let names = tool_names(&tools);
+            match known.get(&server) {
+                Some(old) if *old == names => {}
+                Some(old) => {
+                    removed.extend(old.difference(&names).cloned());
+                    changed = true;
+                }
+                None => changed = true,
+            }
+            known.insert(server, names);
+            incoming.extend(tools);
+        }
+        changed.then(|| current.refreshed(resolver, &removed, incoming))
+    }
 }

@@ -19,6 +19,9 @@ use gatehouse_session::{HostConfig, PromptTicket, SessionHost, StartSpec};
 use gatehouse_store::Store;
 use serde_json::{Value, json};
 
+mod common;
+use common::{completed, text, tool};
+
 struct Fixture {
     data: tempfile::TempDir,
     home: tempfile::TempDir,
@@ -135,29 +138,6 @@ fn types(events: &[Event]) -> Vec<String> {
                 .to_owned()
         })
         .collect()
-}
-
-fn tool(id: &str, name: &str, input: Value) -> Value {
-    json!({"content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
-}
-
-fn text(t: &str) -> Value {
-    json!({"content": [{"type": "text", "text": t}]})
-}
-
-fn completed(events: &[Event], id: &str) -> (bool, String) {
-    events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::ToolCompleted {
-                tool_use_id,
-                is_error,
-                content,
-                ..
-            } if tool_use_id == id => Some((*is_error, serde_json::to_string(content).unwrap())),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool_completed for {id}"))
 }
 
 fn requested(events: &[Event], id: &str) -> bool {
@@ -364,6 +344,17 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     assert_eq!(outcome.status, SessionStatus::Completed);
     assert_eq!(host.finish().await, 0, "finishing flushes every event");
     let events = sink.events();
+    // The agent read the stored history before the resumed prompt: its
+    // first request continues the turn count and carries the conversation.
+    let first_request = events
+        .iter()
+        .find_map(|e| match e.body {
+            EventBody::ModelRequestStarted { turn, messages } => Some((turn, messages)),
+            _ => None,
+        })
+        .expect("the resumed prompt made a request");
+    assert_eq!(first_request.0, 4, "three turns came before");
+    assert!(first_request.1 > 1, "{first_request:?}");
     assert!(!requested(&events, "b3"));
     assert!(
         !completed(&events, "b3").0,

@@ -365,6 +365,112 @@ impl Store {
         Ok((events, skipped))
     }
 
+    /// The first `count` events of session `id`, in order (the part of a
+    /// long session a resumed handle left out). Unreadable events are
+    /// skipped and counted, as in [`Self::session_events`].
+    pub fn session_events_head(
+        &self,
+        id: &str,
+        count: u32,
+    ) -> Result<(Vec<Event>, usize), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2")
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut rows = stmt
+            .query(params![id, count])
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut events = Vec::new();
+        let mut skipped = 0;
+        while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
+            let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            match serde_json::from_str(&body) {
+                Ok(event) => events.push(event),
+                Err(_) => skipped += 1,
+            }
+        }
+        Ok((events, skipped))
+    }
+
+    /// The end of session `id` as a resumed session's handle shows it: its
+    /// last `keep` events or more, starting at the `user_prompt` or
+    /// `model_request_started` at or before them, so no turn (and none of
+    /// its calls) is cut in two; all of it when it has at most `keep`. Also
+    /// returns how many events come before (see [`Self::session_events_head`]).
+    /// Reads only that end, whatever the session's length.
+    pub fn session_events_tail(
+        &self,
+        id: &str,
+        keep: u32,
+    ) -> Result<(Vec<Event>, u32), StoreError> {
+        use rusqlite::OptionalExtension;
+        let sqlite = |e| self.sqlite_error(e);
+        let last: i64 = self
+            .conn
+            .query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1",
+                params![id],
+                |r| r.get(0),
+            )
+            .map_err(sqlite)?;
+        let from = last - i64::from(keep) + 1;
+        let start: i64 = if from <= 1 {
+            1
+        } else {
+            self.conn
+                .query_row(
+                    "SELECT MAX(seq) FROM session_events WHERE session_id = ?1 AND seq <= ?2
+                     AND type IN ('user_prompt', 'model_request_started')",
+                    params![id, from],
+                    |r| r.get::<_, Option<i64>>(0),
+                )
+                .optional()
+                .map_err(sqlite)?
+                .flatten()
+                .unwrap_or(1)
+        };
+        let earlier: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM session_events WHERE session_id = ?1 AND seq < ?2",
+                params![id, start],
+                |r| r.get(0),
+            )
+            .map_err(sqlite)?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT body FROM session_events WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
+            )
+            .map_err(sqlite)?;
+        let mut rows = stmt.query(params![id, start]).map_err(sqlite)?;
+        let mut events = Vec::new();
+        while let Some(row) = rows.next().map_err(sqlite)? {
+            let body: String = row.get(0).map_err(sqlite)?;
+            // Unreadable (newer) events are skipped, as everywhere.
+            if let Ok(event) = serde_json::from_str(&body) {
+                events.push(event);
+            }
+        }
+        Ok((events, u32::try_from(earlier).unwrap_or(u32::MAX)))
+    }
+
+    /// The last event of type `kind` (`mode_changed`, …) of session `id`.
+    pub fn last_event_of_type(&self, id: &str, kind: &str) -> Result<Option<Event>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let body: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT body FROM session_events WHERE session_id = ?1 AND type = ?2
+                 ORDER BY seq DESC LIMIT 1",
+                params![id, kind],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.sqlite_error(e))?;
+        Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
+    }
+
     /// Streams the events of session `id` in order to `visit` without
     /// holding them all in memory (exports of big sessions). Returns how
     /// many stored events this build could not read and skipped.

@@ -61,6 +61,11 @@ fn events_are_appended_in_order_survive_reopening_and_are_searchable() {
     assert_eq!(skipped, 0);
     assert_eq!(events.len(), 4);
     assert!(matches!(&events[1].body, EventBody::ToolQueued { name, .. } if name == "Grep"));
+    // The first events only (what a resumed handle's tail leaves out).
+    let (head, _) = store.session_events_head("s1", 2).unwrap();
+    assert_eq!(head, events[..2]);
+    assert_eq!(store.session_events_head("s1", 99).unwrap().0, events);
+    assert!(store.session_events_head("s1", 0).unwrap().0.is_empty());
     let s = store.session("s1").unwrap().unwrap();
     assert_eq!(s.status, "completed");
     assert_eq!(s.event_count, 4);
@@ -102,4 +107,63 @@ fn events_of_unknown_sessions_are_refused_and_events_cannot_be_rewritten() {
         .execute("UPDATE session_events SET body = '{}'", [])
         .unwrap_err();
     assert!(err.to_string().contains("append-only"), "{err}");
+}
+
+#[test]
+fn a_long_sessions_tail_starts_at_a_turn_boundary_and_counts_what_comes_before() {
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    store.create_session(&new_session("long")).unwrap();
+    let mut bodies = vec![EventBody::UserPrompt { text: "go".into() }];
+    for n in 1..=400u32 {
+        bodies.push(EventBody::ModelRequestStarted {
+            turn: n,
+            messages: 1,
+        });
+        bodies.push(EventBody::ToolQueued {
+            tool_use_id: format!("t{n}"),
+            name: "Read".into(),
+            input: json!({}),
+        });
+        bodies.push(EventBody::ToolCompleted {
+            tool_use_id: format!("t{n}"),
+            is_error: false,
+            content: Vec::new(),
+            duration_ms: 1,
+            persisted_path: None,
+        });
+    }
+    let records: Vec<gatehouse_store::EventRecord> = bodies
+        .into_iter()
+        .map(|body| gatehouse_store::EventRecord {
+            event: ev("long", body),
+            raw: None,
+        })
+        .collect();
+    store.append_batch("long", &records, None).unwrap();
+    let (all, _) = store.session_events("long").unwrap();
+    let (tail, earlier) = store.session_events_tail("long", 100).unwrap();
+    assert!(
+        matches!(tail[0].body, EventBody::ModelRequestStarted { .. }),
+        "a turn starts the tail"
+    );
+    assert!(tail.len() >= 100 && tail.len() < 103, "{}", tail.len());
+    assert_eq!(earlier as usize + tail.len(), all.len());
+    assert_eq!(tail[..], all[earlier as usize..]);
+    // The head and the tail make the whole session.
+    let (head, _) = store.session_events_head("long", earlier).unwrap();
+    assert_eq!([head, tail].concat(), all);
+    // A short session is handed over whole.
+    let (whole, none) = store.session_events_tail("long", 5_000).unwrap();
+    assert_eq!((whole.len(), none), (all.len(), 0));
+    assert!(
+        store
+            .last_event_of_type("long", "mode_changed")
+            .unwrap()
+            .is_none()
+    );
+    assert!(matches!(
+        store.last_event_of_type("long", "tool_queued").unwrap().map(|e| e.body),
+        Some(EventBody::ToolQueued { tool_use_id, .. }) if tool_use_id == "t400"
+    ));
 }

@@ -351,7 +351,7 @@ impl CommandClassifier for Permissive {
 #[tokio::test]
 async fn the_classifier_decides_concurrency_and_the_verdict_and_defaults_fail_closed() {
     let env = env();
-    let bash = env.rt.pool().find("Bash").unwrap();
+    let bash = Arc::clone(env.rt.pool().find("Bash").unwrap());
     let input = json!({ "command": "ls" });
     assert!(!bash.is_read_only(&input));
     assert!(!bash.is_concurrency_safe(&input));
@@ -368,7 +368,7 @@ async fn the_classifier_decides_concurrency_and_the_verdict_and_defaults_fail_cl
     );
 
     let mut env = env_with(|c| c.classifier = Arc::new(Permissive), None);
-    let bash = env.rt.pool().find("Bash").unwrap();
+    let bash = Arc::clone(env.rt.pool().find("Bash").unwrap());
     assert!(bash.is_read_only(&input));
     assert!(bash.is_concurrency_safe(&input));
     let r = env.bash("t1", "rm -rf nothing").await;

@@ -203,6 +203,56 @@ impl App {
         Ok(!self.client.find_all(Locator::Css(css)).await?.is_empty())
     }
 
+    /// Presses a key chord (xdotool's syntax, e.g. `shift+Tab`) as real X
+    /// key events: the app's window gets the X input focus and the keys go
+    /// through the X server (XTEST), as a user's would. WebKitWebDriver
+    /// delivers neither `send_keys` nor the W3C actions API's modifier
+    /// chords to the page's `keydown` listeners. Returns `Ok(false)`, after
+    /// printing why, when `xdotool` is not installed (`cargo xtask test`
+    /// installs it), so the caller can fall back and say so.
+    pub async fn press_x_keys(&self, chord: &str) -> anyhow::Result<bool> {
+        let installed = Command::new("xdotool")
+            .arg("version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            eprintln!("e2e: xdotool is not installed; cannot press {chord} as real X key events");
+            return Ok(false);
+        }
+        // The window the driver opened: the visible one titled Gatehouse.
+        let found = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--name", "^Gatehouse$"])
+            .output()
+            .context("running xdotool search")?;
+        let window = String::from_utf8_lossy(&found.stdout)
+            .lines()
+            .next()
+            .map(str::to_owned)
+            .with_context(|| {
+                format!(
+                    "xdotool found no visible window titled Gatehouse on DISPLAY={:?}",
+                    std::env::var_os("DISPLAY")
+                )
+            })?;
+        let status = Command::new("xdotool")
+            .args([
+                "windowfocus",
+                "--sync",
+                &window,
+                "key",
+                "--clearmodifiers",
+                chord,
+            ])
+            .status()
+            .context("running xdotool key")?;
+        if !status.success() {
+            bail!("xdotool could not press {chord} in window {window} ({status})");
+        }
+        Ok(true)
+    }
+
     /// Saves a PNG screenshot of the window as `<name>.png` in
     /// [`screenshot_dir`] and prints its path.
     pub async fn screenshot(&self, name: &str) -> anyhow::Result<PathBuf> {

@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { setEventSource, setTransport } from "../client";
 import type { Event, Project } from "../generated/protocol";
@@ -7,6 +7,12 @@ import { installTranscriptLayout } from "../session/testLayout";
 import { SessionView, providerChoice } from "./SessionView";
 
 installTranscriptLayout();
+
+// SessionScreen is a lazily loaded chunk; loading it once here keeps the
+// module transform (highlight.js, Markdown) out of the tests' wait timeouts.
+beforeAll(async () => {
+  await import("../session/SessionScreen");
+});
 
 const project = (over: Partial<Project> = {}): Project => ({
   id: 3,
@@ -41,7 +47,25 @@ function fake() {
         case "start_session":
           // The backend emits session_started before the command returns.
           listener?.({ session_id: "s1", ts_ms: 1, type: "session_started", provider: "replay", model: "replay", project: "/work/demo", resumed: false } as Event);
-          return { session_id: "s1", project_path: "/work/demo", mode: "default", events: [], session_rules: [] };
+          return { session_id: "s1", project_path: "/work/demo", mode: "default", events: [], earlier_events: 0, session_rules: [] };
+        case "resume_session":
+          // A long session comes as its last turn; the first comes after.
+          return {
+            session_id: "s1",
+            project_path: "/work/demo",
+            mode: "default",
+            events: [
+              { session_id: "s1", ts_ms: 3, type: "user_prompt", text: "second" },
+              { session_id: "s1", ts_ms: 4, type: "assistant_message", turn: 2, message_id: null, content: [{ type: "text", text: "LAST ANSWER" }], stop_reason: "end_turn" },
+            ],
+            earlier_events: 2,
+            session_rules: [],
+          };
+        case "session_events_before":
+          return [
+            { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
+            { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
+          ];
         case "set_project_trust":
           return project({ trusted_at_ms: 5, has_project_settings: true });
         default:
@@ -101,6 +125,17 @@ describe("SessionView", () => {
     );
     fireEvent.click(screen.getByTestId("interrupt-button"));
     await waitFor(() => expect(f.calls.some(([c]) => c === "interrupt")).toBe(true));
+  });
+
+  it("shows a long resumed session's last turns first, then puts its earlier events in front", async () => {
+    const f = fake();
+    restore = f.restore;
+    render(<SessionView project={project()} resumeSessionId="s1" onBack={() => undefined} />);
+    await screen.findByTestId("session-screen");
+    await waitFor(() =>
+      expect(screen.getAllByTestId("assistant-text").map((e) => e.textContent)).toEqual(["FIRST ANSWER", "LAST ANSWER"]),
+    );
+    expect(f.calls.find(([c]) => c === "session_events_before")?.[1]).toEqual({ session_id: "s1", count: 2 });
   });
 
   it("asks to trust a project with settings before anything else", async () => {

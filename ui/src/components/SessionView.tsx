@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 
 import { backend } from "../client";
 import type {
@@ -7,9 +7,14 @@ import type {
   ProviderChoice,
   SessionSummary,
 } from "../generated/protocol";
-import { SessionScreen } from "../session/SessionScreen";
 import { useLiveSession } from "../state/liveSession";
 import { ErrorBanner } from "./ErrorBanner";
+
+// The session screen (Markdown, highlight.js, diffs, the virtualiser) is its
+// own chunk: the home screen and settings load without it.
+const SessionScreen = lazy(() =>
+  import("../session/SessionScreen").then((module) => ({ default: module.SessionScreen })),
+);
 
 interface Props {
   project: Project;
@@ -60,6 +65,14 @@ function TrustPrompt({ project, onDone }: { project: Project; onDone(p: Project 
       </button>
     </section>
   );
+}
+
+/** Calls `run` once, when it is mounted: inside the Suspense boundary, that
+ * is when the lazily loaded session screen beside it is on show. */
+function OnMounted({ run }: { run(): void }) {
+  const once = useRef(run);
+  useEffect(() => once.current(), []);
+  return null;
 }
 
 /** A project's session view: pick a provider and start or resume a session. */
@@ -125,7 +138,8 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
           }}
         />
       ) : state.handle ? (
-        <SessionScreen
+        <Suspense fallback={<p className="muted" data-testid="session-loading">Loading session…</p>}>
+          <SessionScreen
           handle={state.handle}
           events={state.events}
           running={state.running}
@@ -133,7 +147,9 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
           onInterrupt={actions.interrupt}
           onModeChange={actions.setMode}
           onAnswer={actions.answer}
-        />
+          />
+          <OnMounted run={actions.loadEarlier} />
+        </Suspense>
       ) : (
         <section className="new-session" data-testid="new-session">
           <h3>{resumeSessionId ? "Continue session" : "New session"}</h3>

@@ -2064,6 +2064,19 @@ session_id: string, };
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
 
 /**
+ * Arguments of `session_events_before`.
+ */
+export type SessionEventsBeforeArgs = { 
+/**
+ * The stored session.
+ */
+session_id: string, 
+/**
+ * How many of its first events to return (a handle's `earlier_events`).
+ */
+count: number, };
+
+/**
  * The values the session list's filters can take: every project folder
  * and every model of the stored sessions, sorted.
  */
@@ -2095,9 +2108,16 @@ project_path: string,
 mode: PermissionMode, 
 /**
  * The events stored so far (empty for a new session; the history for a
- * resumed one), oldest first.
+ * resumed one), oldest first. For a long resumed session only its end:
+ * the last turns, from a turn boundary, so it opens on its last screen
+ * at once; the `earlier_events` before them come from
+ * `session_events_before`.
  */
 events: Array<Event>, 
+/**
+ * How many stored events come before `events` (0: `events` is all).
+ */
+earlier_events: number, 
 /**
  * The session rules in force ("allow for this session" answers).
  */
@@ -2572,6 +2592,9 @@ export interface Commands {
   list_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
   /** Every stored event of a session, oldest first. */
   session_events: { args: SessionArgs; result: Array<Event> };
+  /** The first `count` stored events of a session, oldest first: what a
+ resumed handle's `earlier_events` left out. */
+  session_events_before: { args: SessionEventsBeforeArgs; result: Array<Event> };
   /** Stores a provider's API key in the OS keychain. */
   set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
   /** Removes a provider's API key from the OS keychain. */

@@ -16,6 +16,7 @@ const handle = (over: Partial<SessionHandle> = {}): SessionHandle => ({
   project_path: "/tmp/uikit-proj",
   mode: "default",
   events: [],
+  earlier_events: 0,
   session_rules: [],
   ...over,
 });
@@ -112,6 +113,14 @@ describe("SessionScreen", () => {
     // The backend may settle on another mode (e.g. a policy): it wins.
     update({ events: s.add({ type: "mode_changed", mode: "default" }).events.slice() });
     expect(indicator()).toBe("default");
+  });
+
+  it("takes Shift+Tab by its physical key when the keymap has no keysym for it", () => {
+    // What WebKitGTK reports for a real Shift+Tab under Xvfb's keymap
+    // (found by the end-to-end test's real X key chord).
+    const { props } = setup([]);
+    fireEvent.keyDown(document.body, { key: "Unidentified", code: "Tab", shiftKey: true });
+    expect(props.onModeChange).toHaveBeenLastCalledWith("acceptEdits");
   });
 
   it("takes the handle's mode over older mode changes in a resumed history", () => {

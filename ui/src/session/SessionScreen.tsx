@@ -147,7 +147,9 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       if (modalOpen || e.defaultPrevented) return;
-      if (e.key === "Tab" && e.shiftKey) {
+      // By the physical key too: where the keymap has no keysym for
+      // Shift+Tab (ISO_Left_Tab), WebKitGTK reports the key "Unidentified".
+      if ((e.key === "Tab" || e.code === "Tab") && e.shiftKey) {
         e.preventDefault();
         cycleMode();
       } else if (e.key === "Escape" && running) {

@@ -11,6 +11,7 @@ const handle: SessionHandle = {
   project_path: "/p",
   mode: "default",
   events: [],
+  earlier_events: 0,
   session_rules: ["Bash(npm test:*)"],
 };
 

@@ -79,9 +79,18 @@ export interface LiveSessionActions {
   answer(toolUseId: string, answer: PermissionAnswer): void;
   close(): Promise<void>;
   dismissError(): void;
+  /** The session screen is on show: fetch a long resumed session's earlier
+   * events (left out of its handle) once that screen is painted. */
+  loadEarlier(): void;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Runs `f` after the next frame has been painted (soon, where nothing paints). */
+function afterPaint(f: () => void) {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(f, 0));
+  else setTimeout(f, 0);
+}
 
 /** One live session at a time, for the session view of one project. */
 export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
@@ -94,6 +103,8 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
   // (`session_started` is emitted while it runs), so none is lost.
   const early = useRef<Event[]>([]);
   const sessionId = useRef<string | null>(null);
+  // A resumed handle's left-out earlier events, until they are fetched.
+  const earlier = useRef<{ sessionId: string; count: number } | null>(null);
 
   useEffect(() => {
     let unlisten: (() => void) | null = null;
@@ -128,6 +139,23 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     early.current = [];
     setHandle(next);
     setEvents(mergeEvents(next.events, buffered));
+    // A long resumed session comes as its last turns; the earlier events
+    // are fetched once that last screen is painted (`loadEarlier`).
+    earlier.current = next.earlier_events > 0 ? { sessionId: next.session_id, count: next.earlier_events } : null;
+  }, []);
+
+  const loadEarlier = useCallback(() => {
+    const pending = earlier.current;
+    earlier.current = null;
+    if (pending === null) return;
+    afterPaint(() => {
+      backend
+        .sessionEventsBefore(pending.sessionId, pending.count)
+        .then((list) => {
+          if (sessionId.current === pending.sessionId) setEvents((current) => [...list, ...current]);
+        })
+        .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
+    });
   }, []);
 
   const run = useCallback(async (what: () => Promise<unknown>) => {
@@ -175,6 +203,7 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
       setEvents([]);
     },
     dismissError: () => setError(null),
+    loadEarlier,
   };
 
   return [{ handle, events, running: sending || isRunning(events), busy, error }, actions];

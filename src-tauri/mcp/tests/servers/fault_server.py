@@ -8,6 +8,7 @@ tools/call. Tools:
   malformed {}       writes a line that is not JSON, then answers normally
   big {}             answers with a 20 MB text result
   add_tool {}        adds a tool `extra`, sends tools/list_changed
+  remove_tool {text} removes the tool named `text`, sends tools/list_changed
 
 With the argument `bad-handshake` it writes garbage instead of an
 initialize answer. It writes a line to stderr at start (the stderr tail test).
@@ -17,7 +18,7 @@ import json
 import sys
 import time
 
-tools = ["echo", "crash", "hang", "malformed", "big", "add_tool"]
+tools = ["echo", "crash", "hang", "malformed", "big", "add_tool", "remove_tool"]
 
 
 def send(obj):
@@ -71,6 +72,11 @@ def main():
                     tools.append("extra")
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
                 text = "added"
+            elif name == "remove_tool":
+                if args.get("text") in tools:
+                    tools.remove(args["text"])
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                text = "removed"
             else:
                 text = args.get("text", name)
             send({"jsonrpc": "2.0", "id": mid, "result": {

@@ -1,0 +1,433 @@
+//! Opening a stored session in the real window (issue 9 item 6): the time
+//! from the click on the session in the home screen's list to its last
+//! screen being rendered, for a session of 100 tool calls and one of
+//! 10,000 — target: the large one takes at most twice as long.
+//!
+//! "Last screen rendered" means, measured in the page itself: the
+//! transcript exists, is scrolled to its end (`scrollTop + clientHeight`
+//! within 2 px of `scrollHeight`), the last tool call's element
+//! (`[data-testid=tool-call][data-tool-use-id=…]`) is in the DOM, and the
+//! scroll position and height were the same on two consecutive animation
+//! frames (the virtualiser has measured the rows it shows and stopped
+//! moving). The start is `performance.now()` right before the script
+//! clicks the session's button; the end is the first of those two frames.
+//! WebDriver only reads the figure back, so its own latency is not counted.
+//! A long session's handle carries only its last turns (the earlier events
+//! are fetched after that screen is painted), so that fetch is not counted:
+//! the user is looking at the last screen by then.
+//!
+//! Each run launches the app afresh on its own copy of the seeded data
+//! directory (a resume appends events, so runs must not see each other's),
+//! alternating the two sizes; a warm-up run of each comes first and is not
+//! counted. The sessions are the captured demo session
+//! (`ui/src/session/fixtures/demo.jsonl`: Glob, Read, Grep, Read, Edit with
+//! its diff, Bash with its output, all with results) repeated turn by turn
+//! with fresh ids, written through the store as the session host would.
+//!
+//! Run through `cargo xtask bench ui`, which builds the app, the UI and
+//! tauri-driver and provides the display; otherwise it prints why and exits.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use gatehouse_e2e::{App, setup};
+use gatehouse_protocol::event::Event;
+use gatehouse_store::{EventRecord, NewSession, Store};
+use serde_json::Value;
+
+/// The captured session the seeded ones are made of.
+const DEMO: &str = include_str!("../../../ui/src/session/fixtures/demo.jsonl");
+/// The project folder the capture ran in, replaced by the bench's own.
+const CAPTURED_PROJECT: &str = "/tmp/uikit-proj";
+
+/// Measured runs of each size (a warm-up of each comes first);
+/// `GATEHOUSE_UI_BENCH_RUNS` overrides it (a quick look while profiling).
+const RUNS: usize = 7;
+/// The sizes compared: the baseline first.
+const SIZES: [usize; 2] = [100, 10_000];
+/// The target: large / small.
+const TARGET_RATIO: f64 = 2.0;
+/// How long one open may take before the run counts as failed.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// One turn of the capture: its events, `model_request_started` to
+/// `turn_completed`, and how many tool calls it makes.
+struct TurnTemplate {
+    events: Vec<Value>,
+    calls: usize,
+    /// The capture's turn number.
+    turn: u64,
+}
+
+fn demo_events() -> Vec<Value> {
+    DEMO.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("demo.jsonl is JSON lines"))
+        .collect()
+}
+
+/// The capture's turns, split at `model_request_started`.
+fn turns(events: &[Value]) -> Vec<TurnTemplate> {
+    let mut turns: Vec<TurnTemplate> = Vec::new();
+    for e in events {
+        let kind = e["type"].as_str().unwrap_or_default();
+        if kind == "model_request_started" {
+            turns.push(TurnTemplate {
+                events: Vec::new(),
+                calls: 0,
+                turn: e["turn"].as_u64().unwrap_or_default(),
+            });
+        }
+        let Some(current) = turns.last_mut() else {
+            continue;
+        };
+        if kind == "session_completed" {
+            continue;
+        }
+        if kind == "tool_queued" {
+            current.calls += 1;
+        }
+        current.events.push(e.clone());
+    }
+    turns
+}
+
+/// Replaces every string equal to a key of `ids` (tool_use ids, message ids)
+/// and every `turn` number in `value`.
+fn rewrite(value: &mut Value, ids: &[(String, String)], turn: u64, project: &str) {
+    match value {
+        Value::String(s) => {
+            if let Some((_, new)) = ids.iter().find(|(old, _)| old == s) {
+                *s = new.clone();
+            } else if s.contains(CAPTURED_PROJECT) {
+                *s = s.replace(CAPTURED_PROJECT, project);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| rewrite(v, ids, turn, project)),
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if key == "turn" && v.is_u64() {
+                    *v = Value::from(turn);
+                } else {
+                    rewrite(v, ids, turn, project);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The events of a session of exactly `calls` tool calls, and the id of its
+/// last call. Turns cycle Glob+Read, Edit, Bash, Grep+Read (6 calls), so a
+/// size of 6k+4 ends on the Bash call, shown as a row of its own.
+fn session_events(session_id: &str, project: &str, calls: usize) -> (Vec<Event>, String) {
+    let demo = demo_events();
+    let templates = turns(&demo);
+    let tool_turns: Vec<&TurnTemplate> = [1, 3, 4, 2]
+        .iter()
+        .map(|n| {
+            templates
+                .iter()
+                .find(|t| t.turn == *n)
+                .expect("the demo has 4 tool turns")
+        })
+        .collect();
+    let final_turn = templates.last().expect("the demo ends with a reply");
+    let mut out: Vec<Value> = Vec::new();
+    let head = demo
+        .iter()
+        .take_while(|e| e["type"] != "model_request_started");
+    for e in head {
+        let mut e = e.clone();
+        if e["type"] == "session_started" {
+            e["provider"] = "anthropic".into();
+            e["model"] = "claude-sonnet-4-5".into();
+        }
+        rewrite(&mut e, &[], 0, project);
+        out.push(e);
+    }
+    let mut made = 0;
+    let mut turn = 0u64;
+    let mut last_call = String::new();
+    while made < calls {
+        let template = tool_turns[(turn as usize) % tool_turns.len()];
+        turn += 1;
+        let ids: Vec<(String, String)> = template
+            .events
+            .iter()
+            .filter_map(|e| e["tool_use_id"].as_str().map(str::to_owned))
+            .chain(
+                template
+                    .events
+                    .iter()
+                    .filter_map(|e| e["message_id"].as_str().map(str::to_owned)),
+            )
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|old| {
+                let new = format!("{old}_t{turn}");
+                (old, new)
+            })
+            .collect();
+        for e in &template.events {
+            let mut e = e.clone();
+            rewrite(&mut e, &ids, turn, project);
+            if e["type"] == "tool_queued" {
+                made += 1;
+                last_call = e["tool_use_id"].as_str().unwrap_or_default().to_owned();
+            }
+            out.push(e);
+        }
+    }
+    assert_eq!(
+        made, calls,
+        "the turn cycle cannot make exactly {calls} calls"
+    );
+    turn += 1;
+    for e in &final_turn.events {
+        let mut e = e.clone();
+        rewrite(&mut e, &[], turn, project);
+        out.push(e);
+    }
+    out.push(
+        serde_json::json!({"type": "session_completed", "status": "completed", "turns": turn}),
+    );
+    let start_ms = 1_760_000_000_000u64;
+    let events = out
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut e)| {
+            e["session_id"] = session_id.into();
+            e["ts_ms"] = Value::from(start_ms + i as u64 * 25);
+            serde_json::from_value(e).expect("a rewritten demo event is still an event")
+        })
+        .collect();
+    (events, last_call)
+}
+
+/// A stored session in `data`: its id and its last call's id.
+fn seed(data: &Path, project: &Path, calls: usize) -> anyhow::Result<(String, String)> {
+    let mut store = Store::open(data)?;
+    let id = format!("ses_bench_{calls:05}");
+    let project_text = project.display().to_string();
+    store.create_session(&NewSession {
+        id: id.clone(),
+        project_path: project_text.clone(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        mode: "default".into(),
+    })?;
+    let (events, last) = session_events(&id, &project_text, calls);
+    let records: Vec<EventRecord> = events
+        .into_iter()
+        .map(|event| EventRecord { event, raw: None })
+        .collect();
+    for chunk in records.chunks(5_000) {
+        store.append_batch(&id, chunk, None)?;
+    }
+    Ok((id, last))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Clicks the session's button on the home screen from script and waits,
+/// in the page, for the last screen; returns the milliseconds between.
+const MEASURE: &str = r#"
+const [button, lastCall] = arguments;
+const state = { start: 0, done: null, frames: 0, screen: null };
+window.__gatehouseBench = state;
+let previous = null;
+const check = (now) => {
+  state.frames += 1;
+  if (state.screen === null && document.querySelector("[data-testid=session-screen]")) state.screen = now - state.start;
+  const transcript = document.querySelector("[data-testid=transcript]");
+  const call = document.querySelector(`[data-testid=tool-call][data-tool-use-id="${lastCall}"]`);
+  if (transcript && call && transcript.scrollTop + transcript.clientHeight >= transcript.scrollHeight - 2) {
+    const shape = `${transcript.scrollTop}/${transcript.scrollHeight}`;
+    if (previous !== null && previous.shape === shape) {
+      state.done = previous.at;
+      return;
+    }
+    if (previous === null || previous.shape !== shape) previous = { shape, at: now };
+  } else {
+    previous = null;
+  }
+  requestAnimationFrame(check);
+};
+state.start = performance.now();
+requestAnimationFrame(check);
+button.click();
+"#;
+
+async fn open_once(
+    app: &Path,
+    driver: &Path,
+    seeded: &Path,
+    home: &Path,
+    session: &str,
+    last_call: &str,
+) -> anyhow::Result<f64> {
+    let run = tempfile::tempdir()?;
+    copy_dir(seeded, run.path())?;
+    let home_text = home.display().to_string();
+    let window = App::launch(
+        app,
+        driver,
+        run.path(),
+        &[
+            // Resuming an Anthropic session builds its provider (no request
+            // is sent: no prompt is typed); a dead local URL keeps it offline.
+            ("ANTHROPIC_API_KEY", "bench-key-never-sent"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9"),
+            // No user-level MCP servers or settings of whoever runs it.
+            ("HOME", &home_text),
+        ],
+    )
+    .await?;
+    let css = format!("[data-testid=session-item][data-session-id={session}]");
+    let button = window.wait_for(&css).await?;
+    let arg = serde_json::to_value(&button)?;
+    window
+        .client
+        .execute(MEASURE, vec![arg, Value::from(last_call)])
+        .await
+        .context("clicking the stored session")?;
+    let started = Instant::now();
+    let ms = loop {
+        let state = window
+            .client
+            .execute("return window.__gatehouseBench;", vec![])
+            .await?;
+        if let (Some(start), Some(done)) = (state["start"].as_f64(), state["done"].as_f64()) {
+            // Where the time goes: until the session screen is mounted
+            // (backend resume, events to the page, first fold), then until
+            // the transcript settles at its end.
+            println!(
+                "  {session}: session screen mounted at {:.0} ms",
+                state["screen"].as_f64().unwrap_or(f64::NAN)
+            );
+            break done - start;
+        }
+        if started.elapsed() > OPEN_TIMEOUT {
+            let _ = window.screenshot(&format!("bench-timeout-{session}")).await;
+            bail!(
+                "{session} was not rendered within {OPEN_TIMEOUT:?} ({} frames checked)",
+                state["frames"]
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    window.screenshot(&format!("bench-{session}")).await?;
+    window.quit().await?;
+    Ok(ms)
+}
+
+/// The load averages, to judge the figures by (a shared machine).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+async fn bench() -> anyhow::Result<bool> {
+    let Some((app, driver)) = setup() else {
+        return Ok(true);
+    };
+    let root = tempfile::tempdir()?;
+    let seeded = root.path().join("data");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home)?;
+    let project = root.path().join("project");
+    std::fs::create_dir_all(project.join("src"))?;
+    println!(
+        "machine load (1, 5, 15 min) before the runs: {}",
+        load_average()
+    );
+    let mut sessions = Vec::new();
+    for calls in SIZES {
+        let t = Instant::now();
+        let (id, last) = seed(&seeded, &project, calls)?;
+        let events = Store::open(&seeded)?
+            .session(&id)?
+            .map_or(0, |s| s.event_count);
+        println!(
+            "seeded {id}: {calls} tool calls, {events} events in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        sessions.push((calls, id, last));
+    }
+    let runs = std::env::var("GATEHOUSE_UI_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(RUNS)
+        .max(1);
+    let mut figures: Vec<Vec<f64>> = vec![Vec::new(); SIZES.len()];
+    for run in 0..=runs {
+        for (i, (calls, id, last)) in sessions.iter().enumerate() {
+            let ms = open_once(&app, &driver, &seeded, &home, id, last).await?;
+            if run == 0 {
+                println!("warm-up  {calls:>6} calls: {ms:>8.1} ms (not counted)");
+            } else {
+                println!("run {run}/{runs} {calls:>6} calls: {ms:>8.1} ms");
+                figures[i].push(ms);
+            }
+        }
+    }
+    println!(
+        "machine load (1, 5, 15 min) after the runs: {}",
+        load_average()
+    );
+    let small = median(&mut figures[0]);
+    let large = median(&mut figures[1]);
+    let ratio = large / small;
+    println!(
+        "open a stored session, click → last screen rendered (median of {runs}): \
+         {} calls {small:.1} ms · {} calls {large:.1} ms · ratio {ratio:.2} (target ≤ {TARGET_RATIO})",
+        SIZES[0], SIZES[1]
+    );
+    Ok(ratio <= TARGET_RATIO)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match bench().await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("open_session: the ratio misses its target");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("open_session: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
