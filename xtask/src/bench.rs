@@ -39,7 +39,7 @@ const BENCHES: &[Bench] = &[
     Bench { group: "mcp", cargo: "bench -p gatehouse-mcp --bench echo", packages: &[], what: "1,000 server-everything echo calls through the pipeline vs direct rmcp (≤ 1.2×; issue 8)", window: false },
     Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)", window: false },
     Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)", window: false },
-    Bench { group: "ui", cargo: "bench -p gatehouse-e2e --bench open_session", packages: &[], what: "open a stored session in the real window: 100 vs 10,000 tool calls, click → last screen rendered (≤ 2×; issue 9)", window: true },
+    Bench { group: "ui", cargo: "bench -p gatehouse-e2e --bench open_session", packages: &[], what: "open a stored session in the real window: 100 vs 10,000 tool calls, resumed (click → last screen) and in the session browser's reader (click → first screen) (≤ 2×; issues 9, 11)", window: true },
     Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)", window: false },
 ];
 

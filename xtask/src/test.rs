@@ -228,6 +228,8 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             cmd.args([
                 "test",
                 "--locked",
+                // One failing test file must not hide the others' results.
+                "--no-fail-fast",
                 "--package",
                 "gatehouse-e2e",
                 "--",

@@ -134,12 +134,12 @@ async fn imported_transcripts_are_searched_read_and_exported() -> anyhow::Result
     window.wait_for(grep).await?;
     let summary = window.texts("[data-testid=tool-group]").await?;
     assert!(summary[0].contains("searched 1 pattern"), "{summary:?}");
-    window.click("[data-testid=tool-group-toggle]").await?;
-    until("the group to collapse", 10, || async {
-        Ok((!window.exists(grep).await?).then_some(()))
-    })
-    .await?;
-    window.click("[data-testid=tool-group-toggle]").await?;
+    set_group_expanded(&window, false).await?;
+    assert!(
+        !window.exists(grep).await?,
+        "a collapsed group hides its calls"
+    );
+    set_group_expanded(&window, true).await?;
     let names = until("the group's calls", 10, || async {
         let names = window
             .attrs(
@@ -310,4 +310,28 @@ async fn a_recorded_gatehouse_session_is_listed_opened_and_resumed() -> anyhow::
     window.screenshot("browser-04-resumed").await?;
     window.quit().await?;
     Ok(())
+}
+
+/// Clicks the first group's toggle until its `aria-expanded` says
+/// `expanded`, waiting for each click to take effect before judging (a
+/// re-rendered row can briefly drop its calls from the DOM, so presence of
+/// the calls is not a reliable signal of the state).
+async fn set_group_expanded(window: &App, expanded: bool) -> anyhow::Result<()> {
+    let toggle = "[data-testid=tool-group-toggle]";
+    let want = expanded.to_string();
+    for _ in 0..3 {
+        if window.attrs(toggle, "aria-expanded").await?.first() == Some(&want) {
+            return Ok(());
+        }
+        window.click(toggle).await?;
+        let settled = until("the group's toggle to change", 5, || async {
+            let now = window.attrs(toggle, "aria-expanded").await?;
+            Ok((now.first() == Some(&want)).then_some(()))
+        })
+        .await;
+        if settled.is_ok() {
+            return Ok(());
+        }
+    }
+    anyhow::bail!("the group's toggle never became aria-expanded={want}")
 }
