@@ -6,6 +6,7 @@ import type { SessionStats, SessionSummary } from "../generated/protocol";
 import { Script, sampleDiff } from "../session/fixtures/build";
 import { installTranscriptLayout } from "../session/testLayout";
 import { SessionReader } from "./SessionReader";
+import { READER_HEAD_EVENTS } from "./state";
 
 installTranscriptLayout();
 
@@ -72,7 +73,18 @@ function summary(origin: SessionSummary["origin"]): SessionSummary {
   };
 }
 
-function fake(origin: SessionSummary["origin"]) {
+/** `events()` followed by `extra` more turns of one Bash call each. */
+function longEvents(extra: number) {
+  const script = new Script("ses_r")
+    .add({ type: "session_started", provider: "replay", model: "m", project: "/p", resumed: false })
+    .prompt("fix the greeter");
+  for (let t = 1; t <= extra; t++) {
+    script.request(t).queue(`b${t}`, "Bash", { command: `echo ${t}` }).allow(`b${t}`).complete(`b${t}`, `${t}`).turnDone(t, 1);
+  }
+  return script.done().events;
+}
+
+function fake(origin: SessionSummary["origin"], all: () => ReturnType<typeof events> = events, gate: Promise<void> | null = null) {
   const calls: [string, Record<string, unknown>][] = [];
   restore = setTransport({
     invoke: async (command, payload) => {
@@ -80,9 +92,12 @@ function fake(origin: SessionSummary["origin"]) {
       calls.push([command, args]);
       switch (command) {
         case "session_summary":
-          return summary(origin);
+          return all === events ? summary(origin) : { ...summary(origin), event_count: all().length };
         case "session_events":
-          return events();
+          if (gate) await gate;
+          return all();
+        case "session_events_before":
+          return all().slice(0, Number(args["count"]));
         case "session_stats":
           return STATS;
         case "export_session":
@@ -143,5 +158,22 @@ describe("SessionReader", () => {
     fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Bash" } });
     await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Bash"]));
     expect(document.querySelector(".transcript-row[data-target]")).toBeNull();
+  });
+
+  it("shows a long session's first events at once, then the whole session", async () => {
+    const long = longEvents(500);
+    expect(long.length).toBeGreaterThan(READER_HEAD_EVENTS);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The whole session is held back until the first page is on screen.
+    const calls = fake("gatehouse", () => long, gate);
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
+    const note = await screen.findByTestId("reader-partial");
+    expect(note.textContent).toContain(`first ${READER_HEAD_EVENTS} of ${long.length} events`);
+    expect(calls.find(([c]) => c === "session_events_before")?.[1]).toEqual({ session_id: "ses_r", count: READER_HEAD_EVENTS });
+    await screen.findAllByTestId("tool-call");
+    release();
+    await waitFor(() => expect(screen.queryByTestId("reader-partial")).toBeNull());
+    expect(calls.some(([c]) => c === "session_events")).toBe(true);
   });
 });

@@ -69,7 +69,7 @@ export function SessionReader({
   onResume(session: SessionSummary): void;
   onDeleted(): void;
 }) {
-  const [state, actions] = useReader(sessionId);
+  const [state, actions] = useReader(sessionId, seq);
   const [filter, setFilter] = useState<CallFilter>(NO_FILTER);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [scrollTo, setScrollTo] = useState<{ index: number } | null>(null);
@@ -167,6 +167,11 @@ export function SessionReader({
           {state.error !== null && (
             <p className="notice notice-warn" role="alert">
               {state.error}
+            </p>
+          )}
+          {state.partial && summary && (
+            <p className="muted" data-testid="reader-partial">
+              Showing the first {state.events?.length ?? 0} of {summary.event_count} events; loading the rest…
             </p>
           )}
           {shown ? (

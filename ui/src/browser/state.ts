@@ -180,9 +180,18 @@ export function useSearch(): [SearchState, SearchActions] {
   ];
 }
 
+/**
+ * How many of a session's first events the reader shows before the rest
+ * has arrived: a long session's first screen must not wait for all of it.
+ */
+export const READER_HEAD_EVENTS = 2_000;
+
 export interface ReaderState {
   summary: SessionSummary | null;
+  /** The events loaded so far: the session's first ones, then all. */
   events: Event[] | null;
+  /** Only the first events are loaded; the rest is on its way. */
+  partial: boolean;
   /** The events folded as the live session folds them. */
   model: SessionModel | null;
   stats: SessionStats | null;
@@ -194,10 +203,17 @@ export interface ReaderActions {
   exportAs(format: ExportFormat): Promise<void>;
 }
 
-/** One stored session: its summary, events (folded), statistics and exports. */
-export function useReader(sessionId: string): [ReaderState, ReaderActions] {
+/**
+ * One stored session: its summary, events (folded), statistics and exports.
+ * The first events (through `seq`, when a jump asks for one) come first, so
+ * the first screen shows at once; the whole session follows.
+ */
+export function useReader(sessionId: string, seq: number | null = null): [ReaderState, ReaderActions] {
   const [summary, setSummary] = useState<SessionSummary | null>(null);
   const [events, setEvents] = useState<Event[] | null>(null);
+  const [partial, setPartial] = useState(false);
+  // Only the first request's jump target shapes the first page.
+  const headCount = useRef(Math.max(READER_HEAD_EVENTS, (seq ?? 0) + READER_HEAD_EVENTS / 4));
   const [stats, setStats] = useState<SessionStats | null>(null);
   const [exported, setExported] = useState<ExportResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -205,15 +221,25 @@ export function useReader(sessionId: string): [ReaderState, ReaderActions] {
   useEffect(() => {
     // The reader is keyed by session id, so this runs once per session.
     let cancelled = false;
-    Promise.all([backend.sessionSummary(sessionId), backend.sessionEvents(sessionId), backend.sessionStats(sessionId)]).then(
-      ([s, e, st]) => {
+    const count = headCount.current;
+    Promise.all([
+      backend.sessionSummary(sessionId),
+      backend.sessionEventsBefore(sessionId, count),
+      backend.sessionStats(sessionId),
+    ])
+      .then(async ([s, head, st]) => {
         if (cancelled) return;
         setSummary(s);
-        setEvents(e);
+        setEvents(head);
         setStats(st);
-      },
-      (err: unknown) => !cancelled && setError(message(err)),
-    );
+        if (head.length < count) return;
+        setPartial(true);
+        const all = await backend.sessionEvents(sessionId);
+        if (cancelled) return;
+        setEvents(all);
+        setPartial(false);
+      })
+      .catch((err: unknown) => !cancelled && setError(message(err)));
     return () => {
       cancelled = true;
     };
@@ -221,7 +247,7 @@ export function useReader(sessionId: string): [ReaderState, ReaderActions] {
 
   const model = useMemo(() => (events ? foldEvents(events) : null), [events]);
   return [
-    { summary, events, model, stats, exported, error },
+    { summary, events, partial, model, stats, exported, error },
     {
       exportAs: async (format) => {
         try {
