@@ -222,16 +222,18 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
     // The reader is keyed by session id, so this runs once per session.
     let cancelled = false;
     const count = headCount.current;
-    Promise.all([
-      backend.sessionSummary(sessionId),
-      backend.sessionEventsBefore(sessionId, count),
-      backend.sessionStats(sessionId),
-    ])
-      .then(async ([s, head, st]) => {
+    Promise.all([backend.sessionSummary(sessionId), backend.sessionEventsBefore(sessionId, count)])
+      .then(async ([s, head]) => {
         if (cancelled) return;
         setSummary(s);
         setEvents(head);
-        setStats(st);
+        // Statistics read every event of the session (and the app serves
+        // one database request at a time), so they are asked for only once
+        // the first screen is on its way; they never hold back the transcript.
+        backend.sessionStats(sessionId).then(
+          (st) => !cancelled && setStats(st),
+          (err: unknown) => !cancelled && setError(message(err)),
+        );
         if (head.length < count) return;
         setPartial(true);
         const all = await backend.sessionEvents(sessionId);
