@@ -165,37 +165,28 @@ impl SecretLookup for SessionSecrets {
 pub fn read_secrets(cfg: &McpConfig, keychain: &dyn SecretLookup) -> (MemorySecrets, Vec<String>) {
     let mut found = MemorySecrets::default();
     let mut problems = Vec::new();
+    // `what` names the value in a read error (never the value itself).
+    let mut read = |account: String, what: String, server: &str| match keychain.get(&account) {
+        Ok(Some(value)) => {
+            found.0.insert(account, value);
+        }
+        Ok(None) => {}
+        Err(e) => problems.push(format!(
+            "cannot read {what} of MCP server `{server}` from the keychain: {e}"
+        )),
+    };
     for server in &cfg.servers {
         if let Some(url) = gatehouse_mcp::auth::oauth_url(server) {
             let account = gatehouse_mcp::auth::oauth_account(url);
-            match keychain.get(&account) {
-                Ok(Some(value)) => {
-                    found.0.insert(account, value);
-                }
-                Ok(None) => {}
-                Err(e) => problems.push(format!(
-                    "cannot read the OAuth sign-in of MCP server `{}` from the keychain: {e}",
-                    server.name
-                )),
-            }
+            read(account, "the OAuth sign-in".into(), &server.name);
         }
         let (kind, names) = match &server.transport {
             ServerTransport::Http { secret_headers, .. } => (SecretKind::Header, secret_headers),
             ServerTransport::Stdio { secret_env, .. } => (SecretKind::Env, secret_env),
         };
         for name in names {
-            let Some(account) = server_secret_account(server, kind, name) else {
-                continue;
-            };
-            match keychain.get(&account) {
-                Ok(Some(value)) => {
-                    found.0.insert(account, value);
-                }
-                Ok(None) => {}
-                Err(e) => problems.push(format!(
-                    "cannot read `{name}` of MCP server `{}` from the keychain: {e}",
-                    server.name
-                )),
+            if let Some(account) = server_secret_account(server, kind, name) {
+                read(account, format!("`{name}`"), &server.name);
             }
         }
     }
