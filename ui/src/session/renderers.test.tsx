@@ -205,6 +205,20 @@ describe("RefusalView and ToolCallView", () => {
     expect(refusal.textContent).toContain("never");
     expect(refusal.textContent).toContain("You answered: deny: never");
     expect(within(refusal).getByTestId("decision-trace").querySelectorAll("li")).toHaveLength(3);
+    expect(refusal.textContent).toContain("Decision trace (3 layers)");
+  });
+
+  it("counts a one-layer trace in the singular", () => {
+    const s = new Script().request(1).queue("d", "Bash", { command: "echo hi" }).start("d");
+    s.add({
+      type: "permission_decided",
+      tool_use_id: "d",
+      decision: "deny",
+      reason: { kind: "default", message: "denied by rule Bash(echo:*)" },
+      trace: [{ layer: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
+    }).complete("d", "Permission to use Bash was denied", true);
+    render(<RefusalView call={callFrom(s, "d")} />);
+    expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 layer)");
   });
 
   it("explains an input rejection by its stage", () => {

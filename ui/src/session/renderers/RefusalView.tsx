@@ -34,7 +34,7 @@ export function ReasonAndTrace({
       <div className="reason-text">{describeReason(reason)}</div>
       {collapsed ? (
         <details>
-          <summary>Decision trace ({trace.length} layers)</summary>
+          <summary>Decision trace ({trace.length} layer{trace.length === 1 ? "" : "s"})</summary>
           <TraceList trace={trace} />
         </details>
       ) : (
