@@ -15,7 +15,6 @@ use gatehouse_protocol::session::{
     EVENT_CHANNEL, ListSessionsArgs, SearchHit, SearchSessionsArgs, SessionArgs, SessionSummary,
     StorageUsage,
 };
-use gatehouse_store::Store;
 use gatehouse_transcripts::browser::{
     claude_home, discover_with_status, export_to_file, import_selected,
 };
@@ -23,7 +22,7 @@ use tauri::{Emitter as _, State};
 use tauri_plugin_dialog::DialogExt;
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, store};
+use crate::commands::{CommandResult, error, own_store, store};
 
 /// Environment variable that makes `export_session` write to
 /// `<this folder>/<session id>.<ext>` instead of opening the native save
@@ -71,7 +70,7 @@ pub(crate) fn session_stats(
     state: State<'_, AppState>,
     args: SessionArgs,
 ) -> CommandResult<SessionStats> {
-    store(&state)?
+    own_store(&state)?
         .session_stats(&args.session_id)
         .map_err(error)
 }
@@ -93,9 +92,7 @@ pub(crate) fn import_claude_transcripts(
     args: ImportClaudeArgs,
 ) -> CommandResult<Vec<ImportFileResult>> {
     let home = claude_home().map_err(error)?;
-    // A connection of its own (WAL): a long import does not hold the
-    // shared one, so the rest of the UI stays responsive meanwhile.
-    let mut import_store = Store::open(&PathBuf::from(&state.info.data_dir)).map_err(error)?;
+    let mut import_store = own_store(&state)?;
     import_selected(
         &mut import_store,
         &home,
@@ -147,7 +144,7 @@ pub(crate) fn export_session(
             picked.into_path().map_err(error)?
         }
     };
-    export_to_file(&*store(&state)?, &args.session_id, args.format, &path)
+    export_to_file(&own_store(&state)?, &args.session_id, args.format, &path)
         .map(Some)
         .map_err(error)
 }

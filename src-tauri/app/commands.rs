@@ -29,6 +29,28 @@ pub(crate) fn store<'a>(state: &'a State<'_, AppState>) -> CommandResult<MutexGu
         .unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
 
+/// A database connection of the request's own, for work that reads or
+/// writes much (a whole session's events or statistics, an export, an
+/// import, a rule replay): SQLite in WAL mode serves it beside the shared
+/// connection, so the rest of the UI is not held up meanwhile.
+pub(crate) fn own_store(state: &State<'_, AppState>) -> CommandResult<Store> {
+    // Fails like the shared store when the database could not be opened.
+    state
+        .store
+        .as_ref()
+        .map_err(|e| CommandError::new(e.clone()))?;
+    Store::open(&PathBuf::from(&state.info.data_dir)).map_err(error)
+}
+
+/// The home folder the session host reads settings and MCP servers from
+/// (`$HOME` when sessions cannot run).
+pub(crate) fn home(state: &State<'_, AppState>) -> PathBuf {
+    match &state.host {
+        Ok(host) => host.home().to_path_buf(),
+        Err(_) => gatehouse_session::mcp_panel::home_dir(),
+    }
+}
+
 pub(crate) fn error(err: impl std::fmt::Display) -> CommandError {
     CommandError::new(err.to_string())
 }

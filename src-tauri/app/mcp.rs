@@ -14,13 +14,13 @@ use gatehouse_session::mcp_panel::{self, ConfigLayout};
 use tauri::State;
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, store};
+use crate::commands::{CommandResult, error, home, store};
 
 /// How long a probe waits for servers to connect.
 const PROBE_LIMIT: Duration = Duration::from_secs(20);
 
-fn layout(project_path: &str) -> CommandResult<ConfigLayout> {
-    mcp_panel::layout(Path::new(project_path), &mcp_panel::home_dir()).map_err(error)
+fn layout(state: &State<'_, AppState>, project_path: &str) -> CommandResult<ConfigLayout> {
+    mcp_panel::layout(Path::new(project_path), &home(state)).map_err(error)
 }
 
 #[tauri::command(async)]
@@ -28,7 +28,7 @@ pub(crate) fn mcp_servers(
     state: State<'_, AppState>,
     args: McpProjectArgs,
 ) -> CommandResult<McpPanel> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     Ok(mcp_panel::panel(
         &layout,
         &*store(&state)?,
@@ -41,7 +41,7 @@ pub(crate) fn mcp_probe(
     state: State<'_, AppState>,
     args: McpProjectArgs,
 ) -> CommandResult<Vec<McpServerProbe>> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     // The store is not held while servers connect.
     let approved = mcp_panel::approved(&layout, &*store(&state)?);
     mcp_panel::probe_with_keychain(&layout, &approved, state.runtime.handle(), PROBE_LIMIT)
@@ -53,7 +53,7 @@ pub(crate) fn mcp_save_server(
     state: State<'_, AppState>,
     args: McpSaveServerArgs,
 ) -> CommandResult<McpPanel> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     mcp_panel::save_server(
         &layout,
         args.scope,
@@ -70,7 +70,7 @@ pub(crate) fn mcp_remove_server(
     state: State<'_, AppState>,
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     mcp_panel::remove_server(
         &layout,
         args.scope,
@@ -86,7 +86,7 @@ pub(crate) fn mcp_set_server_disabled(
     state: State<'_, AppState>,
     args: McpSetDisabledArgs,
 ) -> CommandResult<McpPanel> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     mcp_panel::set_server_disabled(
         &layout,
         args.scope,
@@ -103,7 +103,7 @@ pub(crate) fn mcp_approve_server(
     state: State<'_, AppState>,
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
-    let layout = layout(&args.project_path)?;
+    let layout = layout(&state, &args.project_path)?;
     mcp_panel::approve_server(
         &layout,
         &args.name,

@@ -12,14 +12,7 @@ use gatehouse_session::mcp_auth::{self, DEFAULT_SIGN_IN_TIMEOUT, system_opener};
 use tauri::State;
 
 use crate::AppState;
-use crate::commands::CommandResult;
-
-fn home(state: &State<'_, AppState>) -> PathBuf {
-    match &state.host {
-        Ok(host) => host.home().to_path_buf(),
-        Err(_) => std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
-    }
-}
+use crate::commands::{CommandResult, home};
 
 // Blocks a command thread until the browser's redirect arrives (or the
 // timeout); the tokens never leave the runtime crates.

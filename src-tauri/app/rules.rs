@@ -2,7 +2,7 @@
 //! `gatehouse_session::rules_editor`, which holds the logic; replay
 //! progress reaches the window on `RULES_REPLAY_PROGRESS_CHANNEL`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gatehouse_protocol::command::CommandError;
 use gatehouse_protocol::permission::PermissionDecision;
@@ -13,22 +13,15 @@ use gatehouse_protocol::rules::{
     SaveRuleEditsArgs, SaveRulesOutcome, TestRuleCallArgs, UndoRulesSaveArgs, ValidateRuleArgs,
 };
 use gatehouse_session::rules_editor::{self, RuleSaves};
-use gatehouse_store::Store;
 use tauri::{Emitter as _, State};
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, store};
+use crate::commands::{CommandResult, error, home, own_store, store};
 
 /// The rule editor's state: the last save of each project, for undo.
 #[derive(Default)]
 pub(crate) struct RulesState {
     saves: RuleSaves,
-}
-
-/// The home directory whose `~/.claude/settings.json` applies (as the
-/// session host reads it).
-fn home() -> PathBuf {
-    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
 }
 
 fn project(state: &State<'_, AppState>, id: i64) -> CommandResult<Project> {
@@ -47,7 +40,7 @@ pub(crate) fn rules_view(
     let project = project(&state, args.project_id)?;
     let can_undo = rules.saves.can_undo(project.id);
     let store = store(&state)?;
-    rules_editor::rules_view(&store, &project, &home(), can_undo).map_err(error)
+    rules_editor::rules_view(&store, &project, &home(&state), can_undo).map_err(error)
 }
 
 #[tauri::command(async)]
@@ -56,7 +49,7 @@ pub(crate) fn check_rule_edits(
     args: CheckRuleEditsArgs,
 ) -> CommandResult<Vec<RuleProblem>> {
     let project = project(&state, args.project_id)?;
-    rules_editor::check_edits(&project, &home(), &args.edits).map_err(error)
+    rules_editor::check_edits(&project, &home(&state), &args.edits).map_err(error)
 }
 
 #[tauri::command(async)]
@@ -77,7 +70,7 @@ pub(crate) fn test_rule_call(
     args: TestRuleCallArgs,
 ) -> CommandResult<PermissionDecision> {
     let project = project(&state, args.project_id)?;
-    rules_editor::test_call(&project, &home(), &args).map_err(error)
+    rules_editor::test_call(&project, &home(&state), &args).map_err(error)
 }
 
 #[tauri::command(async)]
@@ -87,14 +80,12 @@ pub(crate) fn replay_rule_edits(
     args: ReplayRuleEditsArgs,
 ) -> CommandResult<RulesReplayReport> {
     let project = project(&state, args.project_id)?;
-    // A connection of its own: a long replay does not hold the app's
-    // store lock (WAL lets it read beside the writers).
-    let replay_store = Store::open(Path::new(&state.info.data_dir)).map_err(error)?;
+    let replay_store = own_store(&state)?;
     let limit = args.limit.map_or(1000, |l| l as usize);
     rules_editor::replay(
         &replay_store,
         &project,
-        &home(),
+        &home(&state),
         &args.edits,
         &args.scope,
         limit,
@@ -122,7 +113,13 @@ pub(crate) fn save_rule_edits(
     let mut store = store(&state)?;
     rules
         .saves
-        .save(&mut store, &project, &home(), &args.edits, args.overwrite)
+        .save(
+            &mut store,
+            &project,
+            &home(&state),
+            &args.edits,
+            args.overwrite,
+        )
         .map_err(error)
 }
 

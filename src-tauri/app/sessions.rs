@@ -23,7 +23,7 @@ use gatehouse_session::{SessionHost, StartSpec};
 use tauri::{Emitter as _, State};
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, store};
+use crate::commands::{CommandResult, error, own_store, store};
 
 /// Hands every stored event to the window. The app handle exists only once
 /// Tauri has started, after the host was created.
@@ -202,7 +202,7 @@ pub(crate) fn session_events(
     state: State<'_, AppState>,
     args: SessionArgs,
 ) -> CommandResult<Vec<Event>> {
-    Ok(store(&state)?
+    Ok(own_store(&state)?
         .session_events(&args.session_id)
         .map_err(error)?
         .0)

@@ -339,7 +339,4 @@ pub fn run(
     })
 }
 
-/// The user's home directory (`~/.claude/settings.json` lives there).
-pub(crate) fn home_dir() -> PathBuf {
-    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
-}
+pub(crate) use gatehouse_permissions::sources::home_dir;

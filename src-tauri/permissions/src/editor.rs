@@ -624,7 +624,7 @@ fn single_rule_engine(project_dir: &Path, rule: &Rule) -> PermissionEngine {
     PermissionEngine::new(
         EngineContext {
             cwd: project_dir.to_path_buf(),
-            home: std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            home: crate::sources::home_dir(),
             additional_dirs: Vec::new(),
             mode: PermissionMode::Default,
         },

@@ -335,3 +335,9 @@ fn push_flag_rules(
 pub fn display_file(path: Option<&Path>) -> Option<String> {
     path.map(|p| p.display().to_string())
 }
+
+/// The user's home folder (`$HOME`; `/` when unset), where
+/// `~/.claude/settings.json`, `~/.claude.json` and `~/.gatehouse` live.
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
+}

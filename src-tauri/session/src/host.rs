@@ -81,7 +81,7 @@ impl HostConfig {
     pub fn new(data_dir: PathBuf) -> Self {
         Self {
             data_dir,
-            home: std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+            home: gatehouse_permissions::sources::home_dir(),
             max_turns: 100,
             idle_timeout: Duration::from_secs(120),
         }

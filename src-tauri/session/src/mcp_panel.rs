@@ -4,7 +4,7 @@
 //! to the keychain only) and approvals of project servers.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -264,11 +264,8 @@ pub fn approve_server(
     Ok(panel_of(layout, &cfg, store, secrets))
 }
 
-/// The home folder (`$HOME`), where `~/.claude.json` and
-/// `~/.gatehouse/mcp.json` are.
-pub fn home_dir() -> PathBuf {
-    std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from)
-}
+/// The home folder, where `~/.claude.json` and `~/.gatehouse/mcp.json` are.
+pub use gatehouse_permissions::sources::home_dir;
 
 /// The OS keychain, or — when there is none — a store that finds nothing
 /// and refuses to store (saying why), so the panel still lists and edits

@@ -227,9 +227,8 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
         if (cancelled) return;
         setSummary(s);
         setEvents(head);
-        // Statistics read every event of the session (and the app serves
-        // one database request at a time), so they are asked for only once
-        // the first screen is on its way; they never hold back the transcript.
+        // Statistics read every event of the session: asked for once the
+        // first screen is on its way, so they never compete with it.
         backend.sessionStats(sessionId).then(
           (st) => !cancelled && setStats(st),
           (err: unknown) => !cancelled && setError(message(err)),
