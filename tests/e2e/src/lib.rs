@@ -178,6 +178,26 @@ impl App {
         Ok(())
     }
 
+    /// Starts a session with the replay provider from the session view's
+    /// form (new session or resume): the script's path, then Start.
+    pub async fn start_replay(&self, script: &Path) -> anyhow::Result<()> {
+        self.wait_for("[data-testid=replay-script]")
+            .await?
+            .send_keys(&script.display().to_string())
+            .await?;
+        self.click("[data-testid=start-session]").await
+    }
+
+    /// Types `text` into the prompt box and sends it with Enter, as a user
+    /// does (WebKitWebDriver's click on the Send button returned an empty
+    /// error while the button re-rendered).
+    pub async fn send_prompt(&self, text: &str) -> anyhow::Result<()> {
+        let input = self.wait_for("[data-testid=prompt-input]").await?;
+        input.send_keys(text).await?;
+        input.send_keys("\u{E007}").await?;
+        Ok(())
+    }
+
     /// Text of every element matching `css`, waiting for at least one.
     pub async fn texts(&self, css: &str) -> anyhow::Result<Vec<String>> {
         self.wait_for(css).await?;

@@ -240,15 +240,8 @@ async fn a_recorded_gatehouse_session_is_listed_opened_and_resumed() -> anyhow::
     )
     .await?;
     window.click("[data-testid=open-folder]").await?;
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(&first.display().to_string())
-        .await?;
-    window.click("[data-testid=start-session]").await?;
-    let input = window.wait_for("[data-testid=prompt-input]").await?;
-    input.send_keys("read the capybara notes").await?;
-    input.send_keys("\u{E007}").await?;
+    window.start_replay(&first).await?;
+    window.send_prompt("read the capybara notes").await?;
     until("the first answer", 30, || async {
         Ok((window.texts("[data-testid=assistant-text]").await? == ["first answer"]).then_some(()))
     })
@@ -288,20 +281,13 @@ async fn a_recorded_gatehouse_session_is_listed_opened_and_resumed() -> anyhow::
     // Resume: a replay session's script is not stored, so the session view
     // asks for one, then continues the same session.
     window.click("[data-testid=reader-resume]").await?;
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(&second.display().to_string())
-        .await?;
-    window.click("[data-testid=start-session]").await?;
+    window.start_replay(&second).await?;
     window
         .wait_for(&format!(
             "[data-testid=session-screen][data-session-id='{session_id}']"
         ))
         .await?;
-    let input = window.wait_for("[data-testid=prompt-input]").await?;
-    input.send_keys("more").await?;
-    input.send_keys("\u{E007}").await?;
+    window.send_prompt("more").await?;
     until("the resumed session's answer", 30, || async {
         let texts = window.texts("[data-testid=assistant-text]").await?;
         Ok((texts == ["first answer", "second answer"]).then_some(()))

@@ -13,8 +13,6 @@ use anyhow::Context;
 use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use serde_json::{Value, json};
 
-const ENTER: &str = "\u{E007}";
-
 fn call(id: &str) -> String {
     format!("[data-testid=tool-call][data-tool-use-id={id}]")
 }
@@ -48,16 +46,9 @@ async fn run_session(window: &App, script: &str) -> anyhow::Result<()> {
     if trust_or_form {
         window.click("[data-testid=trust-project]").await?;
     }
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(script)
-        .await?;
-    window.click("[data-testid=start-session]").await?;
+    window.start_replay(Path::new(script)).await?;
     window.wait_for("[data-testid=session-screen]").await?;
-    let input = window.wait_for("[data-testid=prompt-input]").await?;
-    input.send_keys("say hello").await?;
-    input.send_keys(ENTER).await?;
+    window.send_prompt("say hello").await?;
     Ok(())
 }
 

@@ -43,12 +43,7 @@ async fn click(window: &App, css: &str) -> anyhow::Result<()> {
 }
 
 async fn prompt(window: &App, text: &str) -> anyhow::Result<()> {
-    // Enter sends, as a user types it (WebKitWebDriver's click on the Send
-    // button returned an empty error while the button re-rendered).
-    let input = window.wait_for("[data-testid=prompt-input]").await?;
-    input.send_keys(text).await?;
-    input.send_keys("\u{E007}").await?;
-    Ok(())
+    window.send_prompt(text).await
 }
 
 async fn mode(window: &App) -> anyhow::Result<String> {
@@ -150,12 +145,7 @@ async fn a_scripted_session_asks_groups_streams_denies_remembers_and_interrupts(
     )
     .await?;
     click(&window, "[data-testid=open-folder]").await?;
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(&script_path.display().to_string())
-        .await?;
-    click(&window, "[data-testid=start-session]").await?;
+    window.start_replay(&script_path).await?;
     window.wait_for("[data-testid=session-screen]").await?;
     assert_eq!(mode(&window).await?, "default");
     prompt(&window, "Tidy up the files").await?;
@@ -378,12 +368,7 @@ async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> 
     )
     .await?;
     click(&window, "[data-testid=open-folder]").await?;
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(&first.display().to_string())
-        .await?;
-    click(&window, "[data-testid=start-session]").await?;
+    window.start_replay(&first).await?;
     prompt(&window, "one").await?;
     let answers = window.texts("[data-testid=assistant-text]").await?;
     assert_eq!(answers, ["first answer"]);
@@ -393,12 +378,7 @@ async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> 
     // session's script is not stored, so the view asks for a provider.
     click(&window, "[data-testid=session-item]").await?;
     window.wait_for("[data-testid=error-banner]").await?;
-    window
-        .wait_for("[data-testid=replay-script]")
-        .await?
-        .send_keys(&second.display().to_string())
-        .await?;
-    click(&window, "[data-testid=start-session]").await?;
+    window.start_replay(&second).await?;
     window.wait_for("[data-testid=session-screen]").await?;
     prompt(&window, "two").await?;
     until("the resumed session's answer", 30, || async {
