@@ -128,8 +128,13 @@ async fn devices_and_pipes_are_refused_instead_of_blocking() {
     let text = sx.err("Read", json!({"file_path": "/dev/zero"})).await;
     assert!(text.contains("not a regular file"), "{text}");
     let fifo = sx.path("pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if made.is_ok_and(|s| s.success()) {
+    let Some(mkfifo) = gatehouse_test_support::require_tool("mkfifo", "Debian package coreutils")
+    else {
+        return;
+    };
+    let made = std::process::Command::new(mkfifo).arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+    {
         let text = sx.err("Read", json!({"file_path": s(&fifo)})).await;
         assert!(text.contains("not a regular file"), "{text}");
         let text = sx
@@ -528,7 +533,9 @@ async fn a_read_only_directory_leaves_the_original_intact() {
     // Root ignores directory permissions; the fault is then simulated in
     // atomic_write's unit tests instead.
     if fs::metadata("/proc/self").is_ok() && is_root() {
-        eprintln!("skipped: running as root, directory permissions do not apply");
+        gatehouse_test_support::not_applicable(
+            "running as root, directory permissions do not apply",
+        );
         return;
     }
     let sx = Session::new();
