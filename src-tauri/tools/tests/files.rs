@@ -180,6 +180,54 @@ async fn read_decodes_utf16_and_bom_files() {
     );
 }
 
+/// A UTF-16 file is read under the caps of a UTF-8 one (it was decoded
+/// whole, then windowed, with no output cap).
+#[test]
+fn utf16_reads_are_capped_like_utf8_reads() {
+    use gatehouse_tools::read::{MAX_OUTPUT_CHARS, ReadInput, ReadOutput, read};
+    let sx = Session::new();
+    let line = format!("{}😀", "x".repeat(199));
+    let body: String = (1..=3000).map(|i| format!("{i} {line}\r\n")).collect();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(body.encode_utf16().flat_map(u16::to_le_bytes));
+    let p = sx.write("wide16.txt", bytes);
+    let input = |offset: Option<u64>, limit: Option<u64>| ReadInput {
+        file_path: s(&p),
+        offset,
+        limit,
+        pages: None,
+    };
+    let ReadOutput::Text(out) = read(&sx.cache, &input(None, None)).unwrap() else {
+        panic!("not text");
+    };
+    // 2000 lines of ~210 characters would be ~420,000: the output cap stops it.
+    assert!(
+        out.content.len() <= MAX_OUTPUT_CHARS + 1000,
+        "{}",
+        out.content.len()
+    );
+    assert!(out.num_lines < 2000 && !out.complete, "{}", out.num_lines);
+    assert_eq!(out.total_lines, None, "the rest of the file was not read");
+    let note = out.note.unwrap();
+    assert!(
+        note.contains(&format!("the output reached {MAX_OUTPUT_CHARS} characters"))
+            && note.contains(&format!("offset={}", out.num_lines + 1)),
+        "{note}"
+    );
+    assert!(out.content.starts_with(&format!("     1\t1 {line}\n")));
+    assert!(sx.cache.get(&p).unwrap().partial);
+
+    // The end of the file, by offset: the same lines as UTF-8 would give.
+    let ReadOutput::Text(out) = read(&sx.cache, &input(Some(2999), Some(5))).unwrap() else {
+        panic!("not text");
+    };
+    assert_eq!(
+        out.content,
+        format!("  2999\t2999 {line}\n  3000\t3000 {line}\n")
+    );
+    assert_eq!(out.total_lines, Some(3000));
+}
+
 #[tokio::test]
 async fn read_permission_subject_is_canonical() {
     let sx = Session::new();
