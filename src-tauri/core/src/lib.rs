@@ -15,6 +15,7 @@
 //! | [`scheduler`] | partitioning calls into batches |
 //! | [`executor`] | the streaming executor (concurrency, order, sibling abort, interrupt) |
 //! | [`budget`] | spilling large results to disk |
+//! | [`stable_hash`] | a stable hash for stored names |
 //! | [`events`] | where events go ([`EventSink`]) |
 //! | [`runtime`] | [`ToolRuntime`], the entry points the agent loop calls |
 
@@ -32,6 +33,7 @@ pub mod pipeline;
 pub mod registry;
 pub mod runtime;
 pub mod scheduler;
+pub mod stable_hash;
 pub mod tool;
 pub mod typed;
 pub mod validation;
