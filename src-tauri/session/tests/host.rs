@@ -14,9 +14,10 @@ use gatehouse_core::events::MemorySink;
 use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
 use gatehouse_protocol::permission::{PermissionMode, RuleSource};
 use gatehouse_protocol::session::PermissionAnswer;
+use gatehouse_protocol::session::SessionOrigin;
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::{HostConfig, PromptTicket, SessionHost, StartSpec};
-use gatehouse_store::Store;
+use gatehouse_store::{NewSession, SessionProvenance, Store};
 use serde_json::{Value, json};
 
 mod common;
@@ -360,6 +361,46 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
         !completed(&events, "b3").0,
         "{:?}",
         completed(&events, "b3")
+    );
+}
+
+#[tokio::test]
+async fn an_imported_session_is_not_resumed_whatever_the_provider() {
+    let f = Fixture::new();
+    let store = Store::open(f.data.path()).unwrap();
+    store
+        .create_session_with(
+            &NewSession {
+                id: "cc-imported".into(),
+                project_path: f.dir().to_string_lossy().into_owned(),
+                provider: "claude_code".into(),
+                model: "claude-x".into(),
+                mode: "default".into(),
+            },
+            &SessionProvenance {
+                origin: SessionOrigin::ClaudeCode,
+                source_path: Some("/elsewhere/cc-imported.jsonl".into()),
+                ..SessionProvenance::default()
+            },
+        )
+        .unwrap();
+    // The caller picked a provider (the app's resume with a provider
+    // choice): the host itself refuses.
+    let e = f
+        .host
+        .start(f.spec(json!([text("hi")]), Some("cc-imported".into())))
+        .err()
+        .expect("an imported session must not be resumed");
+    assert!(
+        e.to_string()
+            .contains("cc-imported was imported from Claude Code and cannot be resumed"),
+        "{e}"
+    );
+    assert!(f.host.send_prompt("cc-imported", "go on").is_err());
+    assert_eq!(
+        store.session("cc-imported").unwrap().unwrap().event_count,
+        0,
+        "nothing was appended"
     );
 }
 
