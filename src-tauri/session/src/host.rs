@@ -483,6 +483,7 @@ impl SessionHost {
                 events,
                 earlier_events,
                 session_rules,
+                rule_files: gatehouse_protocol::permission::rule_files(&project, &self.config.home),
             },
             warnings,
         })

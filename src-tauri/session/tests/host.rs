@@ -365,6 +365,32 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
 }
 
 #[tokio::test]
+async fn the_handle_names_the_files_always_allow_can_write() {
+    let f = Fixture::new();
+    let started = f.host.start(f.spec(json!([text("hi")]), None)).unwrap();
+    let files: Vec<(RuleSource, PathBuf)> = started
+        .handle
+        .rule_files
+        .iter()
+        .map(|r| (r.source, PathBuf::from(&r.path)))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            (
+                RuleSource::Local,
+                f.dir().join(".claude/settings.local.json")
+            ),
+            (RuleSource::Project, f.dir().join(".claude/settings.json")),
+            (
+                RuleSource::User,
+                f.home.path().join(".claude/settings.json")
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn an_imported_session_is_not_resumed_whatever_the_provider() {
     let f = Fixture::new();
     let store = Store::open(f.data.path()).unwrap();
