@@ -501,7 +501,9 @@ async fn set_mode_changes_what_asks_and_is_reported() {
 async fn an_interrupt_stops_a_long_command_and_its_process() {
     let f = Fixture::new();
     let marker = f.dir().join("sleeper.pid");
-    let command = format!("echo $$ > {}; sleep 30", marker.display());
+    // A command that never ends by itself: only the interrupt ends the call
+    // (else `done` fails, the exchange never ending).
+    let command = format!("echo $$ > {}; sleep infinity", marker.display());
     let id = f.start(json!([
         tool("b1", "Bash", json!({"command": command})),
         text("never"),
@@ -526,14 +528,9 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
         .parse()
         .unwrap();
     assert!(f.host.is_running(&id).unwrap());
-    let started = Instant::now();
     f.host.interrupt(&id).unwrap();
     let outcome = f.done(ticket).await;
     assert_eq!(outcome.status, SessionStatus::Interrupted);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "it did not wait for sleep 30"
-    );
     let (is_error, content) = completed(&f.sink.events(), "b1");
     assert!(is_error);
     assert!(content.to_lowercase().contains("interrupt"), "{content}");
