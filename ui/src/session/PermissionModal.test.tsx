@@ -161,16 +161,16 @@ describe("PermissionModal", () => {
   it("shows queued requests in order as earlier ones are answered, with the edit's diff preview", () => {
     const all = requests();
     const onAnswer = vi.fn();
-    const { rerender } = render(<PermissionModal requests={all} onAnswer={onAnswer} />);
+    const { rerender } = render(<PermissionModal requests={all} destinations={FILES} onAnswer={onAnswer} />);
     key(screen.getByTestId("permission-modal"), "1");
-    rerender(<PermissionModal requests={all.slice(1)} onAnswer={onAnswer} />);
+    rerender(<PermissionModal requests={all.slice(1)} destinations={FILES} onAnswer={onAnswer} />);
     const modal = screen.getByTestId("permission-modal");
     expect(modal.getAttribute("data-tool-use-id")).toBe("e1");
     expect(screen.getByTestId("permission-queue").textContent).toBe("1 of 2");
     expect(screen.getByTestId("diff")).toBeTruthy();
     expect(document.activeElement).toBe(screen.getByTestId("permission-allow-once"));
     key(modal, "2");
-    rerender(<PermissionModal requests={all.slice(2)} onAnswer={onAnswer} />);
+    rerender(<PermissionModal requests={all.slice(2)} destinations={FILES} onAnswer={onAnswer} />);
     expect(screen.getByTestId("permission-modal").getAttribute("data-tool-use-id")).toBe("w1");
     expect(screen.queryByTestId("permission-queue")).toBeNull();
     // No suggestions: the tool name is offered as the rule.
@@ -184,9 +184,9 @@ describe("PermissionModal", () => {
     document.body.appendChild(outside);
     outside.focus();
     const all = requests().slice(0, 1);
-    const { rerender } = render(<PermissionModal requests={all} onAnswer={() => {}} />);
+    const { rerender } = render(<PermissionModal requests={all} destinations={FILES} onAnswer={() => {}} />);
     expect(document.activeElement).not.toBe(outside);
-    rerender(<PermissionModal requests={[]} onAnswer={() => {}} />);
+    rerender(<PermissionModal requests={[]} destinations={FILES} onAnswer={() => {}} />);
     expect(document.activeElement).toBe(outside);
     outside.remove();
   });
