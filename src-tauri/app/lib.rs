@@ -39,6 +39,10 @@ pub const TEST_PICK_FOLDER_ENV: &str = "GATEHOUSE_TEST_PICK_FOLDER";
 /// Opens the store, builds the window and runs until it closes.
 pub fn run() -> anyhow::Result<()> {
     let data_dir = gatehouse_store::data_dir().context("finding the data directory")?;
+    // Kept until the window closes; dropping it flushes the log.
+    let _log = gatehouse_session::logging::init(&data_dir, "gatehouse")
+        .map_err(|e| eprintln!("gatehouse: note: running without a log file: {e}"))
+        .ok();
     let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
     let store = Store::open(&data_dir).map(Mutex::new).map_err(|err| {
         eprintln!("gatehouse: {err}");

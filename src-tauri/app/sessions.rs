@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use gatehouse_agent::keychain::OsKeyStore;
-use gatehouse_agent::keys::{KeyStore, NoKeyStore};
 use gatehouse_core::events::EventSink;
 use gatehouse_protocol::command::{CommandError, SetProjectTrustArgs};
 use gatehouse_protocol::event::Event;
@@ -17,7 +15,7 @@ use gatehouse_protocol::session::{
     SetApiKeyArgs, SetModeArgs, StartSessionArgs,
 };
 use gatehouse_session::host::AskPolicy;
-use gatehouse_session::keys::{delete_key, find_key, key_status, set_key};
+use gatehouse_session::keys::{delete_key, find_key, key_status, keychain, set_key};
 use gatehouse_session::provider::build_provider;
 use gatehouse_session::{SessionHost, StartSpec};
 use tauri::{Emitter as _, State};
@@ -218,29 +216,19 @@ pub(crate) fn set_project_trust(
         .map_err(error)
 }
 
-fn keychain() -> Box<dyn KeyStore> {
-    match OsKeyStore::open() {
-        Ok(s) => Box::new(s),
-        Err(e) => {
-            eprintln!("gatehouse: note: the keychain is not available: {e}");
-            Box::new(NoKeyStore)
-        }
-    }
-}
-
 // The key goes from the argument to the keychain only: it is never logged,
 // emitted or returned (the status says where a key is, not what it is).
 #[tauri::command(async)]
 pub(crate) fn set_api_key(args: SetApiKeyArgs) -> CommandResult<ApiKeyStatus> {
-    set_key(&args.provider, &args.key, keychain().as_ref()).map_err(CommandError::new)
+    set_key(&args.provider, &args.key, &keychain()).map_err(CommandError::new)
 }
 
 #[tauri::command(async)]
 pub(crate) fn delete_api_key(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
-    delete_key(&args.provider, keychain().as_ref()).map_err(CommandError::new)
+    delete_key(&args.provider, &keychain()).map_err(CommandError::new)
 }
 
 #[tauri::command(async)]
 pub(crate) fn api_key_status(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
-    key_status(&args.provider, keychain().as_ref()).map_err(CommandError::new)
+    key_status(&args.provider, &keychain()).map_err(CommandError::new)
 }

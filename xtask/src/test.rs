@@ -3,12 +3,20 @@
 //! Each step is run even when an earlier one failed, so one run shows every
 //! problem. Test suites contribute their own pass/fail counts; a check (fmt,
 //! clippy, lint, typecheck, stale types) counts as one test. The last line is
-//! always `N passed, M failed`.
+//! always `N passed, M failed, K skipped` (CI reads its start).
+//!
+//! Rust tests run with `GATEHOUSE_REQUIRE_ALL=1` (unless the caller set it):
+//! a test whose tool, server or keychain is missing fails instead of
+//! skipping, since this command installs them. Skips that remain (a test
+//! that does not apply here, e.g. running as root) are written by
+//! `gatehouse-test-support` as files in `GATEHOUSE_SKIP_DIR`, counted and
+//! listed.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+use anyhow::Context as _;
 use clap::ValueEnum;
 
 use crate::process::run_captured;
@@ -27,11 +35,12 @@ pub(crate) enum Group {
     E2e,
 }
 
-/// Pass/fail counts of one step.
+/// Pass/fail/skip counts of one step.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Counts {
     passed: u64,
     failed: u64,
+    skipped: u64,
 }
 
 struct Step {
@@ -53,8 +62,8 @@ impl Report {
         let counts = f().unwrap_or_else(|err| {
             eprintln!("xtask: {name}: {err:#}");
             Counts {
-                passed: 0,
                 failed: 1,
+                ..Counts::default()
             }
         });
         self.steps.push(Step {
@@ -68,6 +77,7 @@ impl Report {
         self.steps.iter().fold(Counts::default(), |acc, s| Counts {
             passed: acc.passed + s.counts.passed,
             failed: acc.failed + s.counts.failed,
+            skipped: acc.skipped + s.counts.skipped,
         })
     }
 }
@@ -75,17 +85,60 @@ impl Report {
 /// A check that passes or fails as a whole.
 fn check(cmd: &mut Command) -> anyhow::Result<Counts> {
     let (ok, _) = run_captured(cmd)?;
-    Ok(if ok {
-        Counts {
-            passed: 1,
-            failed: 0,
-        }
-    } else {
-        Counts {
-            passed: 0,
-            failed: 1,
-        }
+    Ok(Counts {
+        passed: u64::from(ok),
+        failed: u64::from(!ok),
+        skipped: 0,
     })
+}
+
+/// The variables `gatehouse-test-support` reads (see its documentation).
+const REQUIRE_ALL_ENV: &str = "GATEHOUSE_REQUIRE_ALL";
+const SKIP_DIR_ENV: &str = "GATEHOUSE_SKIP_DIR";
+
+/// An empty folder for one step's skip files: `target/test-skips/<step>`.
+fn skip_dir(root: &Path, step: &str) -> anyhow::Result<std::path::PathBuf> {
+    let dir = root.join("target/test-skips").join(step);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("clearing {}", dir.display())),
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Makes missing requirements fail and skips land in `dir`.
+fn count_skips_in(cmd: &mut Command, dir: &Path) {
+    if std::env::var_os(REQUIRE_ALL_ENV).is_none() {
+        cmd.env(REQUIRE_ALL_ENV, "1");
+    }
+    cmd.env(SKIP_DIR_ENV, dir);
+}
+
+/// The skips recorded in `dir`, one line each (`<binary>::<test>: <reason>`), sorted.
+pub(crate) fn read_skips(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let mut skips = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "skip") {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            skips.push(text.trim_end().to_owned());
+        }
+    }
+    skips.sort();
+    Ok(skips)
+}
+
+/// Adds the skips of `dir` to `counts`, listing them.
+fn with_skips(mut counts: Counts, dir: &Path) -> anyhow::Result<Counts> {
+    let skips = read_skips(dir)?;
+    for skip in &skips {
+        println!("skipped: {skip}");
+    }
+    counts.skipped = skips.len() as u64;
+    Ok(counts)
 }
 
 /// Sums libtest's `test result: ok. 3 passed; 1 failed; …` lines. A run that
@@ -147,6 +200,14 @@ fn npm(root: &Path, script: &str) -> Command {
     cmd
 }
 
+/// The last line: `N passed, M failed, K skipped` (CI parses its start).
+pub(crate) fn summary_line(totals: Counts) -> String {
+    format!(
+        "{} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.skipped
+    )
+}
+
 pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
     let all = [Group::Lint, Group::Rust, Group::Ui, Group::E2e];
     let groups = if groups.is_empty() { &all[..] } else { groups };
@@ -162,7 +223,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
         run::build_ui(&root)?;
         Ok(Counts {
             passed: 1,
-            failed: 0,
+            ..Counts::default()
         })
     });
 
@@ -178,6 +239,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             Ok(Counts {
                 passed: u64::from(fresh),
                 failed: u64::from(!fresh),
+                skipped: 0,
             })
         });
         report.step("cargo fmt --check", || {
@@ -201,7 +263,9 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             // keychain tests talk to a real Secret Service, never the
             // developer's own keyring.
             let mcp_servers = deps::ensure_mcp_test_servers(&root)?;
+            let skips = skip_dir(&root, "rust")?;
             let mut cmd = Command::new("dbus-run-session");
+            count_skips_in(&mut cmd, &skips);
             cmd.current_dir(&root)
                 .env(deps::MCP_SERVERS_ENV, &mcp_servers)
                 .env("CARGO_TERM_COLOR", "never")
@@ -211,7 +275,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
                      && exec cargo test --workspace --locked --no-fail-fast --exclude gatehouse-e2e",
                 );
             let (ok, out) = run_captured(&mut cmd)?;
-            Ok(cargo_test_counts(ok, &out))
+            with_skips(cargo_test_counts(ok, &out), &skips)
         });
     }
     if wants(Group::Ui) {
@@ -225,6 +289,8 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
     if wants(Group::E2e) {
         report.step("end-to-end tests (tauri-driver, WebKitWebDriver)", || {
             let mut cmd = run::webdriver_cargo(&root, run::Profile::Debug)?;
+            let skips = skip_dir(&root, "e2e")?;
+            count_skips_in(&mut cmd, &skips);
             cmd.args([
                 "test",
                 "--locked",
@@ -236,7 +302,7 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
                 "--test-threads=1",
             ]);
             let (ok, out) = run_captured(&mut cmd)?;
-            Ok(cargo_test_counts(ok, &out))
+            with_skips(cargo_test_counts(ok, &out), &skips)
         });
     }
 
@@ -249,11 +315,11 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             "FAIL"
         };
         println!(
-            "  {mark} {:<52} {:>4} passed {:>3} failed {:>7.1} s",
-            step.name, step.counts.passed, step.counts.failed, step.seconds
+            "  {mark} {:<52} {:>4} passed {:>3} failed {:>3} skipped {:>7.1} s",
+            step.name, step.counts.passed, step.counts.failed, step.counts.skipped, step.seconds
         );
     }
-    println!("{} passed, {} failed", totals.passed, totals.failed);
+    println!("{}", summary_line(totals));
     Ok(if totals.failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -273,23 +339,44 @@ mod tests {
             cargo_test_counts(false, out),
             Counts {
                 passed: 12,
-                failed: 3
+                failed: 3,
+                skipped: 0
             }
         );
         assert_eq!(
             cargo_test_counts(false, "error[E0425]: cannot find value"),
             Counts {
                 passed: 0,
-                failed: 1
+                failed: 1,
+                skipped: 0
             }
         );
+        assert_eq!(cargo_test_counts(true, ""), Counts::default());
+    }
+
+    #[test]
+    fn skips_are_read_from_their_files_and_end_the_summary_line() {
+        let dir = std::env::temp_dir().join(format!("xtask-skips-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("b.1.0.skip"), "files::b: not applicable: root\n").unwrap();
+        std::fs::write(dir.join("a.1.1.skip"), "keychain::a: no keyutils\n").unwrap();
+        std::fs::write(dir.join("stray.txt"), "not a skip").unwrap();
         assert_eq!(
-            cargo_test_counts(true, ""),
-            Counts {
-                passed: 0,
-                failed: 0
-            }
+            read_skips(&dir).unwrap(),
+            ["files::b: not applicable: root", "keychain::a: no keyutils"]
         );
+        let counts = with_skips(
+            Counts {
+                passed: 10,
+                failed: 1,
+                skipped: 0,
+            },
+            &dir,
+        )
+        .unwrap();
+        assert_eq!(summary_line(counts), "10 passed, 1 failed, 2 skipped");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -299,7 +386,8 @@ mod tests {
             vitest_counts(false, out),
             Counts {
                 passed: 40,
-                failed: 2
+                failed: 2,
+                skipped: 0
             }
         );
         let out = "      Tests  7 passed (7)\n";
@@ -307,7 +395,8 @@ mod tests {
             vitest_counts(true, out),
             Counts {
                 passed: 7,
-                failed: 0
+                failed: 0,
+                skipped: 0
             }
         );
     }

@@ -145,3 +145,100 @@ impl KeyStore for OsKeyStore {
         }
     }
 }
+
+/// The one way Gatehouse opens the keychain: the OS store
+/// ([`OsKeyStore::open`], with its Secret Service → keyutils fallback), or
+/// the reason there is none. As a [`KeyStore`] an unavailable keychain
+/// finds nothing, deletes nothing and refuses to store, saying why, so
+/// lookups, statuses and the MCP panel work without one; callers that
+/// cannot (storing a key, signing in) take [`Keychain::require`].
+#[derive(Debug)]
+pub enum Keychain {
+    /// The platform's keychain.
+    Os(OsKeyStore),
+    /// None answered; why.
+    Unavailable(String),
+}
+
+impl Keychain {
+    /// Opens the platform's keychain (never fails: see [`Keychain::Unavailable`]).
+    pub fn open() -> Self {
+        match OsKeyStore::open() {
+            Ok(store) => Self::Os(store),
+            Err(reason) => {
+                tracing::warn!(%reason, "the OS keychain is not available");
+                Self::Unavailable(reason)
+            }
+        }
+    }
+
+    /// The OS store, or why there is none.
+    pub fn require(self) -> Result<OsKeyStore, String> {
+        match self {
+            Self::Os(store) => Ok(store),
+            Self::Unavailable(reason) => Err(reason),
+        }
+    }
+
+    /// Why there is no keychain, when there is none.
+    pub fn unavailable(&self) -> Option<&str> {
+        match self {
+            Self::Os(_) => None,
+            Self::Unavailable(reason) => Some(reason),
+        }
+    }
+
+    /// Which store this is (`secret-service`, `keyutils`, …; `none`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Os(store) => store.kind(),
+            Self::Unavailable(_) => "none",
+        }
+    }
+}
+
+impl KeyStore for Keychain {
+    fn get(&self, account: &str) -> Result<Option<String>, String> {
+        match self {
+            Self::Os(store) => store.get(account),
+            Self::Unavailable(_) => Ok(None),
+        }
+    }
+
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        match self {
+            Self::Os(store) => store.set(account, secret),
+            Self::Unavailable(reason) => Err(format!(
+                "no OS keychain to keep the secret in ({reason}); nothing was stored"
+            )),
+        }
+    }
+
+    fn delete(&self, account: &str) -> Result<(), String> {
+        match self {
+            Self::Os(store) => store.delete(account),
+            Self::Unavailable(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unavailable_keychain_finds_nothing_and_refuses_to_store_saying_why() {
+        let none = Keychain::Unavailable("no D-Bus session".into());
+        assert_eq!(none.get("anthropic").unwrap(), None);
+        assert!(none.delete("anthropic").is_ok());
+        let e = none.set("anthropic", "sk-x").unwrap_err();
+        assert!(
+            e.contains("no D-Bus session") && e.contains("nothing was stored"),
+            "{e}"
+        );
+        assert!(!e.contains("sk-x"), "the secret is never in an error");
+        assert_eq!(none.kind(), "none");
+        assert_eq!(none.require().unwrap_err(), "no D-Bus session");
+    }
+}

@@ -378,14 +378,28 @@ async fn an_interrupt_cancels_the_in_flight_request() {
     let (mut agent, _sink, _d) = setup(&server.url, vec![], 0);
     let tok = CancellationToken::new();
     let t2 = tok.clone();
+    let requests = server.requests.clone();
+    // The interrupt comes once the request is in flight (the server has
+    // it and will never finish its reply).
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        while requests.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         t2.cancel();
     });
-    let started = std::time::Instant::now();
     let out = agent.run_prompt("hi", &tok).await;
-    assert_eq!(out.status, SessionStatus::Interrupted);
-    assert!(started.elapsed() < Duration::from_secs(3));
+    // Not the idle timeout's error (5 s without data): the interrupt.
+    assert_eq!(out.status, SessionStatus::Interrupted, "{:?}", out.error);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    // And the request itself was dropped: the server sees the connection close.
+    let closed = server.closed.clone();
+    tokio::time::timeout(Duration::from_secs(30), async move {
+        while *closed.lock().unwrap() == 0 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await
+    .expect("the interrupted request's connection was never closed");
 }
 
 #[tokio::test]

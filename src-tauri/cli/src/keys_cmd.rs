@@ -5,8 +5,8 @@ use std::io::Read;
 
 use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
-use gatehouse_agent::keychain::OsKeyStore;
-use gatehouse_agent::keys::{self, KeySource, KeyStore, NoKeyStore};
+use gatehouse_agent::keychain::Keychain;
+use gatehouse_session::keys;
 
 /// A provider that has an API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,7 +51,8 @@ pub enum KeysCommand {
     },
 }
 
-/// Runs a `keys` subcommand.
+/// Runs a `keys` subcommand (the logic is `gatehouse_session::keys`, the
+/// app's too; this maps it onto stdin and JSON lines).
 pub fn run(command: KeysCommand) -> anyhow::Result<()> {
     match command {
         KeysCommand::Set { provider } => {
@@ -59,43 +60,30 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
             std::io::stdin()
                 .read_to_string(&mut secret)
                 .context("reading the key from stdin")?;
-            let secret = secret.trim();
-            if secret.is_empty() {
+            if secret.trim().is_empty() {
                 bail!("no key on stdin");
             }
-            let store = OsKeyStore::open().map_err(anyhow::Error::msg)?;
-            store
-                .set(provider.name(), secret)
-                .map_err(anyhow::Error::msg)?;
+            let store = Keychain::open().require().map_err(anyhow::Error::msg)?;
+            keys::set_key(provider.name(), &secret, &store).map_err(anyhow::Error::msg)?;
             println!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
         }
         KeysCommand::Delete { provider } => {
-            let store = OsKeyStore::open().map_err(anyhow::Error::msg)?;
-            store.delete(provider.name()).map_err(anyhow::Error::msg)?;
+            let store = Keychain::open().require().map_err(anyhow::Error::msg)?;
+            keys::delete_key(provider.name(), &store).map_err(anyhow::Error::msg)?;
             println!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
         }
         KeysCommand::Status { provider } => {
-            let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-            let store: Box<dyn KeyStore> = match OsKeyStore::open() {
-                Ok(s) => Box::new(s),
-                Err(_) => Box::new(NoKeyStore),
-            };
-            let source = keys::lookup_key(provider.name(), None, &env, store.as_ref())
-                .map_err(anyhow::Error::msg)?
-                .map(|(_, source)| match source {
-                    KeySource::Settings => "settings",
-                    KeySource::Env => "env",
-                    KeySource::Keychain => "keychain",
-                });
+            let status =
+                keys::key_status(provider.name(), &Keychain::open()).map_err(anyhow::Error::msg)?;
             println!(
                 "{}",
-                serde_json::json!({"provider": provider.name(), "source": source})
+                serde_json::json!({"provider": status.provider, "source": status.source})
             );
         }
     }

@@ -90,6 +90,13 @@ enum ProjectsCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `<data dir>/logs/gatehouse-cli.log.*`; never stdout or stderr, which
+    // are the CLI's contract. Kept (and flushed on drop) until exit.
+    let _log = gatehouse_store::data_dir().ok().and_then(|dir| {
+        gatehouse_session::logging::init(&dir, "gatehouse-cli")
+            .map_err(|e| eprintln!("gatehouse-cli: note: running without a log file: {e}"))
+            .ok()
+    });
     match run(cli) {
         Ok(code) => code,
         Err(err) => {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use anyhow::bail;
 use clap::{Subcommand, ValueEnum};
-use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keychain::Keychain;
 use gatehouse_core::events::Emitter;
 use gatehouse_mcp::McpConfig;
 use gatehouse_mcp::config::{self, ConfigLayout, ConfigScope};
@@ -361,7 +361,9 @@ fn secret(command: SecretCommand) -> anyhow::Result<()> {
         (None, Some(env)) => (SecretKind::Env, env.as_str()),
         (None, None) => bail!("give --header NAME or --env NAME"),
     };
-    let keychain = KeychainSecrets(OsKeyStore::open().map_err(anyhow::Error::msg)?);
+    let keychain = KeychainSecrets(Keychain::Os(
+        Keychain::open().require().map_err(anyhow::Error::msg)?,
+    ));
     let store_kind = keychain.0.kind();
     let account = match value {
         Some(value) => edit::set_secret(

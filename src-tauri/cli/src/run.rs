@@ -249,14 +249,10 @@ pub fn run(
             eprintln!("gatehouse-cli: error: no stored session with id {id}");
             return Ok(ExitCode::from(2));
         };
-        // An imported transcript's history is not one Gatehouse can send
-        // back to a model (no tool_results_returned, another tool set):
-        // refuse rather than send a broken history.
-        if summary.origin != gatehouse_protocol::session::SessionOrigin::Gatehouse {
-            eprintln!(
-                "gatehouse-cli: error: session {id} was imported from Claude Code and cannot be \
-                 resumed; Gatehouse resumes only sessions it recorded"
-            );
+        // The host refuses it too; checked here so a usage error exits 2
+        // before anything starts.
+        if let Err(e) = gatehouse_session::host::check_resumable(&summary) {
+            eprintln!("gatehouse-cli: error: {e}");
             return Ok(ExitCode::from(2));
         }
     }

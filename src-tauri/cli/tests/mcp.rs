@@ -194,14 +194,7 @@ fn run_uses_mcp_tools_only_for_trusted_or_approved_project_servers() {
 
 #[test]
 fn a_secret_header_never_reaches_sqlite_settings_or_the_event_stream() {
-    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
-        // Straight to stderr: libtest captures `eprintln!` of passing tests.
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "SKIPPED a_secret_header_never_reaches_sqlite_settings_or_the_event_stream: \
-             GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)"
-        );
+    let Some(servers) = test_servers() else {
         return;
     };
     let servers = PathBuf::from(servers);
@@ -314,18 +307,21 @@ impl Fixture {
 }
 
 /// Whether `out` failed because there is no OS keychain here (then the test
-/// is skipped with a message: `cargo xtask test` provides one).
+/// is a counted skip, a failure under `cargo xtask test`, which starts one).
 fn no_keychain(out: &std::process::Output) -> bool {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("no keychain") {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: no OS keychain (run under `cargo xtask test`, which starts one): {stderr}"
-        );
+        gatehouse_test_support::missing(format!(
+            "no OS keychain (run under `cargo xtask test`, which starts one): {stderr}"
+        ));
         return true;
     }
     false
+}
+
+/// The MCP test servers `cargo xtask test` installs, or a counted skip.
+fn test_servers() -> Option<std::ffi::OsString> {
+    gatehouse_test_support::require_env("GATEHOUSE_MCP_TEST_SERVERS", "`cargo xtask test` sets it")
 }
 
 fn all_bytes(dirs: &[&Path]) -> Vec<u8> {
@@ -455,13 +451,7 @@ fn a_keychain_env_value_reaches_the_server_and_nowhere_else() {
 
 #[test]
 fn a_keychain_header_set_from_stdin_authenticates_and_never_leaks() {
-    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED a_keychain_header_set_from_stdin_authenticates_and_never_leaks: \
-             GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)"
-        );
+    let Some(servers) = test_servers() else {
         return;
     };
     let servers = PathBuf::from(servers);

@@ -20,13 +20,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-fn skip(why: &str) {
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "SKIPPED cli_mcp_login_logout_and_no_oauth_secret_leaks: {why}"
-    );
-}
-
 struct Killed(std::process::Child);
 
 impl Drop for Killed {
@@ -74,12 +67,18 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn cli_mcp_login_logout_and_no_oauth_secret_leaks() {
-    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
-        skip("GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)");
+    let Some(servers) = gatehouse_test_support::require_env(
+        "GATEHOUSE_MCP_TEST_SERVERS",
+        "`cargo xtask test` sets it",
+    ) else {
         return;
     };
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        skip("no D-Bus session (run under dbus-run-session with gnome-keyring)");
+    if gatehouse_test_support::require_env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        "run under dbus-run-session with gnome-keyring",
+    )
+    .is_none()
+    {
         return;
     }
     let servers = PathBuf::from(servers);

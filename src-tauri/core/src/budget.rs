@@ -145,18 +145,8 @@ pub fn sanitize_file_stem(id: &str) -> String {
     if clean == id && !clean.is_empty() {
         clean
     } else {
-        format!("{clean}-{:016x}", fnv1a(id.as_bytes()))
+        format!("{clean}-{:016x}", crate::stable_hash::fnv1a(id.as_bytes()))
     }
-}
-
-/// FNV-1a: stable across runs and platforms (unlike `DefaultHasher`).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
 }
 
 #[cfg(test)]

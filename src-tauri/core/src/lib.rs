@@ -15,10 +15,12 @@
 //! | [`scheduler`] | partitioning calls into batches |
 //! | [`executor`] | the streaming executor (concurrency, order, sibling abort, interrupt) |
 //! | [`budget`] | spilling large results to disk |
+//! | [`stable_hash`], [`atomic_write`] | small shared helpers: a stable hash, atomic file replacement |
 //! | [`events`] | where events go ([`EventSink`]) |
 //! | [`runtime`] | [`ToolRuntime`], the entry points the agent loop calls |
 
 pub mod ask;
+pub mod atomic_write;
 pub mod budget;
 pub mod config;
 pub mod context;
@@ -32,6 +34,7 @@ pub mod pipeline;
 pub mod registry;
 pub mod runtime;
 pub mod scheduler;
+pub mod stable_hash;
 pub mod tool;
 pub mod typed;
 pub mod validation;

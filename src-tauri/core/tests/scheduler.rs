@@ -274,7 +274,6 @@ async fn a_failing_sibling_aborting_tool_cancels_its_siblings_not_the_turn() {
         dir.path(),
     );
     let interrupt = CancellationToken::new();
-    let started_at = Instant::now();
     let out = rt
         .run_tools(
             vec![
@@ -307,7 +306,11 @@ async fn a_failing_sibling_aborting_tool_cancels_its_siblings_not_the_turn() {
     let mut ran = probe.started();
     ran.sort();
     assert_eq!(ran, ["bash", "long"]);
-    assert!(started_at.elapsed() < Duration::from_secs(25));
+    assert!(
+        !probe.finished().contains(&"long".to_owned()),
+        "the 30 s Read ran to its end: {:?}",
+        probe.finished()
+    );
     assert!(
         !interrupt.is_cancelled(),
         "sibling abort is not a user interrupt"

@@ -16,7 +16,6 @@
 //!   `headers[i].name`, `headers[i].value`, `trusted`.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use gatehouse_protocol::mcp::{McpServerDraft, McpTransportDraft, McpValueDraft};
@@ -218,25 +217,14 @@ fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
     }
 }
 
-/// Writes `doc` to `file` atomically (temporary file + rename in the same
-/// folder, which it creates).
+/// Writes `doc` to `file` atomically (the shared implementation: its
+/// folder created, its permissions and a symlink kept).
 fn write_object(file: &Path, doc: &Map<String, Value>) -> Result<(), EditError> {
-    let dir = file
-        .parent()
-        .ok_or_else(|| file_error(format!("{} has no parent folder", file.display())))?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| file_error(format!("cannot create {}: {e}", dir.display())))?;
     let mut text = serde_json::to_string_pretty(doc)
         .map_err(|e| file_error(format!("cannot encode {}: {e}", file.display())))?;
     text.push('\n');
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| file_error(format!("cannot write in {}: {e}", dir.display())))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| file_error(format!("cannot write {}: {e}", file.display())))?;
-    tmp.persist(file)
-        .map_err(|e| file_error(format!("cannot replace {}: {}", file.display(), e.error)))?;
-    Ok(())
+    gatehouse_core::atomic_write::write_atomic(file, text.as_bytes(), true)
+        .map_err(|e| file_error(e.to_string()))
 }
 
 fn servers_mut<'a>(

@@ -41,15 +41,8 @@ pub fn server_prefix(server: &str) -> String {
 }
 
 /// FNV-1a 64: stable across runs, platforms and Rust versions (unlike
-/// `DefaultHasher`).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
+/// `DefaultHasher`); the one implementation is core's.
+pub(crate) use gatehouse_core::stable_hash::fnv1a;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

@@ -435,3 +435,43 @@ async fn a_stdio_server_gets_its_keychain_env_value_and_needs_auth_without_it() 
         "{message}"
     );
 }
+
+/// A save rewrites the file through the one atomic writer: a shared
+/// `.mcp.json` keeps its mode (it became 0600, the temp file's) and a
+/// symlinked `~/.gatehouse/mcp.json` stays a link to its updated target.
+#[cfg(unix)]
+#[test]
+fn an_edit_keeps_the_files_mode_and_its_symlink() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Dirs::new();
+    let layout = d.layout();
+    let entry = json!({"mcpServers": {"s": {"command": "x"}}}).to_string();
+
+    let shared = edit::editable_file(&layout, ConfigScope::Project).unwrap();
+    std::fs::write(&shared, &entry).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o644)).unwrap();
+    edit::set_disabled(&layout, ConfigScope::Project, "s", true).unwrap();
+    assert_eq!(
+        d.read(ConfigScope::Project)["mcpServers"]["s"]["disabled"],
+        true
+    );
+    let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "{mode:o}");
+
+    let own = edit::editable_file(&layout, ConfigScope::Gatehouse).unwrap();
+    let target = d.home.path().join("dotfiles/mcp.json");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+    std::fs::write(&target, &entry).unwrap();
+    std::os::unix::fs::symlink(&target, &own).unwrap();
+    edit::set_disabled(&layout, ConfigScope::Gatehouse, "s", true).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&own)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a copy"
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(written["mcpServers"]["s"]["disabled"], true);
+}

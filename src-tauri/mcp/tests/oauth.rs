@@ -45,8 +45,7 @@ impl SecretLookup for Keychain {
 }
 
 fn skip(test: &str, why: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
+    gatehouse_test_support::missing(format!("{test}: {why}"));
 }
 
 /// The test-server cache and a Secret Service, or `None` (skipped).

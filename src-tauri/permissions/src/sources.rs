@@ -98,22 +98,17 @@ impl SettingsLayout {
         for f in &self.flag_files {
             out.push(SettingsFileRef::new(RuleSource::Flag, f.clone(), None));
         }
-        let claude = self.project_dir.join(".claude");
-        out.push(SettingsFileRef::new(
-            RuleSource::Local,
-            claude.join("settings.local.json"),
-            Some(self.project_dir.clone()),
-        ));
-        out.push(SettingsFileRef::new(
-            RuleSource::Project,
-            claude.join("settings.json"),
-            Some(self.project_dir.clone()),
-        ));
-        out.push(SettingsFileRef::new(
-            RuleSource::User,
-            self.home_dir.join(".claude").join("settings.json"),
-            Some(self.home_dir.clone()),
-        ));
+        // Local, project, user: the layout is defined once, by the source.
+        for source in RuleSource::WRITABLE {
+            let root = if source == RuleSource::User {
+                &self.home_dir
+            } else {
+                &self.project_dir
+            };
+            if let Some(path) = source.settings_file(&self.project_dir, &self.home_dir) {
+                out.push(SettingsFileRef::new(source, path, Some(root.clone())));
+            }
+        }
         out
     }
 }

@@ -3,7 +3,6 @@
 //! as text, nothing is re-serialised), and writing atomically (a temporary
 //! file in the same directory, then a rename).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::rule::{RuleKind, parse_rule};
@@ -177,43 +176,19 @@ fn insert(text: &str, key: &str, literal: &str) -> Option<String> {
     )
 }
 
-/// Writes `text` to the settings file at `path` atomically (a temporary
-/// file in the same folder, then a rename): a symlinked file is written at
-/// its target, a read-only file is refused, the file's permissions are kept.
+/// Writes `text` to the settings file at `path` atomically with the one
+/// shared implementation ([`gatehouse_core::atomic_write`]): a symlinked
+/// file is written at its target, a read-only file is refused, the file's
+/// permissions are kept.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    // A settings file that is a symlink (dotfile managers link
-    // ~/.claude/settings.json) is written at its target: renaming over the
-    // link would replace it with a copy and cut it off from its source.
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let path = if is_link {
-        std::fs::canonicalize(path).map_err(|e| {
-            std::io::Error::new(
-                e.kind(),
-                format!("the settings file is a symlink whose target cannot be resolved: {e}"),
-            )
-        })?
-    } else {
-        path.to_path_buf()
-    };
-    // A read-only file was made so on purpose; a rename would replace it
-    // regardless (only the folder's permissions count), so refuse.
-    if let Ok(meta) = std::fs::metadata(&path)
-        && meta.permissions().readonly()
-    {
-        return Err(std::io::Error::new(
+    use gatehouse_core::atomic_write::{AtomicWriteError, write_atomic};
+    write_atomic(path, text.as_bytes(), false).map_err(|e| match e {
+        AtomicWriteError::ReadOnly(_) => std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
             "the settings file is read-only; make it writable to add rules to it",
-        ));
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(&path) {
-        tmp.as_file().set_permissions(meta.permissions())?;
-    }
-    tmp.persist(&path).map_err(|e| e.error)?;
-    Ok(())
+        ),
+        e => e.into(),
+    })
 }
 
 #[cfg(test)]

@@ -55,6 +55,53 @@ pub enum RuleSource {
     Session,
 }
 
+impl RuleSource {
+    /// The sources "always allow" can save rules to, in the order they are
+    /// offered: this project only me, this project shared, all projects.
+    pub const WRITABLE: [RuleSource; 3] =
+        [RuleSource::Local, RuleSource::Project, RuleSource::User];
+
+    /// The settings file of this source for `project` and `home`, in
+    /// Claude Code's layout: the one definition of it (the engine reads
+    /// these files, "always allow" writes them, the UI shows their paths
+    /// from here). `None` for sources that are not one fixed file (policy,
+    /// flags, session).
+    pub fn settings_file(
+        self,
+        project: &std::path::Path,
+        home: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        match self {
+            RuleSource::Local => Some(project.join(".claude").join("settings.local.json")),
+            RuleSource::Project => Some(project.join(".claude").join("settings.json")),
+            RuleSource::User => Some(home.join(".claude").join("settings.json")),
+            RuleSource::Policy | RuleSource::Flag | RuleSource::Session => None,
+        }
+    }
+}
+
+/// A settings file rules can be saved to ("always allow"), for the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RuleFile {
+    /// Which source it is.
+    pub source: RuleSource,
+    /// Its absolute path.
+    pub path: String,
+}
+
+/// The files of [`RuleSource::WRITABLE`] for `project` and `home`.
+pub fn rule_files(project: &std::path::Path, home: &std::path::Path) -> Vec<RuleFile> {
+    RuleSource::WRITABLE
+        .iter()
+        .filter_map(|&source| {
+            source.settings_file(project, home).map(|path| RuleFile {
+                source,
+                path: path.display().to_string(),
+            })
+        })
+        .collect()
+}
+
 /// Why a decision came out the way it did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]

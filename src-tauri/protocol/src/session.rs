@@ -85,6 +85,9 @@ pub struct SessionHandle {
     pub earlier_events: u32,
     /// The session rules in force ("allow for this session" answers).
     pub session_rules: Vec<String>,
+    /// Where "always allow" can save rules, in the order offered, with
+    /// each file's path ([`crate::permission::rule_files`]).
+    pub rule_files: Vec<crate::permission::RuleFile>,
 }
 
 /// Arguments of `session_events_before`.

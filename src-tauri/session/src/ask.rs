@@ -59,11 +59,10 @@ impl std::fmt::Debug for SessionPermissions {
 impl SessionPermissions {
     /// The settings file "always allow" writes to for `destination`.
     pub fn settings_file(&self, destination: RuleSource) -> Result<PathBuf, String> {
-        let project = &self.setup.project;
         match destination {
-            RuleSource::Local => Ok(project.join(".claude").join("settings.local.json")),
-            RuleSource::Project => Ok(project.join(".claude").join("settings.json")),
-            RuleSource::User => Ok(self.setup.home.join(".claude").join("settings.json")),
+            RuleSource::Local | RuleSource::Project | RuleSource::User => destination
+                .settings_file(&self.setup.project, &self.setup.home)
+                .ok_or_else(|| format!("the {destination:?} source has no settings file")),
             other => Err(format!(
                 "rules cannot be written to the {other:?} source; pick local, project or user settings"
             )),

@@ -27,7 +27,7 @@ use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
 use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind};
 use gatehouse_protocol::permission::PermissionMode;
-use gatehouse_protocol::session::{PermissionAnswer, SessionHandle};
+use gatehouse_protocol::session::{PermissionAnswer, SessionHandle, SessionOrigin, SessionSummary};
 use gatehouse_store::{NewSession, Store};
 use gatehouse_tools::tasks::{TaskInfo, TaskManager};
 use tokio::sync::{mpsc, oneshot};
@@ -46,6 +46,13 @@ pub enum HostError {
     /// The store has no session with this id.
     #[error("no stored session with id {0}")]
     NotStored(String),
+    /// The stored session was imported from another tool: its history is
+    /// not one Gatehouse can send back to a model (no returned tool
+    /// results, another tool set), so it is read-only.
+    #[error(
+        "session {0} was imported from Claude Code and cannot be resumed; Gatehouse resumes only sessions it recorded"
+    )]
+    Imported(String),
     /// The project folder is missing or not a folder.
     #[error("the project folder {path}: {reason}")]
     Project {
@@ -224,6 +231,15 @@ fn mode_text(mode: PermissionMode) -> String {
         .unwrap_or_default()
 }
 
+/// Refuses to resume a session Gatehouse did not record (an imported
+/// transcript), whatever provider the caller picked.
+pub fn check_resumable(summary: &SessionSummary) -> Result<(), HostError> {
+    match summary.origin {
+        SessionOrigin::Gatehouse => Ok(()),
+        SessionOrigin::ClaudeCode => Err(HostError::Imported(summary.id.clone())),
+    }
+}
+
 /// A resumed session's handle carries about this many of its last events
 /// (back to a turn boundary); the UI renders them at once and fetches the
 /// earlier ones afterwards, so a session of 10,000 calls opens on its last
@@ -302,6 +318,7 @@ impl SessionHost {
                 let Some(summary) = store.session(id)? else {
                     return Err(HostError::NotStored(id.clone()));
                 };
+                check_resumable(&summary)?;
                 let tail_len = u32::try_from(HANDLE_TAIL_EVENTS).unwrap_or(u32::MAX);
                 let (events, earlier) = store.session_events_tail(id, tail_len)?;
                 let last_change = store.last_event_of_type(id, "mode_changed")?;
@@ -466,6 +483,7 @@ impl SessionHost {
                 events,
                 earlier_events,
                 session_rules,
+                rule_files: gatehouse_protocol::permission::rule_files(&project, &self.config.home),
             },
             warnings,
         })

@@ -2,7 +2,7 @@
 //! OS keychain. The key itself never leaves [`ApiKey`] except to the
 //! provider's HTTP client: never into events, SQLite or logs.
 
-use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keychain::Keychain;
 use gatehouse_agent::keys::{self, ApiKey, KeySource, KeyStore, NoKeyStore};
 use gatehouse_protocol::session::ApiKeyStatus;
 
@@ -31,14 +31,17 @@ pub fn find_key(provider: &str) -> Result<Option<ApiKey>, String> {
     if let Some((key, _)) = keys::lookup_key(provider, None, &env, &NoKeyStore)? {
         return Ok(Some(key));
     }
-    let store: Box<dyn KeyStore> = match OsKeyStore::open() {
-        Ok(s) => Box::new(s),
-        Err(e) => {
-            eprintln!("gatehouse: note: the keychain is not available: {e}");
-            Box::new(NoKeyStore)
-        }
-    };
-    Ok(keys::lookup_key(provider, None, &env, store.as_ref())?.map(|(k, _)| k))
+    Ok(keys::lookup_key(provider, None, &env, &keychain())?.map(|(k, _)| k))
+}
+
+/// The OS keychain for API keys ([`Keychain::open`]); when there is none,
+/// says so once on stderr (keys then come from the environment only).
+pub fn keychain() -> Keychain {
+    let keychain = Keychain::open();
+    if let Some(reason) = keychain.unavailable() {
+        eprintln!("gatehouse: note: the keychain is not available: {reason}");
+    }
+    keychain
 }
 
 /// Where `provider`'s key would come from, looked up in `store` (never the key).

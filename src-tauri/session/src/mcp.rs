@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keychain::Keychain;
 use gatehouse_agent::keys::KeyStore;
 use gatehouse_core::events::Emitter;
 use gatehouse_core::permission::PermissionResolver;
@@ -20,9 +20,10 @@ use gatehouse_mcp::secrets::{
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_store::Store;
 
-/// The OS keychain as MCP's secret store (the same store as the API keys).
+/// The OS keychain as MCP's secret store (the same store as the API keys);
+/// without one it finds nothing and refuses to store, saying why.
 #[derive(Debug)]
-pub struct KeychainSecrets(pub OsKeyStore);
+pub struct KeychainSecrets(pub Keychain);
 
 impl SecretLookup for KeychainSecrets {
     fn get(&self, account: &str) -> Result<Option<String>, String> {
@@ -79,9 +80,9 @@ pub async fn start_servers(
     });
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
-        match OsKeyStore::open() {
+        match Keychain::open().require() {
             Ok(store) => {
-                let keychain = KeychainSecrets(store);
+                let keychain = KeychainSecrets(Keychain::Os(store));
                 let (values, problems) = read_secrets(cfg, &keychain);
                 if !problems.is_empty() {
                     warning = Some(problems.join("; "));

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keychain::Keychain;
 use gatehouse_mcp::auth::{self, Opener, SignedIn};
 use gatehouse_mcp::config::{self, ConfigLayout};
 use gatehouse_mcp::secrets::SecretLookup;
@@ -32,9 +32,10 @@ pub struct SignedOut {
 
 /// The OS keychain as a secret store for OAuth tokens.
 pub fn keychain() -> Result<Arc<dyn SecretLookup>, String> {
-    let store = OsKeyStore::open()
+    let store = Keychain::open()
+        .require()
         .map_err(|e| format!("no keychain to keep MCP sign-in tokens in: {e}"))?;
-    Ok(Arc::new(KeychainSecrets(store)))
+    Ok(Arc::new(KeychainSecrets(Keychain::Os(store))))
 }
 
 /// The MCP configuration of `project` (with `home`'s user files).

@@ -19,7 +19,7 @@ use gatehouse_protocol::mcp::{
 };
 use gatehouse_store::Store;
 
-use gatehouse_agent::keychain::OsKeyStore;
+use gatehouse_agent::keychain::Keychain;
 /// Where a project's MCP configuration is read from (re-exported for the app).
 pub use gatehouse_mcp::config::ConfigLayout;
 
@@ -271,31 +271,7 @@ pub use gatehouse_permissions::sources::home_dir;
 /// and refuses to store (saying why), so the panel still lists and edits
 /// servers without secrets.
 pub fn keychain() -> Box<dyn SecretLookup> {
-    match OsKeyStore::open() {
-        Ok(store) => Box::new(KeychainSecrets(store)),
-        Err(reason) => Box::new(NoKeychain(reason)),
-    }
-}
-
-/// No keychain on this system (the reason).
-#[derive(Debug)]
-struct NoKeychain(String);
-
-impl SecretLookup for NoKeychain {
-    fn get(&self, _account: &str) -> Result<Option<String>, String> {
-        Ok(None)
-    }
-
-    fn set(&self, _account: &str, _secret: &str) -> Result<(), String> {
-        Err(format!(
-            "no OS keychain to keep the secret in ({}); nothing was stored",
-            self.0
-        ))
-    }
-
-    fn delete(&self, _account: &str) -> Result<(), String> {
-        Ok(())
-    }
+    Box::new(KeychainSecrets(Keychain::open()))
 }
 
 /// [`probe`] with the keychain: its values are read first on this thread

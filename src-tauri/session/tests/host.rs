@@ -14,9 +14,10 @@ use gatehouse_core::events::MemorySink;
 use gatehouse_protocol::event::{Event, EventBody, SessionStatus};
 use gatehouse_protocol::permission::{PermissionMode, RuleSource};
 use gatehouse_protocol::session::PermissionAnswer;
+use gatehouse_protocol::session::SessionOrigin;
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::{HostConfig, PromptTicket, SessionHost, StartSpec};
-use gatehouse_store::Store;
+use gatehouse_store::{NewSession, SessionProvenance, Store};
 use serde_json::{Value, json};
 
 mod common;
@@ -363,6 +364,72 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     );
 }
 
+#[tokio::test]
+async fn the_handle_names_the_files_always_allow_can_write() {
+    let f = Fixture::new();
+    let started = f.host.start(f.spec(json!([text("hi")]), None)).unwrap();
+    let files: Vec<(RuleSource, PathBuf)> = started
+        .handle
+        .rule_files
+        .iter()
+        .map(|r| (r.source, PathBuf::from(&r.path)))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            (
+                RuleSource::Local,
+                f.dir().join(".claude/settings.local.json")
+            ),
+            (RuleSource::Project, f.dir().join(".claude/settings.json")),
+            (
+                RuleSource::User,
+                f.home.path().join(".claude/settings.json")
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_imported_session_is_not_resumed_whatever_the_provider() {
+    let f = Fixture::new();
+    let store = Store::open(f.data.path()).unwrap();
+    store
+        .create_session_with(
+            &NewSession {
+                id: "cc-imported".into(),
+                project_path: f.dir().to_string_lossy().into_owned(),
+                provider: "claude_code".into(),
+                model: "claude-x".into(),
+                mode: "default".into(),
+            },
+            &SessionProvenance {
+                origin: SessionOrigin::ClaudeCode,
+                source_path: Some("/elsewhere/cc-imported.jsonl".into()),
+                ..SessionProvenance::default()
+            },
+        )
+        .unwrap();
+    // The caller picked a provider (the app's resume with a provider
+    // choice): the host itself refuses.
+    let e = f
+        .host
+        .start(f.spec(json!([text("hi")]), Some("cc-imported".into())))
+        .err()
+        .expect("an imported session must not be resumed");
+    assert!(
+        e.to_string()
+            .contains("cc-imported was imported from Claude Code and cannot be resumed"),
+        "{e}"
+    );
+    assert!(f.host.send_prompt("cc-imported", "go on").is_err());
+    assert_eq!(
+        store.session("cc-imported").unwrap().unwrap().event_count,
+        0,
+        "nothing was appended"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     let f = Fixture::new();
@@ -434,7 +501,9 @@ async fn set_mode_changes_what_asks_and_is_reported() {
 async fn an_interrupt_stops_a_long_command_and_its_process() {
     let f = Fixture::new();
     let marker = f.dir().join("sleeper.pid");
-    let command = format!("echo $$ > {}; sleep 30", marker.display());
+    // A command that never ends by itself: only the interrupt ends the call
+    // (else `done` fails, the exchange never ending).
+    let command = format!("echo $$ > {}; sleep infinity", marker.display());
     let id = f.start(json!([
         tool("b1", "Bash", json!({"command": command})),
         text("never"),
@@ -459,14 +528,9 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
         .parse()
         .unwrap();
     assert!(f.host.is_running(&id).unwrap());
-    let started = Instant::now();
     f.host.interrupt(&id).unwrap();
     let outcome = f.done(ticket).await;
     assert_eq!(outcome.status, SessionStatus::Interrupted);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "it did not wait for sleep 30"
-    );
     let (is_error, content) = completed(&f.sink.events(), "b1");
     assert!(is_error);
     assert!(content.to_lowercase().contains("interrupt"), "{content}");

@@ -5,7 +5,8 @@
 //!
 //! Needs `GATEHOUSE_MCP_TEST_SERVERS` and a D-Bus session with a Secret
 //! Service (`cargo xtask test` runs the tests under `dbus-run-session` with
-//! gnome-keyring); skips with the reason printed otherwise.
+//! gnome-keyring); otherwise a counted skip (a failure under
+//! `GATEHOUSE_REQUIRE_ALL=1`, which `cargo xtask test` sets).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -54,12 +55,18 @@ fn state_of(sink: &MemorySink, server: &str) -> Vec<McpServerStatus> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_forgets() {
-    let Some(servers) = std::env::var_os("GATEHOUSE_MCP_TEST_SERVERS") else {
-        eprintln!("SKIPPED: GATEHOUSE_MCP_TEST_SERVERS is not set (`cargo xtask test` sets it)");
+    let Some(servers) = gatehouse_test_support::require_env(
+        "GATEHOUSE_MCP_TEST_SERVERS",
+        "`cargo xtask test` sets it",
+    ) else {
         return;
     };
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        eprintln!("SKIPPED: no D-Bus session (run under dbus-run-session with gnome-keyring)");
+    if gatehouse_test_support::require_env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        "run under dbus-run-session with gnome-keyring",
+    )
+    .is_none()
+    {
         return;
     }
     let servers = PathBuf::from(servers);

@@ -8,7 +8,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,10 +26,7 @@ fn fault_server() -> PathBuf {
 }
 
 fn has_python() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    gatehouse_test_support::require_tool("python3", "Debian package python3").is_some()
 }
 
 /// Waits until the fault server's latest state event lists exactly the
@@ -84,7 +80,6 @@ fn completions(sink: &MemorySink) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn list_changed_adds_and_removes_tools_mid_session() {
     if !has_python() {
-        eprintln!("SKIPPED list_changed_adds_and_removes_tools_mid_session: no python3");
         return;
     }
     let data = tempfile::tempdir().unwrap();

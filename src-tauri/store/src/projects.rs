@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use gatehouse_protocol::permission::RuleSource;
 use gatehouse_protocol::project::Project;
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -11,9 +12,14 @@ const COLUMNS: &str = "id, path, name, added_at_ms, last_opened_ms, trusted_at_m
 
 fn project_from_row(row: &Row<'_>) -> rusqlite::Result<Project> {
     let path: String = row.get(1)?;
-    let claude = Path::new(&path).join(".claude");
-    let has_project_settings =
-        claude.join("settings.json").is_file() || claude.join("settings.local.json").is_file();
+    // The project's own settings files, as the engine reads them.
+    let has_project_settings = [RuleSource::Local, RuleSource::Project]
+        .iter()
+        .any(|source| {
+            source
+                .settings_file(Path::new(&path), Path::new(""))
+                .is_some_and(|f| f.is_file())
+        });
     Ok(Project {
         id: row.get(0)?,
         name: row.get(2)?,

@@ -122,6 +122,9 @@ where
 /// intact.
 fn write_error(path: &Path, existed: bool, e: &AtomicWriteError) -> ToolError {
     let cause = match e.kind() {
+        _ if matches!(e, AtomicWriteError::ReadOnly(_)) => {
+            "the file is read-only; make it writable to change it".to_owned()
+        }
         Some(io::ErrorKind::PermissionDenied) => "permission denied".to_owned(),
         Some(io::ErrorKind::ReadOnlyFilesystem) => "the file system is read-only".to_owned(),
         Some(io::ErrorKind::StorageFull) => "the disk is full".to_owned(),

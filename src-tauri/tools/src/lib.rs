@@ -15,7 +15,7 @@
 //! | [`file_state`] | the session's file-state cache (what was read, when) |
 //! | [`diff`] | structured diffs (hunks with line numbers) |
 //! | [`encoding`] | text encodings and line endings kept across edits |
-//! | [`atomic_write`] | temp file + rename, permissions kept |
+//! | [`atomic_write`] | temp file + rename, permissions and links kept (core's, re-exported) |
 //! | [`change`] | load, stale check, atomic write, record, diff: shared by the writers |
 //! | [`paths`] | absolute-path checks and canonicalisation |
 //! | `search` | what Glob and Grep share: search root, permission subject, parallel walk |
@@ -28,7 +28,7 @@
 //! | [`bash`] | `Bash`: live output, timeouts, process groups, persistent cwd |
 //! | [`tasks`] | background tasks, `TaskOutput`, `TaskStop` |
 
-pub mod atomic_write;
+pub use gatehouse_core::atomic_write;
 pub mod bash;
 pub mod change;
 pub mod diff;

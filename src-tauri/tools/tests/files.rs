@@ -128,8 +128,13 @@ async fn devices_and_pipes_are_refused_instead_of_blocking() {
     let text = sx.err("Read", json!({"file_path": "/dev/zero"})).await;
     assert!(text.contains("not a regular file"), "{text}");
     let fifo = sx.path("pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if made.is_ok_and(|s| s.success()) {
+    let Some(mkfifo) = gatehouse_test_support::require_tool("mkfifo", "Debian package coreutils")
+    else {
+        return;
+    };
+    let made = std::process::Command::new(mkfifo).arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+    {
         let text = sx.err("Read", json!({"file_path": s(&fifo)})).await;
         assert!(text.contains("not a regular file"), "{text}");
         let text = sx
@@ -173,6 +178,54 @@ async fn read_decodes_utf16_and_bom_files() {
         sx.ok("Read", json!({"file_path": s(&p)})).await,
         "     1\thi\n     2\tthere\n"
     );
+}
+
+/// A UTF-16 file is read under the caps of a UTF-8 one (it was decoded
+/// whole, then windowed, with no output cap).
+#[test]
+fn utf16_reads_are_capped_like_utf8_reads() {
+    use gatehouse_tools::read::{MAX_OUTPUT_CHARS, ReadInput, ReadOutput, read};
+    let sx = Session::new();
+    let line = format!("{}😀", "x".repeat(199));
+    let body: String = (1..=3000).map(|i| format!("{i} {line}\r\n")).collect();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(body.encode_utf16().flat_map(u16::to_le_bytes));
+    let p = sx.write("wide16.txt", bytes);
+    let input = |offset: Option<u64>, limit: Option<u64>| ReadInput {
+        file_path: s(&p),
+        offset,
+        limit,
+        pages: None,
+    };
+    let ReadOutput::Text(out) = read(&sx.cache, &input(None, None)).unwrap() else {
+        panic!("not text");
+    };
+    // 2000 lines of ~210 characters would be ~420,000: the output cap stops it.
+    assert!(
+        out.content.len() <= MAX_OUTPUT_CHARS + 1000,
+        "{}",
+        out.content.len()
+    );
+    assert!(out.num_lines < 2000 && !out.complete, "{}", out.num_lines);
+    assert_eq!(out.total_lines, None, "the rest of the file was not read");
+    let note = out.note.unwrap();
+    assert!(
+        note.contains(&format!("the output reached {MAX_OUTPUT_CHARS} characters"))
+            && note.contains(&format!("offset={}", out.num_lines + 1)),
+        "{note}"
+    );
+    assert!(out.content.starts_with(&format!("     1\t1 {line}\n")));
+    assert!(sx.cache.get(&p).unwrap().partial);
+
+    // The end of the file, by offset: the same lines as UTF-8 would give.
+    let ReadOutput::Text(out) = read(&sx.cache, &input(Some(2999), Some(5))).unwrap() else {
+        panic!("not text");
+    };
+    assert_eq!(
+        out.content,
+        format!("  2999\t2999 {line}\n  3000\t3000 {line}\n")
+    );
+    assert_eq!(out.total_lines, Some(3000));
 }
 
 #[tokio::test]
@@ -528,7 +581,9 @@ async fn a_read_only_directory_leaves_the_original_intact() {
     // Root ignores directory permissions; the fault is then simulated in
     // atomic_write's unit tests instead.
     if fs::metadata("/proc/self").is_ok() && is_root() {
-        eprintln!("skipped: running as root, directory permissions do not apply");
+        gatehouse_test_support::not_applicable(
+            "running as root, directory permissions do not apply",
+        );
         return;
     }
     let sx = Session::new();

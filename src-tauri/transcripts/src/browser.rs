@@ -3,10 +3,10 @@
 //! much of it is imported), importing a chosen subset with per-file results,
 //! and exporting a session to a file.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::atomic_write::write_atomic_with;
 use gatehouse_protocol::browser::{
     ClaudeDiscovery, DiscoveredTranscript, ExportFormat, ExportResult, ImportFileResult,
 };
@@ -123,31 +123,37 @@ pub fn import_selected(
     Ok(results)
 }
 
-/// Writes stored session `id` to `path` as `format`. The file is written
-/// beside its destination under a temporary name and renamed into place,
-/// so a failed export never leaves half a file under the chosen name.
+/// Writes stored session `id` to `path` as `format`, atomically (the shared
+/// implementation: a temporary file beside it, renamed into place; an
+/// existing file's permissions and a symlink are kept), so a failed export
+/// never leaves half a file under the chosen name.
 pub fn export_to_file(
     store: &Store,
     id: &str,
     format: ExportFormat,
     path: &Path,
 ) -> Result<ExportResult, TranscriptError> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let file = File::create(&partial).map_err(|e| TranscriptError::io(&partial, e))?;
-    let mut out = BufWriter::new(file);
-    let written = match format {
-        ExportFormat::Jsonl => jsonl::export_jsonl(store, id, &mut out).map(drop),
-        ExportFormat::Html => html::export_html(store, id, &mut out),
-    }
-    .and_then(|()| out.flush().map_err(|e| TranscriptError::io(&partial, e)));
-    drop(out);
+    // The export's own error (an unknown session, a store failure) is kept
+    // as it is; the temp file's I/O errors come back from the write.
+    let mut failure = None;
+    let written = write_atomic_with(path, false, |file| {
+        let mut out = BufWriter::new(file);
+        let result = match format {
+            ExportFormat::Jsonl => jsonl::export_jsonl(store, id, &mut out).map(drop),
+            ExportFormat::Html => html::export_html(store, id, &mut out),
+        };
+        match result {
+            Ok(()) => out.flush(),
+            Err(e) => {
+                let io = std::io::Error::other(e.to_string());
+                failure = Some(e);
+                Err(io)
+            }
+        }
+    });
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
+        return Err(failure.unwrap_or_else(|| TranscriptError::io(path, e.into())));
     }
-    std::fs::rename(&partial, path).map_err(|e| TranscriptError::io(path, e))?;
     let bytes = std::fs::metadata(path)
         .map_err(|e| TranscriptError::io(path, e))?
         .len();

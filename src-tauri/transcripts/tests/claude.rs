@@ -466,7 +466,10 @@ fn every_shared_fixture_imports_without_problems() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/fixtures/claude-code-transcripts");
     if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
+        gatehouse_test_support::missing(format!(
+            "the shared fixtures {} are absent (they sit beside the main checkout)",
+            dir.display()
+        ));
         return;
     }
     let home = tempfile::tempdir().unwrap();

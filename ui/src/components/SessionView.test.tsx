@@ -47,7 +47,7 @@ function fake() {
         case "start_session":
           // The backend emits session_started before the command returns.
           listener?.({ session_id: "s1", ts_ms: 1, type: "session_started", provider: "replay", model: "replay", project: "/work/demo", resumed: false } as Event);
-          return { session_id: "s1", project_path: "/work/demo", mode: "default", events: [], earlier_events: 0, session_rules: [] };
+          return { session_id: "s1", project_path: "/work/demo", mode: "default", events: [], earlier_events: 0, session_rules: [], rule_files: [] };
         case "resume_session":
           // A long session comes as its last turn; the first comes after.
           return {
@@ -60,6 +60,7 @@ function fake() {
             ],
             earlier_events: 2,
             session_rules: [],
+            rule_files: [],
           };
         case "session_events_before":
           return [

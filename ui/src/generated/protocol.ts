@@ -1649,6 +1649,19 @@ files: Array<RuleFileEdit>,
 sessions: Array<SessionRulesEdit>, };
 
 /**
+ * A settings file rules can be saved to ("always allow"), for the UI.
+ */
+export type RuleFile = { 
+/**
+ * Which source it is.
+ */
+source: RuleSource, 
+/**
+ * Its absolute path.
+ */
+path: string, };
+
+/**
  * The rule lists of one settings file after editing (the whole lists, not
  * a diff).
  */
@@ -2121,7 +2134,12 @@ earlier_events: number,
 /**
  * The session rules in force ("allow for this session" answers).
  */
-session_rules: Array<string>, };
+session_rules: Array<string>, 
+/**
+ * Where "always allow" can save rules, in the order offered, with
+ * each file's path ([`crate::permission::rule_files`]).
+ */
+rule_files: Array<RuleFile>, };
 
 /**
  * Where a stored session came from.

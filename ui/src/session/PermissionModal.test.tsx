@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import type { PermissionAnswer } from "../generated/protocol";
+import type { PermissionAnswer, RuleFile } from "../generated/protocol";
 import { Script, must, sampleDiff } from "./fixtures/build";
 import { foldEvents, pendingRequests, type PermissionRequest } from "./model";
 import { PermissionModal } from "./PermissionModal";
@@ -17,9 +17,16 @@ function requests(): PermissionRequest[] {
   return pendingRequests(foldEvents(s.events));
 }
 
+/** As the backend sends them (`SessionHandle.rule_files`). */
+const FILES: RuleFile[] = [
+  { source: "local", path: "/p/.claude/settings.local.json" },
+  { source: "project", path: "/p/.claude/settings.json" },
+  { source: "user", path: "/home/u/.claude/settings.json" },
+];
+
 function setup(reqs = requests()) {
   const onAnswer = vi.fn<(id: string, answer: PermissionAnswer) => void>();
-  const utils = render(<PermissionModal requests={reqs} onAnswer={onAnswer} />);
+  const utils = render(<PermissionModal requests={reqs} destinations={FILES} onAnswer={onAnswer} />);
   const modal = screen.getByTestId("permission-modal");
   return { ...utils, onAnswer, modal };
 }
@@ -28,7 +35,7 @@ const key = (el: Element, k: string, extra: Partial<KeyboardEventInit> = {}) => 
 
 describe("PermissionModal", () => {
   it("renders nothing without requests", () => {
-    render(<PermissionModal requests={[]} onAnswer={() => {}} />);
+    render(<PermissionModal requests={[]} destinations={FILES} onAnswer={() => {}} />);
     expect(screen.queryByTestId("permission-modal")).toBeNull();
   });
 
@@ -77,6 +84,17 @@ describe("PermissionModal", () => {
       rules: ["Bash(npm test)", "Bash(git push:*)"],
       destination: "user",
     });
+  });
+
+  it("offers the files the backend names, labelled by source, the first as default", () => {
+    setup();
+    const select = screen.getByTestId("permission-destination") as HTMLSelectElement;
+    expect(select.value).toBe("local");
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["local", "This project, only me (/p/.claude/settings.local.json)"],
+      ["project", "This project, shared (/p/.claude/settings.json)"],
+      ["user", "All my projects (/home/u/.claude/settings.json)"],
+    ]);
   });
 
   it("always allow is disabled when every rule is emptied", () => {
@@ -143,16 +161,16 @@ describe("PermissionModal", () => {
   it("shows queued requests in order as earlier ones are answered, with the edit's diff preview", () => {
     const all = requests();
     const onAnswer = vi.fn();
-    const { rerender } = render(<PermissionModal requests={all} onAnswer={onAnswer} />);
+    const { rerender } = render(<PermissionModal requests={all} destinations={FILES} onAnswer={onAnswer} />);
     key(screen.getByTestId("permission-modal"), "1");
-    rerender(<PermissionModal requests={all.slice(1)} onAnswer={onAnswer} />);
+    rerender(<PermissionModal requests={all.slice(1)} destinations={FILES} onAnswer={onAnswer} />);
     const modal = screen.getByTestId("permission-modal");
     expect(modal.getAttribute("data-tool-use-id")).toBe("e1");
     expect(screen.getByTestId("permission-queue").textContent).toBe("1 of 2");
     expect(screen.getByTestId("diff")).toBeTruthy();
     expect(document.activeElement).toBe(screen.getByTestId("permission-allow-once"));
     key(modal, "2");
-    rerender(<PermissionModal requests={all.slice(2)} onAnswer={onAnswer} />);
+    rerender(<PermissionModal requests={all.slice(2)} destinations={FILES} onAnswer={onAnswer} />);
     expect(screen.getByTestId("permission-modal").getAttribute("data-tool-use-id")).toBe("w1");
     expect(screen.queryByTestId("permission-queue")).toBeNull();
     // No suggestions: the tool name is offered as the rule.
@@ -166,9 +184,9 @@ describe("PermissionModal", () => {
     document.body.appendChild(outside);
     outside.focus();
     const all = requests().slice(0, 1);
-    const { rerender } = render(<PermissionModal requests={all} onAnswer={() => {}} />);
+    const { rerender } = render(<PermissionModal requests={all} destinations={FILES} onAnswer={() => {}} />);
     expect(document.activeElement).not.toBe(outside);
-    rerender(<PermissionModal requests={[]} onAnswer={() => {}} />);
+    rerender(<PermissionModal requests={[]} destinations={FILES} onAnswer={() => {}} />);
     expect(document.activeElement).toBe(outside);
     outside.remove();
   });

@@ -1,19 +1,22 @@
 import { ShieldAlert } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
-import type { PermissionAnswer, RuleSource } from "../generated/protocol";
+import type { PermissionAnswer, RuleFile, RuleSource } from "../generated/protocol";
 import { field, prettyJson } from "./format";
 import { ToolIcon } from "./icons";
 import { toolKind, type PermissionRequest } from "./model";
 import { DiffView } from "./renderers/DiffView";
 import { ReasonAndTrace } from "./renderers/RefusalView";
 
-/** Where "always allow" may write, with the file each means. */
-export const DESTINATIONS: { value: RuleSource; label: string; file: string }[] = [
-  { value: "local", label: "This project, only me", file: ".claude/settings.local.json" },
-  { value: "project", label: "This project, shared", file: ".claude/settings.json" },
-  { value: "user", label: "All my projects", file: "~/.claude/settings.json" },
-];
+/**
+ * What each "always allow" destination means to the user. Which files they
+ * are comes from the backend (`SessionHandle.rule_files`), never from here.
+ */
+export const DESTINATION_LABELS: Partial<Record<RuleSource, string>> = {
+  local: "This project, only me",
+  project: "This project, shared",
+  user: "All my projects",
+};
 
 const OPTIONS = ["allow_once", "allow_for_session", "always_allow", "deny"] as const;
 type Option = (typeof OPTIONS)[number];
@@ -23,6 +26,8 @@ const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), textarea:not([
 interface Props {
   /** Pending requests, oldest first; the first is shown. */
   requests: readonly PermissionRequest[];
+  /** Where "always allow" can save rules (the session handle's `rule_files`), first is the default. */
+  destinations: readonly RuleFile[];
   /** The answer to one request. */
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
 }
@@ -36,7 +41,7 @@ interface Props {
  * where it was when the queue is empty. Several requests are answered in the
  * order they came; the header says how many wait.
  */
-export function PermissionModal({ requests, onAnswer }: Props) {
+export function PermissionModal({ requests, destinations, onAnswer }: Props) {
   const first = requests[0];
   // Where focus was before the first dialog took it (set by the dialog,
   // whose effect runs before this component's).
@@ -54,23 +59,27 @@ export function PermissionModal({ requests, onAnswer }: Props) {
   const remember = (previous: Element | null) => {
     restore.current ??= previous;
   };
-  return <Dialog key={first.toolUseId} request={first} queued={requests.length} onAnswer={onAnswer} onOpen={remember} />;
+  return (
+    <Dialog key={first.toolUseId} request={first} queued={requests.length} destinations={destinations} onAnswer={onAnswer} onOpen={remember} />
+  );
 }
 
 function Dialog({
   request,
   queued,
+  destinations,
   onAnswer,
   onOpen,
 }: {
   request: PermissionRequest;
   queued: number;
+  destinations: Props["destinations"];
   onAnswer: Props["onAnswer"];
   /** Told where focus was before the dialog takes it. */
   onOpen(previous: Element | null): void;
 }) {
   const [rules, setRules] = useState<string[]>(() => (request.suggestions.length > 0 ? request.suggestions : [request.toolName]));
-  const [destination, setDestination] = useState<RuleSource>("local");
+  const [destination, setDestination] = useState<RuleSource>(() => destinations[0]?.source ?? "local");
   const [feedback, setFeedback] = useState("");
   const [selected, setSelected] = useState<Option>("allow_once");
   const root = useRef<HTMLDivElement>(null);
@@ -235,9 +244,9 @@ function Dialog({
                   onFocus={() => setSelected("always_allow")}
                   onChange={(e) => setDestination(e.target.value as RuleSource)}
                 >
-                  {DESTINATIONS.map((d) => (
-                    <option key={d.value} value={d.value}>
-                      {d.label} ({d.file})
+                  {destinations.map((d) => (
+                    <option key={d.source} value={d.source}>
+                      {DESTINATION_LABELS[d.source] ?? d.source} ({d.path})
                     </option>
                   ))}
                 </select>

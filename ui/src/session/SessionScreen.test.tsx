@@ -18,6 +18,7 @@ const handle = (over: Partial<SessionHandle> = {}): SessionHandle => ({
   events: [],
   earlier_events: 0,
   session_rules: [],
+  rule_files: [{ source: "local", path: "/tmp/uikit-proj/.claude/settings.local.json" }],
   ...over,
 });
 

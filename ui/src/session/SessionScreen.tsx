@@ -232,7 +232,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
       <footer className="session-foot">
         <PromptBox running={running} onPrompt={onPrompt} />
       </footer>
-      <PermissionModal requests={pending} onAnswer={answer} />
+      <PermissionModal requests={pending} destinations={handle.rule_files} onAnswer={answer} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 // The live session UI's public pieces (SessionView renders SessionScreen).
 export { SessionScreen, nextMode, MODE_CYCLE, type SessionScreenProps } from "./SessionScreen";
-export { PermissionModal, DESTINATIONS } from "./PermissionModal";
+export { PermissionModal, DESTINATION_LABELS } from "./PermissionModal";
 export { BatchTimeline, timelineGeometry, type TimelineGeometry } from "./BatchTimeline";
 export { Transcript } from "./Transcript";
 export { ToolCallView, ToolGroupView } from "./ToolCallView";

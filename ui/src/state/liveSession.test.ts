@@ -13,6 +13,7 @@ const handle: SessionHandle = {
   events: [],
   earlier_events: 0,
   session_rules: ["Bash(npm test:*)"],
+  rule_files: [],
 };
 
 describe("live session state", () => {

@@ -81,14 +81,16 @@ impl AnthropicProvider {
 
 /// The request body. Built as text so that the tool list is sent as the
 /// pool's exact bytes on every request (prompt caching keys on bytes).
-pub fn request_body(request: &ModelRequest) -> String {
+/// Fails, saying what, when the conversation cannot be encoded: a stand-in
+/// (such as no messages) would send the model another conversation.
+pub fn request_body(request: &ModelRequest) -> Result<String, ProviderError> {
     let tools = tools_with_cache_breakpoint(&request.tools_json);
     let system = serde_json::json!([{
         "type": "text",
         "text": request.system,
         "cache_control": {"type": "ephemeral"},
     }]);
-    let messages = serde_json::to_string(&request.messages).unwrap_or_else(|_| "[]".into());
+    let messages = encode_json("the conversation's messages", &request.messages)?;
     let mut body = format!(
         r#"{{"model":{},"max_tokens":{},"stream":true,"system":{}"#,
         Value::from(request.model.as_str()),
@@ -102,7 +104,17 @@ pub fn request_body(request: &ModelRequest) -> String {
     body.push_str(r#","messages":"#);
     body.push_str(&messages);
     body.push('}');
-    body
+    Ok(body)
+}
+
+/// `value` as JSON text, or an error naming `what` could not be encoded.
+fn encode_json(what: &str, value: &impl serde::Serialize) -> Result<String, ProviderError> {
+    serde_json::to_string(value).map_err(|e| {
+        ProviderError::fatal(
+            SessionErrorKind::InvalidRequest,
+            format!("anthropic: {what} could not be encoded as JSON, so nothing was sent: {e}"),
+        )
+    })
 }
 
 /// The tool list with `cache_control` on its last tool; `None` when empty.
@@ -121,6 +133,7 @@ impl Provider for AnthropicProvider {
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
+        let body = request_body(request)?;
         let request = self
             .client
             .post(self.url())
@@ -128,7 +141,7 @@ impl Provider for AnthropicProvider {
             .header("anthropic-version", API_VERSION)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
-            .body(request_body(request));
+            .body(body);
         let response = send("anthropic", request).await?;
         Ok(decode_stream(response.bytes_stream().boxed()))
     }
@@ -435,7 +448,7 @@ mod tests {
             tools_json: r#"[{"name":"A","description":"d","input_schema":{}},{"name":"B","description":"d","input_schema":{}}]"#.into(),
             max_tokens: 10,
         };
-        let body: Value = serde_json::from_str(&request_body(&req)).unwrap();
+        let body: Value = serde_json::from_str(&request_body(&req).unwrap()).unwrap();
         assert_eq!(body["stream"], true);
         assert_eq!(body["tools"][1]["cache_control"]["type"], "ephemeral");
         assert!(body["tools"][0].get("cache_control").is_none());
@@ -445,7 +458,24 @@ mod tests {
             tools_json: "[]".into(),
             ..req
         };
-        let body: Value = serde_json::from_str(&request_body(&empty)).unwrap();
+        let body: Value = serde_json::from_str(&request_body(&empty).unwrap()).unwrap();
         assert!(body.get("tools").is_none());
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_encoded_is_an_error_not_a_stand_in() {
+        // Today's message types always encode; a map with non-string keys
+        // is something serde_json refuses, standing in for a future one.
+        let unencodable = std::collections::BTreeMap::from([((1_u8, 2_u8), 3_u8)]);
+        let e = encode_json("the conversation's messages", &unencodable).unwrap_err();
+        assert_eq!(e.kind, SessionErrorKind::InvalidRequest);
+        assert!(!e.retryable);
+        assert!(
+            e.message
+                .contains("the conversation's messages could not be encoded")
+                && e.message.contains("nothing was sent"),
+            "{}",
+            e.message
+        );
     }
 }

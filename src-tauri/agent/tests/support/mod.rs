@@ -23,7 +23,8 @@ pub enum Part {
     Until(Arc<dyn Fn() -> bool + Send + Sync>),
     /// Close the connection now, mid-body.
     Drop,
-    /// Never send anything more.
+    /// Never send anything more; the client closing the connection is
+    /// counted in [`Server::closed`].
     Hang,
 }
 
@@ -86,6 +87,8 @@ pub struct Server {
     pub arrivals: Arc<Mutex<Vec<std::time::Instant>>>,
     /// When each reply's last byte was written.
     pub finished: Arc<Mutex<Vec<std::time::Instant>>>,
+    /// How many hanging replies saw the client close the connection.
+    pub closed: Arc<Mutex<u32>>,
 }
 
 type Boxed = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -98,16 +101,27 @@ pub async fn serve(replies: Vec<Reply>) -> Server {
     let requests = Arc::new(Mutex::new(Vec::new()));
     let arrivals = Arc::new(Mutex::new(Vec::new()));
     let finished = Arc::new(Mutex::new(Vec::new()));
-    let (req2, arr2, fin2) = (requests.clone(), arrivals.clone(), finished.clone());
+    let closed = Arc::new(Mutex::new(0));
+    let (req2, arr2, fin2, closed2) = (
+        requests.clone(),
+        arrivals.clone(),
+        finished.clone(),
+        closed.clone(),
+    );
     tokio::spawn(async move {
         loop {
             let Ok((sock, _)) = listener.accept().await else {
                 return;
             };
-            let (replies, requests, arrivals, finished) =
-                (replies.clone(), req2.clone(), arr2.clone(), fin2.clone());
+            let (replies, requests, arrivals, finished, closed) = (
+                replies.clone(),
+                req2.clone(),
+                arr2.clone(),
+                fin2.clone(),
+                closed2.clone(),
+            );
             let task: Boxed = Box::pin(async move {
-                handle(sock, replies, requests, arrivals, finished).await;
+                handle(sock, replies, requests, arrivals, finished, closed).await;
             });
             tokio::spawn(task);
         }
@@ -117,6 +131,7 @@ pub async fn serve(replies: Vec<Reply>) -> Server {
         requests,
         arrivals,
         finished,
+        closed,
     }
 }
 
@@ -159,6 +174,7 @@ async fn handle(
     requests: Arc<Mutex<Vec<Request>>>,
     arrivals: Arc<Mutex<Vec<std::time::Instant>>>,
     finished: Arc<Mutex<Vec<std::time::Instant>>>,
+    closed: Arc<Mutex<u32>>,
 ) {
     let Some(request) = read_request(&mut sock).await else {
         return;
@@ -205,7 +221,11 @@ async fn handle(
             }
             Part::Drop => return,
             Part::Hang => {
-                futures::future::pending::<()>().await;
+                // Nothing more is sent; wait for the client to go away.
+                let mut byte = [0_u8; 1];
+                while matches!(sock.read(&mut byte).await, Ok(n) if n > 0) {}
+                *closed.lock().unwrap() += 1;
+                return;
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::fs::File;
 use std::hash::Hasher;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use gatehouse_core::ToolError;
@@ -204,7 +204,11 @@ pub fn read_text(
     })
 }
 
-/// UTF-16LE files are small in practice: decoded whole, then windowed.
+/// UTF-16LE files (with their `FF FE` mark): decoded as they are read, a
+/// chunk at a time, under the same caps as UTF-8 reads ([`MAX_OUTPUT_CHARS`]
+/// of output, `limit` lines, [`MAX_LINE_CHARS`] per line, and no more than
+/// one line's shown part held), so a huge file costs no more than the
+/// lines shown.
 fn read_utf16(
     state: &FileStateCache,
     path: &Path,
@@ -213,54 +217,273 @@ fn read_utf16(
     start: u64,
     limit: u64,
 ) -> Result<TextOutput, ToolError> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| paths::io_error("read", path, e))?;
-    let file = encoding::decode(&bytes)
-        .map_err(|e| ToolError::failed(format!("cannot read {}: {e}", path.display())))?;
-    let lines: Vec<&str> = file.text.lines().collect();
-    let total = lines.len() as u64;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut lines = Utf16Lines::default();
     let mut content = String::new();
-    let mut truncated_lines = 0;
-    let from = usize::try_from(start - 1).unwrap_or(usize::MAX);
-    let take = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut number = 0_u64;
     let mut shown = 0_u64;
-    for (i, line) in lines.iter().enumerate().skip(from).take(take) {
-        if push_line(&mut content, i as u64 + 1, line) {
-            truncated_lines += 1;
+    let mut truncated_lines = 0_u64;
+    let mut stopped_early = false;
+    let mut budget_hit = false;
+    let mut bom = true;
+    let mut finished = false;
+    'read: while !finished {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| paths::io_error("read", path, e))?;
+        let taken = chunk.len();
+        hasher.write(chunk);
+        let mut bytes = chunk;
+        if bom {
+            bytes = bytes.strip_prefix(b"\xFF\xFE").unwrap_or(bytes);
+            bom = false;
         }
-        shown += 1;
+        let mut complete_lines = Vec::new();
+        if taken == 0 {
+            finished = true;
+            complete_lines.extend(lines.finish());
+        } else {
+            lines.feed(bytes, &mut complete_lines);
+        }
+        reader.consume(taken);
+        for line in complete_lines {
+            number += 1;
+            if number < start {
+                continue;
+            }
+            if shown >= limit || content.len() >= MAX_OUTPUT_CHARS {
+                budget_hit = content.len() >= MAX_OUTPUT_CHARS && shown < limit;
+                stopped_early = true;
+                break 'read;
+            }
+            let _ = write!(content, "{number:>6}\t{}", line.shown);
+            if line.chars > MAX_LINE_CHARS {
+                let _ = write!(content, "… [line truncated: {} characters]", line.chars);
+                truncated_lines += 1;
+            }
+            content.push('\n');
+            shown += 1;
+        }
     }
-    let complete = start == 1 && shown == total;
-    if complete {
-        state.record_full(path, meta, &bytes);
-    } else {
-        state.record(
-            path,
-            FileState {
-                mtime: meta.modified().ok(),
-                len: meta.len(),
-                content_hash: None,
-                partial: true,
-            },
+    let invalid = lines.invalid;
+
+    let complete = !stopped_early && start == 1;
+    state.record(
+        path,
+        FileState {
+            mtime: meta.modified().ok(),
+            len: meta.len(),
+            content_hash: complete.then(|| hasher.finish()),
+            partial: !complete,
+        },
+    );
+    let total = number;
+    let mut notes = Vec::new();
+    if total == 0 {
+        notes.push("The file exists but is empty.".to_owned());
+    }
+    if stopped_early {
+        let next = start + shown;
+        let why = if budget_hit {
+            format!("the output reached {MAX_OUTPUT_CHARS} characters")
+        } else {
+            format!("{shown} lines were shown")
+        };
+        notes.push(format!(
+            "The file has more lines: {why} (lines {start}–{}). To read further, call Read again with offset={next}.",
+            next - 1
+        ));
+    } else if shown == 0 && total > 0 {
+        notes.push(format!(
+            "The file has only {total} lines; offset {start} is past its end."
+        ));
+    }
+    if invalid {
+        notes.push(
+            "The file is not valid UTF-16LE; invalid units are shown as U+FFFD. Edit and Write will refuse to change it."
+                .to_owned(),
         );
     }
-    let note = (!complete && start + shown <= total).then(|| {
-        format!(
-            "The file has {total} lines; lines {start}–{} were shown. To read further, call Read again with offset={}.",
-            start + shown - 1,
-            start + shown
-        )
-    });
     Ok(TextOutput {
         file_path: path.display().to_string(),
         content,
         start_line: start,
         num_lines: shown,
-        total_lines: Some(total),
+        total_lines: (!stopped_early).then_some(total),
         complete,
         truncated_lines,
-        note,
+        note: (!notes.is_empty()).then(|| notes.join(" ")),
     })
+}
+
+/// One decoded line: at most [`MAX_LINE_CHARS`] characters of it kept,
+/// and how many it had.
+struct Utf16Line {
+    shown: String,
+    chars: usize,
+}
+
+/// Splits UTF-16LE bytes, fed in chunks of any size, into lines (`\n`,
+/// with a `\r` before it dropped), decoding surrogate pairs across
+/// chunks and keeping only the shown part of each line.
+#[derive(Default)]
+struct Utf16Lines {
+    /// A byte left over from the previous chunk (odd length).
+    odd: Option<u8>,
+    /// A high surrogate waiting for its pair.
+    high: Option<u16>,
+    /// The line being read.
+    shown: String,
+    chars: usize,
+    /// A `\r` not yet known to end the line.
+    pending_cr: bool,
+    /// Whether any unit could not be decoded.
+    invalid: bool,
+}
+
+impl Utf16Lines {
+    fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Utf16Line>) {
+        if let Some(first) = self.odd.take() {
+            let Some((&second, rest)) = bytes.split_first() else {
+                self.odd = Some(first);
+                return;
+            };
+            self.unit(u16::from_le_bytes([first, second]), out);
+            bytes = rest;
+        }
+        let mut pairs = bytes.chunks_exact(2);
+        for pair in &mut pairs {
+            self.unit(u16::from_le_bytes([pair[0], pair[1]]), out);
+        }
+        self.odd = pairs.remainder().first().copied();
+    }
+
+    fn unit(&mut self, unit: u16, out: &mut Vec<Utf16Line>) {
+        let c = match (self.high.take(), unit) {
+            (Some(high), 0xDC00..=0xDFFF) => {
+                let code =
+                    0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+            }
+            (high, 0xD800..=0xDBFF) => {
+                if high.is_some() {
+                    self.invalid_char(out);
+                }
+                self.high = Some(unit);
+                return;
+            }
+            (None, 0xDC00..=0xDFFF) => {
+                self.invalid = true;
+                char::REPLACEMENT_CHARACTER
+            }
+            (high, other) => {
+                if high.is_some() {
+                    self.invalid_char(out);
+                }
+                char::from_u32(u32::from(other)).unwrap_or(char::REPLACEMENT_CHARACTER)
+            }
+        };
+        self.char(c, out);
+    }
+
+    fn invalid_char(&mut self, out: &mut Vec<Utf16Line>) {
+        self.invalid = true;
+        self.char(char::REPLACEMENT_CHARACTER, out);
+    }
+
+    fn char(&mut self, c: char, out: &mut Vec<Utf16Line>) {
+        if self.pending_cr {
+            self.pending_cr = false;
+            if c == '\n' {
+                self.end_line(out);
+                return;
+            }
+            self.push('\r');
+        }
+        match c {
+            '\n' => self.end_line(out),
+            '\r' => self.pending_cr = true,
+            c => self.push(c),
+        }
+    }
+
+    fn push(&mut self, c: char) {
+        if self.chars < MAX_LINE_CHARS {
+            self.shown.push(c);
+        }
+        self.chars += 1;
+    }
+
+    fn end_line(&mut self, out: &mut Vec<Utf16Line>) {
+        out.push(Utf16Line {
+            shown: std::mem::take(&mut self.shown),
+            chars: std::mem::take(&mut self.chars),
+        });
+    }
+
+    /// The last line, when the file does not end with a line break.
+    fn finish(&mut self) -> Option<Utf16Line> {
+        if self.high.take().is_some() || self.odd.take().is_some() {
+            self.invalid_char(&mut Vec::new());
+        }
+        if self.pending_cr {
+            self.pending_cr = false;
+            self.push('\r');
+        }
+        (self.chars > 0).then(|| Utf16Line {
+            shown: std::mem::take(&mut self.shown),
+            chars: std::mem::take(&mut self.chars),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    fn split(bytes: &[u8], chunk: usize) -> (Vec<String>, bool) {
+        let mut lines = Utf16Lines::default();
+        let mut out = Vec::new();
+        for piece in bytes.chunks(chunk) {
+            lines.feed(piece, &mut out);
+        }
+        out.extend(lines.finish());
+        (out.into_iter().map(|l| l.shown).collect(), lines.invalid)
+    }
+
+    #[test]
+    fn lines_decode_alike_whatever_the_chunk_boundaries() {
+        let text = "a😀b\r\nsecond\rline\n\nlast 😀";
+        let bytes = utf16(text);
+        let want: Vec<String> = text.lines().map(str::to_owned).collect();
+        for chunk in 1..=7 {
+            assert_eq!(split(&bytes, chunk), (want.clone(), false), "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn unpaired_surrogates_and_an_odd_byte_are_replaced_and_flagged() {
+        let mut bytes: Vec<u8> = [0x61, 0xD800, 0x62, 0x0A, 0xDC00, 0x0A]
+            .into_iter()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        bytes.push(0x41);
+        let (lines, invalid) = split(&bytes, 3);
+        assert!(invalid);
+        assert_eq!(lines, ["a\u{FFFD}b", "\u{FFFD}", "\u{FFFD}"]);
+    }
+
+    #[test]
+    fn only_the_shown_part_of_a_long_line_is_kept() {
+        let bytes = utf16(&"x".repeat(MAX_LINE_CHARS * 3));
+        let mut lines = Utf16Lines::default();
+        lines.feed(&bytes, &mut Vec::new());
+        assert_eq!(lines.shown.chars().count(), MAX_LINE_CHARS);
+        let line = lines.finish().unwrap();
+        assert_eq!(line.chars, MAX_LINE_CHARS * 3);
+    }
 }

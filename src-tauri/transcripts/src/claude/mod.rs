@@ -160,19 +160,13 @@ pub fn import_transcripts(
     reports
 }
 
-/// FNV-1a, 64 bits: a stable hash (std's is not stable across releases).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 fn head_hash(path: &Path, len: u64) -> Result<u64, TranscriptError> {
     let mut head = Vec::new();
     File::open(path)
         .and_then(|f| f.take(len).read_to_end(&mut head))
         .map_err(|e| TranscriptError::io(path, e))?;
-    Ok(fnv1a(&head))
+    // Stable across releases (it is stored with the import's offset).
+    Ok(gatehouse_core::stable_hash::fnv1a(&head))
 }
 
 /// The project folder (`cwd`) and start time of a transcript, from its
