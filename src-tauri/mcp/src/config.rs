@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-
 /// The default time a server has to start and answer `initialize` +
 /// `tools/list`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -780,22 +779,53 @@ mod tests {
         let changed = [
             ("command", stdio.replace(r#""node""#, r#""nodejs""#)),
             ("an arg", stdio.replace(r#""--x""#, r#""--y""#)),
-            ("arg order", stdio.replace(r#"["a.js", "--x"]"#, r#"["--x", "a.js"]"#)),
-            ("an added arg", stdio.replace(r#""--x"]"#, r#""--x", "evil.js"]"#)),
-            ("an env value", stdio.replace(r#""NODE_OPTIONS": """#, r#""NODE_OPTIONS": "--require ./evil.js""#)),
-            ("an env value's variable", stdio.replace("${TOKEN}", "${OTHER}")),
+            (
+                "arg order",
+                stdio.replace(r#"["a.js", "--x"]"#, r#"["--x", "a.js"]"#),
+            ),
+            (
+                "an added arg",
+                stdio.replace(r#""--x"]"#, r#""--x", "evil.js"]"#),
+            ),
+            (
+                "an env value",
+                stdio.replace(
+                    r#""NODE_OPTIONS": """#,
+                    r#""NODE_OPTIONS": "--require ./evil.js""#,
+                ),
+            ),
+            (
+                "an env value's variable",
+                stdio.replace("${TOKEN}", "${HOME_DIR}"),
+            ),
             ("an env name", stdio.replace(r#""K""#, r#""L""#)),
-            ("secretEnv names", stdio.replace(r#"["API_KEY"]"#, r#"["API_KEY", "X"]"#)),
+            (
+                "secretEnv names",
+                stdio.replace(r#"["API_KEY"]"#, r#"["API_KEY", "X"]"#),
+            ),
             ("cwd", stdio.replace(r#""sub""#, r#""../elsewhere""#)),
             ("startupTimeoutMs", stdio.replace("1000", "1001")),
             ("callTimeoutMs", stdio.replace("2000", "2001")),
-            ("type", stdio.replace(r#"{"command""#, r#"{"type": "stdio", "command""#)),
-            ("an unknown field", stdio.replace(r#"{"command""#, r#"{"futureField": 1, "command""#)),
-            ("disabled", stdio.replace(r#"{"command""#, r#"{"disabled": false, "command""#)),
+            (
+                "type",
+                stdio.replace(r#"{"command""#, r#"{"type": "stdio", "command""#),
+            ),
+            (
+                "an unknown field",
+                stdio.replace(r#"{"command""#, r#"{"futureField": 1, "command""#),
+            ),
+            (
+                "disabled",
+                stdio.replace(r#"{"command""#, r#"{"disabled": false, "command""#),
+            ),
             ("the name", stdio.replace(r#"{"s":"#, r#"{"t":"#)),
         ];
         for (what, text) in &changed {
-            assert_ne!(fingerprint_of(text), approved, "changing {what} kept the approval");
+            assert_ne!(
+                fingerprint_of(text),
+                approved,
+                "changing {what} kept the approval"
+            );
         }
         let http = r#"{"s": {"type": "http", "url": "https://h.example/mcp",
             "headers": {"X-Api": "v1"}, "secretHeaders": ["Authorization"]}}"#;
@@ -804,14 +834,24 @@ mod tests {
             ("url", http.replace("h.example", "evil.example")),
             ("a header value", http.replace(r#""v1""#, r#""v2""#)),
             ("a header name", http.replace("X-Api", "X-Other")),
-            ("secretHeaders names", http.replace(r#"["Authorization"]"#, r#"["Authorization", "X-Key"]"#)),
+            (
+                "secretHeaders names",
+                http.replace(r#"["Authorization"]"#, r#"["Authorization", "X-Key"]"#),
+            ),
         ];
         for (what, text) in &changed {
-            assert_ne!(fingerprint_of(text), approved, "changing {what} kept the approval");
+            assert_ne!(
+                fingerprint_of(text),
+                approved,
+                "changing {what} kept the approval"
+            );
         }
         // An approval stored under the old scheme (16 hex digits of FNV-1a)
         // can never match: it asks again.
-        assert_ne!(fingerprint_of(r#"{"s": {"command": "x"}}"#), "a8260e0a9e7ea3e2");
+        assert_ne!(
+            fingerprint_of(r#"{"s": {"command": "x"}}"#),
+            "a8260e0a9e7ea3e2"
+        );
     }
 
     #[test]
@@ -820,12 +860,23 @@ mod tests {
         // the same entry gives the same fingerprint whatever TOKEN holds.
         let text = json!({"s": {"command": "x", "env": {"K": "${TOKEN}"}}});
         let mut errors = Vec::new();
-        let with = |token: &'static str| {
-            move |name: &str| (name == "TOKEN").then(|| token.to_owned())
-        };
+        let with =
+            |token: &'static str| move |name: &str| (name == "TOKEN").then(|| token.to_owned());
         let file = Path::new("/p/.mcp.json");
-        let a = parse_servers(Some(&text), file, ConfigScope::Project, &with("one"), &mut errors);
-        let b = parse_servers(Some(&text), file, ConfigScope::Project, &with("two"), &mut errors);
+        let a = parse_servers(
+            Some(&text),
+            file,
+            ConfigScope::Project,
+            &with("one"),
+            &mut errors,
+        );
+        let b = parse_servers(
+            Some(&text),
+            file,
+            ConfigScope::Project,
+            &with("two"),
+            &mut errors,
+        );
         assert!(errors.is_empty(), "{errors:?}");
         assert_ne!(a[0].transport, b[0].transport);
         assert_eq!(a[0].fingerprint(), b[0].fingerprint());

@@ -531,18 +531,19 @@ impl McpServer {
                     .with_max_line_length(MAX_MESSAGE_BYTES);
                 handler
                     .serve(Routed::new(transport, Arc::clone(&self.progress)))
-                    .await.map_err(|e| {
-                    let tail = self.stderr.lines();
-                    let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
-                    let stderr = if tail.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; stderr: {}", tail.join(" | "))
-                    };
-                    failed(format!(
-                        "`{command}` did not complete the MCP handshake: {e}{stderr}"
-                    ))
-                })?
+                    .await
+                    .map_err(|e| {
+                        let tail = self.stderr.lines();
+                        let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
+                        let stderr = if tail.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; stderr: {}", tail.join(" | "))
+                        };
+                        failed(format!(
+                            "`{command}` did not complete the MCP handshake: {e}{stderr}"
+                        ))
+                    })?
             }
             ServerTransport::Http {
                 url,
@@ -633,12 +634,7 @@ impl McpServer {
         let limit = self.config.startup_timeout;
         let tools = tokio::time::timeout(limit, list_all_tools(peer))
             .await
-            .map_err(|_| {
-                format!(
-                    "tools/list did not finish within {} s",
-                    limit.as_secs_f64()
-                )
-            })??;
+            .map_err(|_| format!("tools/list did not finish within {} s", limit.as_secs_f64()))??;
         let mut out: Vec<RemoteTool> = tools
             .iter()
             .map(|t| RemoteTool::from_model(&self.config.name, t))
@@ -722,10 +718,11 @@ impl McpServer {
                     () = changes.notified(), if refresh.is_terminated() => {
                         let start = next_refresh.max(tokio::time::Instant::now());
                         next_refresh = start + MIN_REFRESH_INTERVAL;
+                        let (this, peer) = (&*self, &peer);
                         refresh.set(
-                            async {
+                            async move {
                                 tokio::time::sleep_until(start).await;
-                                self.list_tools(&peer).await
+                                this.list_tools(peer).await
                             }
                             .fuse(),
                         );
@@ -900,9 +897,12 @@ impl McpServer {
         // it ends — also when its future is dropped.
         let _route = progress.map(|p| {
             let reporter = p.clone();
-            let throttle = Throttle::new(PROGRESS_INTERVAL, move |param: ProgressNotificationParam| {
-                reporter.report(progress_payload(&param));
-            });
+            let throttle = Throttle::new(
+                PROGRESS_INTERVAL,
+                move |param: ProgressNotificationParam| {
+                    reporter.report(progress_payload(&param));
+                },
+            );
             ProgressRoute::new(&self.progress, handle.progress_token.clone(), throttle)
         });
         let id = handle.id.clone();
@@ -1064,7 +1064,9 @@ async fn list_all_tools(peer: &Peer<RoleClient>) -> Result<Vec<rmcp::model::Tool
     let mut bytes = 0_usize;
     let mut cursor = None;
     for _ in 0..MAX_TOOL_PAGES {
-        let params = cursor.take().map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
         let page = peer
             .list_tools(params)
             .await

@@ -83,7 +83,10 @@ impl StderrLog {
     pub fn lines(&self) -> Vec<String> {
         let (bytes, dropped) = {
             let ring = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            (ring.bytes.iter().copied().collect::<Vec<u8>>(), ring.dropped)
+            (
+                ring.bytes.iter().copied().collect::<Vec<u8>>(),
+                ring.dropped,
+            )
         };
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_suffix('\n').unwrap_or(&text);

@@ -78,18 +78,22 @@ impl<T: Send + 'static> Throttle<T> {
             return;
         }
         let now = Instant::now();
-        let due = s.last.map(|t| t + inner.interval);
-        if due.is_none_or(|due| now >= due) {
+        if s.last.is_none_or(|t| now >= t + inner.interval) {
             s.last = Some(now);
             s.held = None;
             (inner.sink)(value);
             return;
         }
         s.held = Some(value);
-        if s.timer {
-            return;
+        if !s.timer {
+            self.arm(&mut s, now);
         }
-        let Some(due) = due else { return };
+    }
+
+    /// Starts a task that sends the held value when the window that began
+    /// with the last sent value ends.
+    fn arm(&self, s: &mut State<T>, now: Instant) {
+        let due = s.last.map_or(now, |t| t + self.0.interval);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 s.timer = true;
@@ -104,7 +108,7 @@ impl<T: Send + 'static> Throttle<T> {
             Err(_) => {
                 if let Some(v) = s.held.take() {
                     s.last = Some(now);
-                    (inner.sink)(v);
+                    (self.0.sink)(v);
                 }
             }
         }
@@ -114,11 +118,18 @@ impl<T: Send + 'static> Throttle<T> {
         let inner = &self.0;
         let mut s = inner.state.lock().unwrap_or_else(PoisonError::into_inner);
         s.timer = false;
-        if s.closed {
+        if s.closed || s.held.is_none() {
+            return;
+        }
+        let now = Instant::now();
+        // A value sent meanwhile by `offer` started a new window: this
+        // timer is stale and waits for that one's end instead.
+        if s.last.is_some_and(|t| now < t + inner.interval) {
+            self.arm(&mut s, now);
             return;
         }
         if let Some(v) = s.held.take() {
-            s.last = Some(Instant::now());
+            s.last = Some(now);
             (inner.sink)(v);
         }
     }
@@ -163,7 +174,8 @@ mod tests {
             t.offer(v);
         }
         assert_eq!(values(&seen), [1]);
-        tokio::time::sleep(PROGRESS_INTERVAL).await;
+        // Just past the window's end (its timer runs first).
+        tokio::time::sleep(PROGRESS_INTERVAL + Duration::from_millis(1)).await;
         assert_eq!(values(&seen), [1, 10_000]);
         // Nothing further is held.
         tokio::time::sleep(PROGRESS_INTERVAL * 4).await;
@@ -200,6 +212,26 @@ mod tests {
         t.offer(4);
         tokio::time::sleep(PROGRESS_INTERVAL * 2).await;
         assert_eq!(values(&seen), [1, 3], "the window timer sends nothing");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_late_timer_of_an_earlier_window_sends_nothing_early() {
+        // Under load a window's timer can run after `offer` already sent a
+        // value and started a new window (the fault test saw 23 events a
+        // second). The late timer must wait for the new window's end.
+        let (t, seen) = recording();
+        t.offer(1);
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        t.offer(2);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        t.offer(3);
+        // What a timer left over from the first window would do now:
+        t.window_ended();
+        assert_eq!(values(&seen), [1, 2], "nothing 5 ms after the last");
+        tokio::time::sleep(PROGRESS_INTERVAL).await;
+        assert_eq!(values(&seen), [1, 2, 3]);
+        let seen = seen.lock().unwrap().clone();
+        assert!(seen[2].1 - seen[1].1 >= PROGRESS_INTERVAL);
     }
 
     #[tokio::test(start_paused = true)]

@@ -68,10 +68,7 @@ impl MemoryProbe {
     fn check(&self, test: &str) -> u64 {
         let growth = status_kib("VmHWM:").saturating_sub(self.baseline_kib);
         // Reported in the test output (`--nocapture`) and in failures.
-        println!(
-            "{test}: peak RSS growth {:.1} MiB",
-            growth as f64 / 1024.0
-        );
+        println!("{test}: peak RSS growth {:.1} MiB", growth as f64 / 1024.0);
         assert!(
             growth < MAX_GROWTH_KIB,
             "{test}: memory grew by {growth} KiB (limit {MAX_GROWTH_KIB} KiB)"
@@ -127,7 +124,12 @@ fn flood_server() -> ServerConfig {
 }
 
 impl Fixture {
-    async fn run(&self, id: &str, tool: &str, input: Value) -> gatehouse_core::runtime::ToolCallResult {
+    async fn run(
+        &self,
+        id: &str,
+        tool: &str,
+        input: Value,
+    ) -> gatehouse_core::runtime::ToolCallResult {
         self.rt
             .run_one(
                 call(id, &format!("mcp__fault__{tool}"), input),
@@ -139,7 +141,9 @@ impl Fixture {
 
     /// The server still answers.
     async fn responsive(&self) {
-        let r = self.run("after", "echo", json!({"text": "still here"})).await;
+        let r = self
+            .run("after", "echo", json!({"text": "still here"}))
+            .await;
         assert_eq!(r.status, CallStatus::Succeeded, "{r:?}");
         assert_eq!(r.text(), "still here");
     }
@@ -223,9 +227,8 @@ async fn ten_thousand_list_changed_a_second_are_coalesced() {
     // that follows from the elapsed time (however slow the machine), far
     // below one listing per notification.
     let listings = stats(&f).await - before;
-    let bound = (elapsed.as_secs_f64()
-        / gatehouse_mcp::server::MIN_REFRESH_INTERVAL.as_secs_f64())
-    .ceil() as u64
+    let bound = (elapsed.as_secs_f64() / gatehouse_mcp::server::MIN_REFRESH_INTERVAL.as_secs_f64())
+        .ceil() as u64
         + 2;
     println!(
         "10,000 list_changed in {:.2} s: {listings} tools/list requests (bound {bound})",

@@ -152,7 +152,9 @@ async fn bypass_runs_untrusted_mcp_tools_unless_a_rule_says_otherwise() {
     m.settled(Duration::from_secs(30)).await;
     let pool = Registry::new(GateContext::default()).assemble_pool(&engine, m.tools());
     let decide = |name: &str| {
-        let tool = pool.find(name).unwrap_or_else(|| panic!("{name} in the pool"));
+        let tool = pool
+            .find(name)
+            .unwrap_or_else(|| panic!("{name} in the pool"));
         let input = json!({"text": "x"});
         let verdict = ToolPermissionVerdict::Passthrough;
         engine
@@ -168,7 +170,11 @@ async fn bypass_runs_untrusted_mcp_tools_unless_a_rule_says_otherwise() {
             .decision
     };
     // Untrusted: declared destructive, yet bypass runs it.
-    assert!(pool.find("mcp__fault__echo").unwrap().is_destructive(&json!({})));
+    assert!(
+        pool.find("mcp__fault__echo")
+            .unwrap()
+            .is_destructive(&json!({}))
+    );
     assert_eq!(decide("mcp__fault__echo"), PermissionBehavior::Allow);
     assert_eq!(decide("mcp__fault__hang"), PermissionBehavior::Ask);
     assert!(

@@ -616,7 +616,11 @@ impl<'a> Decider<'a> {
             self.trace.push(step(
                 "destructive",
                 TraceOutcome::Passthrough,
-                format!("{} is destructive; {:?} mode decides it", self.tool(), self.mode),
+                format!(
+                    "{} is destructive; {:?} mode decides it",
+                    self.tool(),
+                    self.mode
+                ),
             ));
             return None;
         }

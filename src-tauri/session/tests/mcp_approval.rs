@@ -40,8 +40,7 @@ impl Fixture {
 
     fn approve(&self) {
         let layout = mcp_panel::layout(self.project.path(), self.home.path()).unwrap();
-        mcp_panel::approve_server(&layout, "tool", &self.store, &MemorySecrets::default())
-            .unwrap();
+        mcp_panel::approve_server(&layout, "tool", &self.store, &MemorySecrets::default()).unwrap();
     }
 }
 
@@ -72,7 +71,10 @@ fn every_changed_field_needs_a_new_approval_and_reordered_keys_do_not() {
                 r#""NODE_OPTIONS": "--require ./evil.js""#,
             ),
         ),
-        ("another env value", STDIO.replace(r#""info""#, r#""debug""#)),
+        (
+            "another env value",
+            STDIO.replace(r#""info""#, r#""debug""#),
+        ),
         (
             "an added env variable",
             STDIO.replace(r#""LEVEL""#, r#""LD_PRELOAD": "/tmp/x.so", "LEVEL""#),
