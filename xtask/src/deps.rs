@@ -196,7 +196,10 @@ const MCP_PYPI_VERSION: &str = "2.3.0";
 
 /// The version in `<cache>/node_modules/<package>/package.json`, if any.
 fn installed_npm_version(cache: &Path, package: &str) -> Option<String> {
-    let manifest = cache.join("node_modules").join(package).join("package.json");
+    let manifest = cache
+        .join("node_modules")
+        .join(package)
+        .join("package.json");
     let text = std::fs::read_to_string(manifest).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     json["version"].as_str().map(str::to_owned)
@@ -226,9 +229,15 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
     if !missing.is_empty() {
         eprintln!("xtask: installing MCP test servers: {}", missing.join(" "));
         let mut npm = Command::new("npm");
-        npm.args(["install", "--no-audit", "--no-fund", "--save-exact", "--prefix"])
-            .arg(&cache)
-            .args(&missing);
+        npm.args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            "--prefix",
+        ])
+        .arg(&cache)
+        .args(&missing);
         run_checked(&mut npm)?;
         for (p, version) in MCP_NPM_PACKAGES {
             let got = installed_npm_version(&cache, p);
