@@ -182,47 +182,78 @@ pub(crate) fn has_display() -> bool {
 /// The environment variable the MCP tests read the test-server cache from.
 pub(crate) const MCP_SERVERS_ENV: &str = "GATEHOUSE_MCP_TEST_SERVERS";
 
-/// npm packages the MCP tests run (with `node …/dist/index.js`).
-const MCP_NPM_PACKAGES: &[&str] = &[
-    "@modelcontextprotocol/server-everything",
-    "@modelcontextprotocol/server-filesystem",
+/// npm packages the MCP tests run (with `node …/dist/index.js`), at exact
+/// versions: a new release must not change what the tests talk to (the
+/// versions the whole suite last passed with).
+const MCP_NPM_PACKAGES: &[(&str, &str)] = &[
+    ("@modelcontextprotocol/server-everything", "2026.8.31"),
+    ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
 ];
 
+/// The PyPI `mcp` SDK the Python test servers (`py_server.py`,
+/// `oauth_server.py`) are written against, exactly.
+const MCP_PYPI_VERSION: &str = "2.3.0";
+
+/// The version in `<cache>/node_modules/<package>/package.json`, if any.
+fn installed_npm_version(cache: &Path, package: &str) -> Option<String> {
+    let manifest = cache
+        .join("node_modules")
+        .join(package)
+        .join("package.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["version"].as_str().map(str::to_owned)
+}
+
 /// Installs the MCP servers the `gatehouse-mcp` tests talk to into
-/// `<root>/target/mcp-servers`, skipping what is already there: the npm
-/// packages above (`npm install --prefix`) and the PyPI `mcp` package in a
-/// venv (`venv/bin/python`; its auth support serves the OAuth tests). Returns the cache directory, which the tests
-/// find through [`MCP_SERVERS_ENV`]; at test time nothing is downloaded.
+/// `<root>/target/mcp-servers`, skipping what is already there at the
+/// pinned version: the npm packages above (`npm install --prefix`) and the
+/// PyPI `mcp` package in a venv (`venv/bin/python`; its auth support serves
+/// the OAuth tests). Returns the cache directory, which the tests find
+/// through [`MCP_SERVERS_ENV`]; at test time nothing is downloaded.
 pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::PathBuf> {
     let cache = root.join("target").join("mcp-servers");
     std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
-    let missing: Vec<&str> = MCP_NPM_PACKAGES
+    let missing: Vec<String> = MCP_NPM_PACKAGES
         .iter()
-        .copied()
-        .filter(|p| {
+        .filter(|(p, version)| {
             !cache
                 .join("node_modules")
                 .join(p)
                 .join("dist/index.js")
                 .exists()
+                || installed_npm_version(&cache, p).as_deref() != Some(*version)
         })
+        .map(|(p, version)| format!("{p}@{version}"))
         .collect();
     if !missing.is_empty() {
         eprintln!("xtask: installing MCP test servers: {}", missing.join(" "));
         let mut npm = Command::new("npm");
-        npm.args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .args(MCP_NPM_PACKAGES);
+        npm.args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            "--prefix",
+        ])
+        .arg(&cache)
+        .args(&missing);
         run_checked(&mut npm)?;
+        for (p, version) in MCP_NPM_PACKAGES {
+            let got = installed_npm_version(&cache, p);
+            if got.as_deref() != Some(*version) {
+                bail!("npm installed {p} {got:?}, not the pinned {version}");
+            }
+        }
     }
     let python = cache.join("venv/bin/python");
-    // `mcp.server.auth` + uvicorn: the OAuth test server (oauth_server.py).
-    let has_mcp = || {
-        succeeds(Command::new(&python).args([
-            "-c",
-            "import mcp.server.mcpserver, mcp.server.auth.provider, uvicorn",
-        ]))
-    };
+    // `mcp.server.auth` + uvicorn: the OAuth test server (oauth_server.py),
+    // and the SDK at the pinned version.
+    let check = format!(
+        "import importlib.metadata, sys, mcp.server.mcpserver, mcp.server.auth.provider, uvicorn; \
+         sys.exit(importlib.metadata.version('mcp') != '{MCP_PYPI_VERSION}')"
+    );
+    let has_mcp = || succeeds(Command::new(&python).args(["-c", &check]));
     if !has_mcp() {
         if !succeeds(Command::new("python3").args(["-m", "venv", "--help"])) {
             ensure_system_packages(&["python3-venv"])?;
@@ -235,8 +266,22 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
                     .arg(cache.join("venv")),
             )?;
         }
-        eprintln!("xtask: installing the Python `mcp` package into the MCP test venv");
-        run_checked(Command::new(&python).args(["-m", "pip", "install", "--quiet", "mcp"]))?;
+        eprintln!(
+            "xtask: installing the Python `mcp` package {MCP_PYPI_VERSION} into the MCP test venv"
+        );
+        run_checked(Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            &format!("mcp=={MCP_PYPI_VERSION}"),
+        ]))?;
+        if !has_mcp() {
+            bail!(
+                "the MCP test venv {} still lacks `mcp` {MCP_PYPI_VERSION} with its auth support",
+                cache.join("venv").display()
+            );
+        }
     }
     Ok(cache)
 }

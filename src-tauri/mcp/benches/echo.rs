@@ -83,6 +83,7 @@ fn main() {
             trusted: true,
             startup_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(30),
+            entry: json!({"command": "node"}),
         };
         let options = ServerOptions {
             cwd: std::env::temp_dir(),

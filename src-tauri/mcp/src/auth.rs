@@ -789,6 +789,7 @@ mod tests {
             trusted: false,
             startup_timeout: Duration::from_secs(1),
             call_timeout: Duration::from_secs(1),
+            entry: serde_json::Value::Null,
         }
     }
 

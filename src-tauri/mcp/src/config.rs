@@ -28,13 +28,33 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::names::fnv1a;
-
 /// The default time a server has to start and answer `initialize` +
 /// `tools/list`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default time one tool call or resource read may take.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(600);
+/// Names the fingerprint formula (hashed first), so a later change of it
+/// cannot collide with approvals made under this one.
+const FINGERPRINT_SCHEME: &str = "gatehouse-mcp-approval-v2";
+
+/// `value` with the keys of every object in sorted order, whatever map
+/// type serde_json was built with (`preserve_order` keeps insertion order).
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), canonical(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
 
 /// Where a server's configuration came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -105,6 +125,10 @@ pub struct ServerConfig {
     pub startup_timeout: Duration,
     /// Time one call may take.
     pub call_timeout: Duration,
+    /// The entry as written in its file (before `${VAR}` expansion); what
+    /// [`Self::fingerprint`] hashes. May hold env and header values (never
+    /// log or emit it). Configurations built in code put their own JSON here.
+    pub entry: Value,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -137,52 +161,32 @@ impl fmt::Debug for ServerConfig {
 }
 
 impl ServerConfig {
-    /// A fingerprint of what the server runs or connects to: name, command,
-    /// args, url, and the *names* of env variables and headers. Values of env
-    /// variables and headers are left out because they may be secrets; an
-    /// approval is re-requested when the fingerprint changes. The names of
-    /// keychain-held env variables and headers count too (only when there
-    /// are any, so fingerprints of servers without them stay as they were).
+    /// The approval fingerprint: SHA-256 (hex) of the server's name and its
+    /// whole entry as written in its file ([`Self::entry`]) in canonical
+    /// form (object keys sorted at every level, no whitespace). Every field
+    /// counts — `command`, `args`, `env` and `headers` *values*, `url`,
+    /// `type`, `cwd`, timeouts, fields Gatehouse does not read today — so
+    /// any change to what will run needs a new approval; reordering keys
+    /// does not. `secretEnv` / `secretHeaders` count by name (that is all
+    /// the file holds; their values live in the keychain). The entry is
+    /// hashed before `${VAR}` expansion: the repository controls the text,
+    /// the variables are the user's own environment (and may be secrets,
+    /// which so never reach the hash). Fingerprints of the earlier scheme
+    /// (16 hex digits of FNV-1a over names only) never equal one of these,
+    /// so such approvals ask again.
     pub fn fingerprint(&self) -> String {
-        let mut text = format!("{}\u{0}", self.name);
-        let secret_names = match &self.transport {
-            ServerTransport::Stdio { secret_env, .. } => secret_env,
-            ServerTransport::Http { secret_headers, .. } => secret_headers,
-        };
-        match &self.transport {
-            ServerTransport::Stdio {
-                command, args, env, ..
-            } => {
-                text.push_str("stdio\u{0}");
-                text.push_str(command);
-                for a in args {
-                    text.push('\u{0}');
-                    text.push_str(a);
-                }
-                text.push('\u{1}');
-                for k in env.keys() {
-                    text.push_str(k);
-                    text.push('\u{0}');
-                }
-            }
-            ServerTransport::Http { url, headers, .. } => {
-                text.push_str("http\u{0}");
-                text.push_str(url);
-                text.push('\u{1}');
-                for k in headers.keys() {
-                    text.push_str(k);
-                    text.push('\u{0}');
-                }
-            }
-        }
-        if !secret_names.is_empty() {
-            text.push_str("\u{2}secret\u{0}");
-            for k in secret_names {
-                text.push_str(k);
-                text.push('\u{0}');
-            }
-        }
-        format!("{:016x}", fnv1a(text.as_bytes()))
+        use sha2::Digest as _;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(FINGERPRINT_SCHEME.as_bytes());
+        hasher.update([0]);
+        hasher.update(self.name.as_bytes());
+        hasher.update([0]);
+        hasher.update(canonical(&self.entry).to_string().as_bytes());
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// `stdio` or `http`.
@@ -513,6 +517,7 @@ fn parse_server(
         trusted,
         startup_timeout: millis("startupTimeoutMs", DEFAULT_STARTUP_TIMEOUT)?,
         call_timeout: millis("callTimeoutMs", DEFAULT_CALL_TIMEOUT)?,
+        entry: entry.clone(),
     })
 }
 
@@ -744,46 +749,137 @@ mod tests {
     }
 
     #[test]
-    fn secret_names_change_the_fingerprint_only_when_present() {
-        let plain = &parse(json!({"s": {"command": "x"}}), ConfigScope::Project).0[0];
-        let secret = &parse(
-            json!({"s": {"command": "x", "secretEnv": ["T"]}}),
-            ConfigScope::Project,
-        )
-        .0[0];
-        assert_ne!(plain.fingerprint(), secret.fingerprint());
-        // Fingerprints of servers without secrets are what they were before
-        // secret names counted (approvals stored earlier stay valid).
-        // (FNV-1a of "s\0stdio\0x\u{1}", the pre-secrets formula.)
-        assert_eq!(plain.fingerprint(), "a8260e0a9e7ea3e2");
-    }
-
-    #[test]
     fn projects_cannot_trust_themselves() {
         let v = json!({"s": {"command": "x", "trusted": true}});
         assert!(!parse(v.clone(), ConfigScope::Project).0[0].trusted);
         assert!(parse(v, ConfigScope::Gatehouse).0[0].trusted);
     }
 
+    fn fingerprint_of(text: &str) -> String {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let (servers, errors) = parse(v, ConfigScope::Project);
+        assert!(errors.is_empty(), "{text}: {errors:?}");
+        servers[0].fingerprint()
+    }
+
     #[test]
-    fn fingerprints_change_with_the_command_but_not_with_secret_values() {
-        let a = &parse(
-            json!({"s": {"command": "x", "env": {"K": "1"}}}),
+    fn every_field_of_an_entry_counts_in_its_fingerprint_and_key_order_does_not() {
+        let stdio = r#"{"s": {"command": "node", "args": ["a.js", "--x"],
+            "env": {"NODE_OPTIONS": "", "K": "${TOKEN}"}, "secretEnv": ["API_KEY"],
+            "cwd": "sub", "startupTimeoutMs": 1000, "callTimeoutMs": 2000}}"#;
+        let approved = fingerprint_of(stdio);
+        assert_eq!(approved.len(), 64, "SHA-256 in hex");
+        assert!(approved.chars().all(|c| c.is_ascii_hexdigit()));
+        // The same entry with its keys (and env keys) in another order.
+        let reordered = r#"{"s": {"callTimeoutMs": 2000, "cwd": "sub",
+            "env": {"K": "${TOKEN}", "NODE_OPTIONS": ""}, "startupTimeoutMs": 1000,
+            "secretEnv": ["API_KEY"], "args": ["a.js", "--x"], "command": "node"}}"#;
+        assert_eq!(fingerprint_of(reordered), approved);
+        // Each field changed: a new fingerprint, so a new approval.
+        let changed = [
+            ("command", stdio.replace(r#""node""#, r#""nodejs""#)),
+            ("an arg", stdio.replace(r#""--x""#, r#""--y""#)),
+            (
+                "arg order",
+                stdio.replace(r#"["a.js", "--x"]"#, r#"["--x", "a.js"]"#),
+            ),
+            (
+                "an added arg",
+                stdio.replace(r#""--x"]"#, r#""--x", "evil.js"]"#),
+            ),
+            (
+                "an env value",
+                stdio.replace(
+                    r#""NODE_OPTIONS": """#,
+                    r#""NODE_OPTIONS": "--require ./evil.js""#,
+                ),
+            ),
+            (
+                "an env value's variable",
+                stdio.replace("${TOKEN}", "${HOME_DIR}"),
+            ),
+            ("an env name", stdio.replace(r#""K""#, r#""L""#)),
+            (
+                "secretEnv names",
+                stdio.replace(r#"["API_KEY"]"#, r#"["API_KEY", "X"]"#),
+            ),
+            ("cwd", stdio.replace(r#""sub""#, r#""../elsewhere""#)),
+            ("startupTimeoutMs", stdio.replace("1000", "1001")),
+            ("callTimeoutMs", stdio.replace("2000", "2001")),
+            (
+                "type",
+                stdio.replace(r#"{"command""#, r#"{"type": "stdio", "command""#),
+            ),
+            (
+                "an unknown field",
+                stdio.replace(r#"{"command""#, r#"{"futureField": 1, "command""#),
+            ),
+            (
+                "disabled",
+                stdio.replace(r#"{"command""#, r#"{"disabled": false, "command""#),
+            ),
+            ("the name", stdio.replace(r#"{"s":"#, r#"{"t":"#)),
+        ];
+        for (what, text) in &changed {
+            assert_ne!(
+                fingerprint_of(text),
+                approved,
+                "changing {what} kept the approval"
+            );
+        }
+        let http = r#"{"s": {"type": "http", "url": "https://h.example/mcp",
+            "headers": {"X-Api": "v1"}, "secretHeaders": ["Authorization"]}}"#;
+        let approved = fingerprint_of(http);
+        let changed = [
+            ("url", http.replace("h.example", "evil.example")),
+            ("a header value", http.replace(r#""v1""#, r#""v2""#)),
+            ("a header name", http.replace("X-Api", "X-Other")),
+            (
+                "secretHeaders names",
+                http.replace(r#"["Authorization"]"#, r#"["Authorization", "X-Key"]"#),
+            ),
+        ];
+        for (what, text) in &changed {
+            assert_ne!(
+                fingerprint_of(text),
+                approved,
+                "changing {what} kept the approval"
+            );
+        }
+        // An approval stored under the old scheme (16 hex digits of FNV-1a)
+        // can never match: it asks again.
+        assert_ne!(
+            fingerprint_of(r#"{"s": {"command": "x"}}"#),
+            "a8260e0a9e7ea3e2"
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_hashes_the_text_before_expansion() {
+        // A secret from the environment never reaches the hash (nor SQLite):
+        // the same entry gives the same fingerprint whatever TOKEN holds.
+        let text = json!({"s": {"command": "x", "env": {"K": "${TOKEN}"}}});
+        let mut errors = Vec::new();
+        let with =
+            |token: &'static str| move |name: &str| (name == "TOKEN").then(|| token.to_owned());
+        let file = Path::new("/p/.mcp.json");
+        let a = parse_servers(
+            Some(&text),
+            file,
             ConfigScope::Project,
-        )
-        .0[0];
-        let b = &parse(
-            json!({"s": {"command": "x", "env": {"K": "2"}}}),
+            &with("one"),
+            &mut errors,
+        );
+        let b = parse_servers(
+            Some(&text),
+            file,
             ConfigScope::Project,
-        )
-        .0[0];
-        let c = &parse(
-            json!({"s": {"command": "y", "env": {"K": "1"}}}),
-            ConfigScope::Project,
-        )
-        .0[0];
-        assert_eq!(a.fingerprint(), b.fingerprint());
-        assert_ne!(a.fingerprint(), c.fingerprint());
+            &with("two"),
+            &mut errors,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_ne!(a[0].transport, b[0].transport);
+        assert_eq!(a[0].fingerprint(), b[0].fingerprint());
     }
 
     #[test]

@@ -16,7 +16,9 @@
 //! | [`names`] | qualified tool names |
 //! | [`secrets`] | secret header and env values from the keychain |
 //! | [`auth`] | OAuth 2.1 sign-in, tokens in the keychain, refresh |
-//! | [`stderr`] | the stderr tail of stdio servers |
+//! | [`stderr`] | the stderr tail of stdio servers (a byte-capped ring) |
+//! | [`throttle`] | progress reports of a call: ≤ 20 a second, the last kept |
+//! | `transport` | takes progress notifications out of the stream, in order |
 
 pub mod auth;
 pub mod config;
@@ -29,7 +31,9 @@ pub mod result;
 pub mod secrets;
 pub mod server;
 pub mod stderr;
+pub mod throttle;
 pub mod tool;
+mod transport;
 
 pub use config::{ConfigLayout, McpConfig, ServerConfig};
 pub use manager::{McpManager, McpServers, ServerReport};

@@ -12,12 +12,14 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use futures::FutureExt as _;
+use futures::future::FusedFuture as _;
 use gatehouse_core::events::Emitter;
 use gatehouse_core::tool::ProgressReporter;
 use gatehouse_protocol::event::{EventBody, McpServerStatus};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
+    Implementation, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
     ServerResult,
 };
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
@@ -26,14 +28,15 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, ServerTransport};
 use crate::names::qualified_tool_name;
 use crate::secrets::{SecretKind, SecretLookup, server_secret_account};
 use crate::stderr::StderrLog;
+use crate::throttle::{PROGRESS_INTERVAL, Throttle};
+use crate::transport::{ProgressRoutes, Routed};
 
 /// Reconnect attempts after a crash before the server is marked failed.
 pub const MAX_RECONNECTS: u32 = 5;
@@ -44,6 +47,18 @@ const STABLE_AFTER: Duration = Duration::from_secs(60);
 /// The largest message accepted from a server (one stdio line, one HTTP
 /// JSON body).
 const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// The most pages one tools/list listing may take (a server that keeps
+/// handing out cursors is cut off).
+pub const MAX_TOOL_PAGES: usize = 100;
+/// The most tools one server may list.
+pub const MAX_TOOLS: usize = 1_000;
+/// The most JSON one listing may add up to (the tools' names, descriptions
+/// and schemas), over all its pages.
+pub const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
+/// The shortest time between the starts of two tool-list refreshes after
+/// `notifications/tools/list_changed` (notifications in between are
+/// coalesced into the next refresh).
+pub const MIN_REFRESH_INTERVAL: Duration = Duration::from_millis(200);
 
 /// A tool as the server declared it.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,14 +165,14 @@ pub enum CallError {
     },
 }
 
-type ProgressRoutes = Arc<Mutex<HashMap<ProgressToken, ProgressReporter>>>;
-
-/// The rmcp client handler: routes progress notifications to the call
-/// that asked for them and reports tool-list changes to the supervisor.
+/// The rmcp client handler: reports tool-list changes to the supervisor.
+/// (Progress notifications never reach it: [`Routed`] takes them out of the
+/// stream first.)
 struct Handler {
     info: ClientConfig,
-    progress: ProgressRoutes,
-    list_changed: mpsc::UnboundedSender<()>,
+    /// Signalled per `notifications/tools/list_changed`; a `Notify` keeps
+    /// one permit however many arrive, so a flood is one refresh.
+    list_changed: Arc<Notify>,
 }
 
 impl ClientHandler for Handler {
@@ -165,30 +180,19 @@ impl ClientHandler for Handler {
         self.info.clone()
     }
 
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let reporter = self
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&params.progress_token)
-            .cloned();
-        if let Some(reporter) = reporter {
-            reporter.report(json!({
-                "type": "mcp_progress",
-                "progress": params.progress,
-                "total": params.total,
-                "message": params.message,
-            }));
-        }
-    }
-
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.list_changed.send(());
+        self.list_changed.notify_one();
     }
+}
+
+/// The JSON of one `tool_progress` event of an MCP call.
+fn progress_payload(p: &ProgressNotificationParam) -> Value {
+    json!({
+        "type": "mcp_progress",
+        "progress": p.progress,
+        "total": p.total,
+        "message": p.message,
+    })
 }
 
 /// Options shared by every server of a session.
@@ -239,7 +243,7 @@ impl std::fmt::Debug for McpServer {
 enum Connected {
     Live(
         RunningService<RoleClient, Handler>,
-        mpsc::UnboundedReceiver<()>,
+        Arc<Notify>,
         Option<ChildGuard>,
     ),
 }
@@ -421,8 +425,8 @@ impl McpServer {
         });
     }
 
-    fn handler(&self) -> (Handler, mpsc::UnboundedReceiver<()>) {
-        let (tx, rx) = mpsc::unbounded_channel();
+    fn handler(&self) -> (Handler, Arc<Notify>) {
+        let changed = Arc::new(Notify::new());
         let info = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("gatehouse", env!("CARGO_PKG_VERSION")),
@@ -430,10 +434,9 @@ impl McpServer {
         (
             Handler {
                 info,
-                progress: Arc::clone(&self.progress),
-                list_changed: tx,
+                list_changed: Arc::clone(&changed),
             },
-            rx,
+            changed,
         )
     }
 
@@ -516,13 +519,9 @@ impl McpServer {
                     return Err(failed(format!("`{command}`: no stdin/stdout pipes")));
                 };
                 if let Some(stderr) = child.stderr().take() {
+                    // Drained to EOF whatever it holds (see `stderr`).
                     let log = self.stderr.clone();
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            log.push(line);
-                        }
-                    });
+                    tokio::spawn(async move { log.drain(stderr).await });
                 }
                 guard = Some(ChildGuard(child));
                 // rmcp's own child transport caps lines at 16 MiB and drops
@@ -530,18 +529,21 @@ impl McpServer {
                 // what HTTP accepts and let the result budget deal with it.
                 let transport = AsyncRwTransport::new_client(stdout, stdin)
                     .with_max_line_length(MAX_MESSAGE_BYTES);
-                handler.serve(transport).await.map_err(|e| {
-                    let tail = self.stderr.lines();
-                    let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
-                    let stderr = if tail.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; stderr: {}", tail.join(" | "))
-                    };
-                    failed(format!(
-                        "`{command}` did not complete the MCP handshake: {e}{stderr}"
-                    ))
-                })?
+                handler
+                    .serve(Routed::new(transport, Arc::clone(&self.progress)))
+                    .await
+                    .map_err(|e| {
+                        let tail = self.stderr.lines();
+                        let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
+                        let stderr = if tail.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; stderr: {}", tail.join(" | "))
+                        };
+                        failed(format!(
+                            "`{command}` did not complete the MCP handshake: {e}{stderr}"
+                        ))
+                    })?
             }
             ServerTransport::Http {
                 url,
@@ -589,12 +591,18 @@ impl McpServer {
                 let served = match auth_client {
                     Some(client) => {
                         handler
-                            .serve(StreamableHttpClientTransport::with_client(client, config))
+                            .serve(Routed::new(
+                                StreamableHttpClientTransport::with_client(client, config),
+                                Arc::clone(&self.progress),
+                            ))
                             .await
                     }
                     None => {
                         handler
-                            .serve(StreamableHttpClientTransport::from_config(config))
+                            .serve(Routed::new(
+                                StreamableHttpClientTransport::from_config(config),
+                                Arc::clone(&self.progress),
+                            ))
                             .await
                     }
                 };
@@ -619,11 +627,14 @@ impl McpServer {
         Ok(Connected::Live(running, changes, guard))
     }
 
+    /// The server's tools (every page), sorted by qualified name; at most
+    /// [`MAX_TOOL_PAGES`] pages, [`MAX_TOOLS`] tools and
+    /// [`MAX_LISTING_BYTES`] of JSON, within the startup timeout.
     async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<RemoteTool>, String> {
-        let tools = peer
-            .list_all_tools()
+        let limit = self.config.startup_timeout;
+        let tools = tokio::time::timeout(limit, list_all_tools(peer))
             .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+            .map_err(|_| format!("tools/list did not finish within {} s", limit.as_secs_f64()))??;
         let mut out: Vec<RemoteTool> = tools
             .iter()
             .map(|t| RemoteTool::from_model(&self.config.name, t))
@@ -649,7 +660,7 @@ impl McpServer {
                 () = self.shutdown.cancelled() => return self.stopped(),
                 r = tokio::time::timeout(limit, attempt) => r,
             };
-            let (running, mut changes, _child, tools) = match outcome {
+            let (running, changes, _child, tools) = match outcome {
                 Ok(Ok(ok)) => ok,
                 Ok(Err((status, message))) => {
                     if status == McpServerStatus::Failed
@@ -682,6 +693,13 @@ impl McpServer {
             let ct = running.cancellation_token();
             let waiting = running.waiting();
             tokio::pin!(waiting);
+            // At most one tool-list refresh at a time, started no sooner
+            // than MIN_REFRESH_INTERVAL after the previous one; the
+            // notifications that arrive meanwhile are one permit of
+            // `changes`, so they make one more refresh, not one each.
+            let refresh = futures::future::Fuse::terminated();
+            tokio::pin!(refresh);
+            let mut next_refresh = tokio::time::Instant::now();
             let crashed = loop {
                 tokio::select! {
                     quit = &mut waiting => break format!("{quit:?}"),
@@ -697,14 +715,19 @@ impl McpServer {
                         let _ = tokio::time::timeout(Duration::from_secs(5), &mut waiting).await;
                         return self.stopped();
                     }
-                    Some(()) = changes.recv() => {
-                        // notifications/tools/list_changed: refresh the list;
-                        // the pool sorts by name, so order stays stable.
-                        match self.list_tools(&peer).await {
-                            Ok(tools) => self.set_state(McpServerStatus::Connected, Some("tool list changed".into()), tools),
-                            Err(m) => tracing::warn!(server = %self.config.name, "{m}"),
-                        }
+                    () = changes.notified(), if refresh.is_terminated() => {
+                        let start = next_refresh.max(tokio::time::Instant::now());
+                        next_refresh = start + MIN_REFRESH_INTERVAL;
+                        let (this, peer) = (&*self, &peer);
+                        refresh.set(
+                            async move {
+                                tokio::time::sleep_until(start).await;
+                                this.list_tools(peer).await
+                            }
+                            .fuse(),
+                        );
                     }
+                    listed = &mut refresh => self.refreshed(listed),
                 }
             };
             *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
@@ -733,6 +756,32 @@ impl McpServer {
             }
             if !self.backoff(reconnects, &message).await {
                 return self.stopped();
+            }
+        }
+    }
+
+    /// Takes the outcome of a refresh after `notifications/tools/list_changed`:
+    /// a changed list is a state event (the pool sorts by name, so the order
+    /// stays stable); an unchanged one is not. A failed refresh (an error,
+    /// too many tools or pages, too slow) keeps the previous tools and says
+    /// so in the state's message.
+    fn refreshed(&self, listed: Result<Vec<RemoteTool>, String>) {
+        let now = self.state();
+        match listed {
+            Ok(tools) if *now.tools == tools => {}
+            Ok(tools) => self.set_state(
+                McpServerStatus::Connected,
+                Some("tool list changed".into()),
+                tools,
+            ),
+            Err(m) => {
+                tracing::warn!(server = %self.config.name, "{m}");
+                let message = format!(
+                    "the server said its tools changed, but listing them failed: {m}; the previous {} tools are kept",
+                    now.tools.len()
+                );
+                let tools = now.tools.as_ref().clone();
+                self.set_state(now.status, Some(message), tools);
             }
         }
     }
@@ -844,13 +893,18 @@ impl McpServer {
             .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
             .await
             .map_err(|e| self.map_error(e))?;
-        let token = handle.progress_token.clone();
-        if let Some(p) = progress {
-            self.progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(token.clone(), p.clone());
-        }
+        // Removed (and its held value sent) when this call ends, however
+        // it ends — also when its future is dropped.
+        let _route = progress.map(|p| {
+            let reporter = p.clone();
+            let throttle = Throttle::new(
+                PROGRESS_INTERVAL,
+                move |param: ProgressNotificationParam| {
+                    reporter.report(progress_payload(&param));
+                },
+            );
+            ProgressRoute::new(&self.progress, handle.progress_token.clone(), throttle)
+        });
         let id = handle.id.clone();
         let result = tokio::select! {
             r = handle.await_response() => r.map_err(|e| self.map_error(e)),
@@ -869,14 +923,9 @@ impl McpServer {
                 Err(CallError::Cancelled)
             }
         };
-        // rmcp handles notifications on their own tasks, so a progress
-        // notification sent just before the response may still be in
-        // flight: give it a turn before the route goes away.
-        tokio::task::yield_now().await;
-        self.progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&token);
+        // Every progress notification sent before the response has been
+        // routed by now (`Routed` sees the stream in order); dropping the
+        // route sends the newest held one.
         result
     }
 
@@ -961,6 +1010,42 @@ impl McpServer {
     }
 }
 
+/// One call's entry in [`ProgressRoutes`]; dropping it removes the entry
+/// and finishes the throttle (its held value goes out).
+struct ProgressRoute<'a> {
+    routes: &'a ProgressRoutes,
+    token: rmcp::model::ProgressToken,
+    throttle: Throttle<ProgressNotificationParam>,
+}
+
+impl<'a> ProgressRoute<'a> {
+    fn new(
+        routes: &'a ProgressRoutes,
+        token: rmcp::model::ProgressToken,
+        throttle: Throttle<ProgressNotificationParam>,
+    ) -> Self {
+        routes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(token.clone(), throttle.clone());
+        Self {
+            routes,
+            token,
+            throttle,
+        }
+    }
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.token);
+        self.throttle.finish();
+    }
+}
+
 fn variant_name(result: &ServerResult) -> String {
     serde_json::to_value(result)
         .ok()
@@ -969,4 +1054,42 @@ fn variant_name(result: &ServerResult) -> String {
                 .map(|o| o.keys().cloned().collect::<Vec<_>>().join(","))
         })
         .unwrap_or_else(|| "?".into())
+}
+
+/// Every page of `tools/list`, within [`MAX_TOOL_PAGES`], [`MAX_TOOLS`] and
+/// [`MAX_LISTING_BYTES`] (a server is outside input: it could hand out
+/// cursors forever, or a million tools).
+async fn list_all_tools(peer: &Peer<RoleClient>) -> Result<Vec<rmcp::model::Tool>, String> {
+    let mut tools = Vec::new();
+    let mut bytes = 0_usize;
+    let mut cursor = None;
+    for _ in 0..MAX_TOOL_PAGES {
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = peer
+            .list_tools(params)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        bytes += serde_json::to_string(&page.tools).map_or(0, |t| t.len());
+        tools.extend(page.tools);
+        if tools.len() > MAX_TOOLS {
+            return Err(format!(
+                "tools/list gave more than {MAX_TOOLS} tools, more than Gatehouse takes from one server"
+            ));
+        }
+        if bytes > MAX_LISTING_BYTES {
+            return Err(format!(
+                "tools/list gave more than {} MiB of tool definitions, more than Gatehouse takes from one server",
+                MAX_LISTING_BYTES / (1024 * 1024)
+            ));
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+    Err(format!(
+        "tools/list had more than {MAX_TOOL_PAGES} pages (the server keeps handing out cursors)"
+    ))
 }

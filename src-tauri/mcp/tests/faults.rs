@@ -3,6 +3,10 @@
 //! (through the result budget), a broken handshake, a server that never
 //! starts (startup timeout), tools/list_changed, and bearer-header auth
 //! whose secret must not leak into events.
+//!
+//! The fault server is standard-library Python: those tests need only
+//! `python3` and always run (they fail, saying so, without it). Only the
+//! bearer test needs the installed Python SDK (`GATEHOUSE_MCP_TEST_SERVERS`).
 
 mod common;
 
@@ -30,20 +34,14 @@ fn manager(servers: Vec<ServerConfig>, options: &ServerOptions) -> McpManager {
     )
 }
 
-fn fault(dir: &std::path::Path, args: &[&str]) -> ServerConfig {
-    let script = common::script("fault_server.py");
-    let mut all = vec![script.as_str()];
-    all.extend_from_slice(args);
-    let _ = dir;
-    // Standard library only: the system python3 runs it.
-    common::stdio("fault", "python3", &all)
+fn fault(args: &[&str]) -> ServerConfig {
+    common::fault(args)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_mid_call_fails_the_call_then_the_server_reconnects() {
-    let dir = require_servers!("crash_mid_call_fails_the_call_then_the_server_reconnects");
     let (options, sink) = common::plain_options();
-    let m = manager(vec![fault(&dir, &[])], &options);
+    let m = manager(vec![fault(&[])], &options);
     m.settled(Duration::from_secs(20)).await;
     let tmp = tempfile::tempdir().unwrap();
     let (rt, _) = runtime(
@@ -100,9 +98,8 @@ async fn crash_mid_call_fails_the_call_then_the_server_reconnects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hangs_hit_the_call_timeout_and_interrupts_cancel() {
-    let dir = require_servers!("hangs_hit_the_call_timeout_and_interrupts_cancel");
     let (options, _) = common::plain_options();
-    let mut config = fault(&dir, &[]);
+    let mut config = fault(&[]);
     config.call_timeout = Duration::from_millis(500);
     let m = manager(vec![config], &options);
     m.settled(Duration::from_secs(20)).await;
@@ -130,7 +127,7 @@ async fn hangs_hit_the_call_timeout_and_interrupts_cancel() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         stop.cancel();
     });
-    let mut config = fault(&dir, &[]);
+    let mut config = fault(&[]);
     config.name = "fault2".into();
     let m2 = manager(vec![config], &options);
     m2.settled(Duration::from_secs(20)).await;
@@ -161,9 +158,8 @@ async fn hangs_hit_the_call_timeout_and_interrupts_cancel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_json_big_results_and_list_changed() {
-    let dir = require_servers!("malformed_json_big_results_and_list_changed");
     let (options, sink) = common::plain_options();
-    let m = manager(vec![fault(&dir, &[])], &options);
+    let m = manager(vec![fault(&[])], &options);
     m.settled(Duration::from_secs(20)).await;
     let tmp = tempfile::tempdir().unwrap();
     let (rt, _) = runtime(
@@ -241,10 +237,8 @@ async fn malformed_json_big_results_and_list_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn broken_handshakes_missing_commands_and_slow_starts_fail_with_reasons() {
-    let dir =
-        require_servers!("broken_handshakes_missing_commands_and_slow_starts_fail_with_reasons");
     let (options, _) = common::plain_options();
-    let mut bad = fault(&dir, &["bad-handshake"]);
+    let mut bad = fault(&["bad-handshake"]);
     // rmcp skips the garbage line and keeps waiting: the startup timeout
     // ends it.
     bad.startup_timeout = Duration::from_secs(2);
@@ -348,8 +342,6 @@ async fn bearer_headers_come_from_the_keychain_and_never_reach_events() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_servers_whole_process_group_dies_with_the_session() {
-    let dir = require_servers!("a_stdio_servers_whole_process_group_dies_with_the_session");
-    let _ = dir;
     let tmp = tempfile::tempdir().unwrap();
     let pid_file = tmp.path().join("grandchild.pid");
     // The server starts a grandchild (in its process group) and records its pid.

@@ -86,18 +86,13 @@ impl AuthServer {
             .arg(token_lifetime_secs.to_string())
             .spawn()
             .unwrap();
-        let child = common::KillOnDrop(child);
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Self {
-                    _child: child,
-                    port,
-                    record,
-                };
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let _child = common::KillOnDrop(child);
+        common::wait_until_listening(port, "the Python OAuth server");
+        Self {
+            _child,
+            port,
+            record,
         }
-        panic!("the Python OAuth server did not listen on port {port}");
     }
 
     fn url(&self) -> String {
@@ -333,14 +328,24 @@ async fn an_expired_token_is_refreshed_and_the_new_tokens_are_stored() {
     let Some((dir, keychain)) = prerequisites("refresh_after_expiry") else {
         return;
     };
-    // Tokens live 2 s.
-    let server = AuthServer::start(&dir, 2);
+    let server = AuthServer::start(&dir, 3600);
     let (config, _) = signed_in(&server, &keychain).await;
+    // The stored tokens were received two hours ago (their lifetime is one):
+    // expired for the client, with no waiting for a clock (rmcp measures the
+    // age from `token_received_at`, in epoch seconds).
+    let account = auth::oauth_account(&server.url());
+    let mut entry: Value = serde_json::from_str(&keychain.get(&account).unwrap().unwrap()).unwrap();
+    let received = entry["credentials"]["token_received_at"]
+        .as_u64()
+        .expect("the entry records when its tokens were received");
+    entry["credentials"]["token_received_at"] = json!(received - 2 * 3600);
+    keychain.set(&account, &entry.to_string()).unwrap();
+    assert_eq!(server.record()["grants"]["refresh_token"], 0);
+
     let (options, _) = common::options(keychain.clone());
     let mcp = McpServer::start(config, options);
     let state = mcp.settled(Duration::from_secs(20)).await;
     assert_eq!(state.status, McpServerStatus::Connected, "{state:?}");
-    tokio::time::sleep(Duration::from_millis(2500)).await;
     let result = call(&mcp, 1, 2).await.unwrap();
     assert!(result.to_string().contains('3'), "{result}");
     let record = server.record();
@@ -349,7 +354,6 @@ async fn an_expired_token_is_refreshed_and_the_new_tokens_are_stored() {
         "{record}"
     );
     // The rotated tokens went back to the keychain.
-    let account = auth::oauth_account(&server.url());
     let entry = keychain.get(&account).unwrap().unwrap();
     let latest = record["access_tokens"].as_array().unwrap().last().unwrap();
     assert!(entry.contains(latest.as_str().unwrap()));

@@ -5,8 +5,8 @@
 //! 2. ask rules (→ ask, every mode, even bypass);
 //! 3. the tool's own check (Bash: the shell analysis; a tool's verdict);
 //! 4. safety checks (protected paths, critical deletions → ask, even bypass);
-//!    a destructive MCP tool asks in every mode unless an allow rule names
-//!    it exactly (the `destructive` layer);
+//!    a destructive MCP tool asks (except in bypassPermissions and plan)
+//!    unless an allow rule names it exactly (the `destructive` layer);
 //! 5. the mode;
 //! 6. allow rules;
 //! 7. otherwise ask.
@@ -595,21 +595,32 @@ impl<'a> Decider<'a> {
 
     /// A destructive MCP tool (a trusted server's `destructiveHint`, or
     /// any tool of an untrusted server, whose hints are not believed) asks
-    /// in every mode — bypassPermissions and acceptEdits included — unless
-    /// an allow rule names the tool exactly: a server-wide rule
+    /// in default, acceptEdits and dontAsk (where the ask is a denial)
+    /// unless an allow rule names the tool exactly: a server-wide rule
     /// (`mcp__srv`, `mcp__srv__*`) was not written with this tool in mind.
-    /// Plan mode still refuses it (it is not read-only). Built-in tools
-    /// that overwrite (Write, NotebookEdit) are file edits, which the modes
-    /// and path rules already govern, so the layer leaves them alone.
+    /// bypassPermissions is left to the mode, as in Claude Code: there MCP
+    /// tools run unless a deny or ask rule or a safety check says otherwise
+    /// (issue 16 item 11: otherwise every tool of an untrusted server asked,
+    /// and headless bypass could use no MCP tool at all). Plan mode still
+    /// refuses it (it is not read-only). Built-in tools that overwrite
+    /// (Write, NotebookEdit) are file edits, which the modes and path rules
+    /// already govern, so the layer leaves them alone.
     fn destructive_layer(&mut self, subject: &Subject, soft_ask: Option<&str>) -> Option<Verdict> {
         if !self.q.is_destructive || crate::index::mcp_server(self.tool()).is_none() {
             return None;
         }
-        if self.mode == PermissionMode::Plan {
+        if matches!(
+            self.mode,
+            PermissionMode::Plan | PermissionMode::BypassPermissions
+        ) {
             self.trace.push(step(
                 "destructive",
                 TraceOutcome::Passthrough,
-                format!("{} is destructive; plan mode decides it", self.tool()),
+                format!(
+                    "{} is destructive; {:?} mode decides it",
+                    self.tool(),
+                    self.mode
+                ),
             ));
             return None;
         }
@@ -634,8 +645,8 @@ impl<'a> Decider<'a> {
         }
         let message = format!(
             "{tool} is destructive (its server marks it destructiveHint, or the server is not \
-             trusted so its hints are not believed): it asks in every mode, {:?} included, unless \
-             an allow rule names `{tool}` exactly",
+             trusted so its hints are not believed): it asks in {:?} mode (and every mode but \
+             bypassPermissions and plan) unless an allow rule names `{tool}` exactly",
             self.mode
         );
         self.trace

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
-use gatehouse_core::events::MemorySink;
+use gatehouse_core::events::{EventSink, MemorySink};
+use gatehouse_protocol::event::Event;
 use gatehouse_protocol::event::{EventBody, McpServerStatus};
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::mcp_auth;
@@ -39,6 +40,47 @@ fn get_location(url: &str) -> Option<String> {
         .lines()
         .find(|l| l.to_ascii_lowercase().starts_with("location:"))
         .map(|l| l[9..].trim().to_owned())
+}
+
+/// The host's events, with a signal per event so a test waits for the state
+/// it needs instead of for time (under load a server can still be
+/// connecting when `start` returns: CI once saw `Connecting` where the test
+/// expected `NeedsAuth`).
+struct WatchedSink {
+    events: MemorySink,
+    seen: tokio::sync::watch::Sender<usize>,
+}
+
+impl WatchedSink {
+    fn new() -> Self {
+        Self {
+            events: MemorySink::new(),
+            seen: tokio::sync::watch::channel(0).0,
+        }
+    }
+
+    /// Waits until `server`'s latest state is `want` (the guard only ends a
+    /// hang; it is no figure).
+    async fn wait_for_state(&self, server: &str, want: McpServerStatus) {
+        let mut rx = self.seen.subscribe();
+        let reached = tokio::time::timeout(
+            Duration::from_secs(120),
+            rx.wait_for(|_| state_of(&self.events, server).last() == Some(&want)),
+        )
+        .await;
+        assert!(
+            reached.is_ok(),
+            "`{server}` never reached {want:?}: {:?}",
+            state_of(&self.events, server)
+        );
+    }
+}
+
+impl EventSink for WatchedSink {
+    fn emit(&self, event: Event) {
+        self.events.emit(event);
+        self.seen.send_modify(|n| *n += 1);
+    }
 }
 
 fn state_of(sink: &MemorySink, server: &str) -> Vec<McpServerStatus> {
@@ -82,10 +124,13 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
         .arg(record.path())
         .spawn()
         .unwrap();
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
+    // Readiness, not a figure: a cold import of the SDK takes seconds.
+    let listening = std::time::Instant::now() + Duration::from_secs(120);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < listening,
+            "the OAuth test server did not listen on port {port}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let data = tempfile::tempdir().unwrap();
@@ -98,7 +143,7 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
             .to_string(),
     )
     .unwrap();
-    let sink = Arc::new(MemorySink::new());
+    let sink = Arc::new(WatchedSink::new());
     let mut config = HostConfig::new(data.path().to_path_buf());
     config.home = home.path().to_path_buf();
     let host = SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap();
@@ -116,10 +161,7 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
             mcp_startup_timeout: Some(Duration::from_secs(20)),
         })
         .unwrap();
-    assert_eq!(
-        state_of(&sink, "web").last(),
-        Some(&McpServerStatus::NeedsAuth)
-    );
+    sink.wait_for_state("web", McpServerStatus::NeedsAuth).await;
 
     // The app's opener is the OS browser; here a client follows the URL.
     let opener: gatehouse_mcp::auth::Opener = Arc::new(|url: &str| {
@@ -141,18 +183,7 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
     .unwrap();
     assert_eq!(done.server, "web");
     assert_eq!(host.reconnect_mcp_server(&project_dir, "web"), 1);
-    for _ in 0..200 {
-        if state_of(&sink, "web").last() == Some(&McpServerStatus::Connected) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(
-        state_of(&sink, "web").last(),
-        Some(&McpServerStatus::Connected),
-        "{:?}",
-        state_of(&sink, "web")
-    );
+    sink.wait_for_state("web", McpServerStatus::Connected).await;
     // Connected servers are left alone.
     assert_eq!(host.reconnect_mcp_server(&project_dir, "web"), 0);
 

@@ -1,8 +1,10 @@
 //! Shared helpers of the tests against real MCP servers.
 //!
-//! `cargo xtask test` installs the servers into a cache and sets
-//! `GATEHOUSE_MCP_TEST_SERVERS`; under a plain `cargo test` the tests print
-//! why they are skipped and pass without running.
+//! `cargo xtask test` installs the servers (pinned versions) into a cache
+//! and sets `GATEHOUSE_MCP_TEST_SERVERS`; under a plain `cargo test` the
+//! tests that need them print why they are skipped and pass without
+//! running. Tests of the standard-library fault server need only `python3`
+//! and always run.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -60,6 +62,7 @@ pub fn stdio(name: &str, command: &str, args: &[&str]) -> ServerConfig {
         trusted: false,
         startup_timeout: Duration::from_secs(30),
         call_timeout: Duration::from_secs(30),
+        entry: serde_json::json!({"command": command, "args": args}),
     }
 }
 
@@ -73,6 +76,15 @@ pub fn http(name: &str, url: &str) -> ServerConfig {
         },
         ..stdio(name, "", &[])
     }
+}
+
+/// gatehouse-mcp's fault server (standard-library Python: the system
+/// `python3` runs it, no test-server install needed).
+pub fn fault(args: &[&str]) -> ServerConfig {
+    let script = script("fault_server.py");
+    let mut all = vec![script.as_str()];
+    all.extend_from_slice(args);
+    stdio("fault", "python3", &all)
 }
 
 /// server-everything over stdio.
@@ -152,11 +164,20 @@ pub fn start_python_http(dir: &Path, port: u16, token: Option<&str>) -> KillOnDr
         cmd.arg(t);
     }
     let child = KillOnDrop(cmd.spawn().unwrap());
-    for _ in 0..200 {
+    wait_until_listening(port, "the Python MCP server");
+    child
+}
+
+/// Waits until something accepts connections on 127.0.0.1:`port` (a
+/// readiness check, not a figure: a cold Python import of the SDK on a
+/// loaded machine takes seconds, so the guard is generous).
+pub fn wait_until_listening(port: u16, what: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while std::time::Instant::now() < deadline {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return child;
+            return;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("the Python MCP server did not listen on port {port}");
+    panic!("{what} did not listen on port {port} within 120 s");
 }

@@ -9,6 +9,18 @@ tools/call. Tools:
   big {}             answers with a 20 MB text result
   add_tool {}        adds a tool `extra`, sends tools/list_changed
   remove_tool {text} removes the tool named `text`, sends tools/list_changed
+  stderr_flood {count}   writes `count` bytes to stderr without a newline,
+                         then answers
+  stderr_binary {count}  writes `count` bytes of invalid UTF-8 (and a few
+                         newlines) to stderr, then answers
+  list_changed_flood {count}
+                     from another thread: `count` tools/list_changed
+                     notifications over about a second (adding the tool
+                     `flood_extra` before the last one) while requests are
+                     still answered; the call's answer comes at the end
+  progress_flood {count}  `count` progress notifications for the call, then
+                         answers `done`
+  stats {}           answers JSON: how many tools/list requests it got
 
 With the argument `bad-handshake` it writes garbage instead of an
 initialize answer. It writes a line to stderr at start (the stderr tail test).
@@ -16,20 +28,63 @@ initialize answer. It writes a line to stderr at start (the stderr tail test).
 
 import json
 import sys
+import threading
 import time
 
-tools = ["echo", "crash", "hang", "malformed", "big", "add_tool", "remove_tool"]
+tools = ["echo", "crash", "hang", "malformed", "big", "add_tool", "remove_tool",
+         "stderr_flood", "stderr_binary", "list_changed_flood", "progress_flood", "stats"]
+stats = {"tools_list": 0}
+out_lock = threading.Lock()
+
+
+def write(text):
+    with out_lock:
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+    write(json.dumps(obj) + "\n")
+
+
+def answer(mid, text):
+    send({"jsonrpc": "2.0", "id": mid, "result": {
+        "content": [{"type": "text", "text": text}], "isError": False}})
 
 
 def tool_list():
     return [{"name": t, "description": f"fault tool {t}",
-             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+             "inputSchema": {"type": "object", "properties": {
+                 "text": {"type": "string"}, "count": {"type": "integer"}}}}
             for t in tools]
+
+
+def list_changed_flood(mid, count):
+    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}) + "\n"
+    per = max(1, count // 100)
+    sent = 0
+    start = time.monotonic()
+    while sent < count:
+        n = min(per, count - sent)
+        if sent + n == count and "flood_extra" not in tools:
+            # The last batch of notifications follows a real change.
+            tools.append("flood_extra")
+        write(note * n)
+        sent += n
+        # About `count` a second.
+        delay = start + sent / count - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    answer(mid, f"sent {count}")
+
+
+def progress_flood(mid, token, count):
+    tok = json.dumps(token)
+    head = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":' + tok
+    for start in range(0, count, 10_000):
+        end = min(start + 10_000, count)
+        write("".join(f'{head},"progress":{i},"total":{count}}}}}\n' for i in range(start + 1, end + 1)))
+    answer(mid, "done")
 
 
 def main():
@@ -54,6 +109,7 @@ def main():
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "fault", "version": "1"}}})
         elif method == "tools/list":
+            stats["tools_list"] += 1
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tool_list()}})
         elif method == "tools/call":
             name = msg["params"]["name"]
@@ -61,6 +117,36 @@ def main():
             if name == "crash":
                 sys.exit(3)
             if name == "hang":
+                continue
+            count = int(args.get("count") or 0)
+            if name == "stderr_flood":
+                chunk = b"x" * 65536
+                left = count
+                while left > 0:
+                    sys.stderr.buffer.write(chunk[:min(left, len(chunk))])
+                    left -= len(chunk)
+                sys.stderr.buffer.flush()
+                answer(mid, "flooded")
+                continue
+            if name == "stderr_binary":
+                chunk = (b"\xff\xfe\xc3\x28" * 16383) + b"\n\x80\x81\n"
+                left = count
+                while left > 0:
+                    sys.stderr.buffer.write(chunk[:min(left, len(chunk))])
+                    left -= len(chunk)
+                sys.stderr.buffer.write(b"binary done\n")
+                sys.stderr.buffer.flush()
+                answer(mid, "written")
+                continue
+            if name == "list_changed_flood":
+                threading.Thread(target=list_changed_flood, args=(mid, count), daemon=True).start()
+                continue
+            if name == "progress_flood":
+                token = msg["params"]["_meta"]["progressToken"]
+                progress_flood(mid, token, count)
+                continue
+            if name == "stats":
+                answer(mid, json.dumps(stats))
                 continue
             if name == "malformed":
                 sys.stdout.write("{not json at all\n")
