@@ -412,11 +412,12 @@ async fn an_imported_session_is_not_resumed_whatever_the_provider() {
         .unwrap();
     // The caller picked a provider (the app's resume with a provider
     // choice): the host itself refuses.
-    let e = f
+    let Err(e) = f
         .host
         .start(f.spec(json!([text("hi")]), Some("cc-imported".into())))
-        .err()
-        .expect("an imported session must not be resumed");
+    else {
+        panic!("an imported session must not be resumed");
+    };
     assert!(
         e.to_string()
             .contains("cc-imported was imported from Claude Code and cannot be resumed"),
