@@ -67,7 +67,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
             store
                 .set(provider.name(), secret)
                 .map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
@@ -75,7 +75,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Delete { provider } => {
             let store = OsKeyStore::open().map_err(anyhow::Error::msg)?;
             store.delete(provider.name()).map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
@@ -93,7 +93,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
                     KeySource::Env => "env",
                     KeySource::Keychain => "keychain",
                 });
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "source": source})
             );
