@@ -118,9 +118,10 @@ fn every_subcommand_that_prints_lines_ends_quietly_when_its_reader_goes_away() {
 fn a_run_whose_reader_goes_away_still_completes_and_stores_the_session() {
     let data = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    // About 400 KB of events: far more than the pipe holds.
+    // About 250 KB of events (60 turns; the turn limit is 100): far more
+    // than the pipe holds.
     let text = "x".repeat(2_000);
-    let mut turns: Vec<Value> = (0..100)
+    let mut turns: Vec<Value> = (0..60)
         .map(|_| {
             json!({"content": [{"type": "text", "text": text},
                                {"type": "tool_use", "name": "Missing", "input": {}}]})
