@@ -245,10 +245,16 @@ impl Agent {
             // A new prompt gets a fresh allowance.
             self.config.max_turns = self.turns.saturating_add(self.config.max_turns);
         }
-        self.emitter().emit(EventBody::SessionCompleted {
-            status,
-            turns: self.turns,
-        });
+        // Durable before the outcome is handed back: whoever acts on it
+        // (a script, the next prompt) finds the whole turn stored. A storage
+        // failure was already reported by the sink.
+        let _ = self
+            .emitter()
+            .emit_durable(EventBody::SessionCompleted {
+                status,
+                turns: self.turns,
+            })
+            .await;
         PromptOutcome {
             status,
             turns: self.turns,
@@ -280,10 +286,21 @@ impl Agent {
         // request: the model and the pipeline see the same, current pool.
         self.runtime.refresh_pool();
         let started = Instant::now();
-        self.emitter().emit(EventBody::ModelRequestStarted {
-            turn,
-            messages: u32::try_from(self.history.len()).unwrap_or(u32::MAX),
-        });
+        // Durable before the request is sent: this also commits everything
+        // emitted before it (the prompt, the previous turn's reply, calls and
+        // results), so a crash during the request loses none of them.
+        let stored = self
+            .emitter()
+            .emit_durable(EventBody::ModelRequestStarted {
+                turn,
+                messages: u32::try_from(self.history.len()).unwrap_or(u32::MAX),
+            })
+            .await;
+        if let Err(e) = stored {
+            let message = format!("the session could not be recorded, so it stopped: {e}");
+            self.error(SessionErrorKind::Storage, &message, false);
+            return Err(Some((SessionErrorKind::Storage, message)));
+        }
         let request = ModelRequest {
             model: self.config.model.clone(),
             system: self.config.system_prompt.clone(),

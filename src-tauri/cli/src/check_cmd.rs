@@ -4,9 +4,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
+use anyhow::Context;
 use clap::Args;
+use gatehouse_agent::pool::{EngineSetup, builtin_pool, load_engine};
+use gatehouse_core::ToolUseContext;
+use gatehouse_core::events::{Emitter, NullSink};
+use gatehouse_core::registry::InputCheck;
 use gatehouse_permissions::sources::os_managed_policy_paths;
 use gatehouse_permissions::{CheckRequest, check};
+use gatehouse_protocol::event::RejectionStage;
 
 use crate::run::{ModeArg, home_dir};
 
@@ -42,7 +50,8 @@ pub struct CheckArgs {
 }
 
 /// Prints the decision as one JSON object; exit 0 whatever the decision, 2
-/// when the input is not valid JSON.
+/// when the input is not valid JSON or is one the pipeline would refuse
+/// before deciding (the tool's schema, then its `validate_input`).
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let input: serde_json::Value = match serde_json::from_str(&args.input) {
         Ok(input) => input,
@@ -51,13 +60,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    let home = args.home.clone().unwrap_or_else(home_dir);
+    if let Some(refusal) = refusal(&args, &home, &input)? {
+        eprintln!("gatehouse-cli: error: {refusal}");
+        return Ok(ExitCode::from(2));
+    }
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let mut request = CheckRequest::new(
-        args.project,
-        args.home.unwrap_or_else(home_dir),
-        args.tool,
-        input,
-    );
+    let mut request = CheckRequest::new(args.project, home, args.tool, input);
     request.mode = args.mode.map(ModeArg::mode);
     request.settings_files = args.settings;
     request.trust_project = args.trust_project;
@@ -65,6 +74,76 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     request.managed_file = Some(managed_file);
     request.managed_dropin_dir = Some(managed_dropin_dir);
     let report = check(&request);
-    println!("{}", serde_json::to_string(&report)?);
+    crate::out::outln!("{}", serde_json::to_string(&report)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why the pipeline would refuse `input` before hooks and the permission
+/// decision (SPEC §3 stages 1–4), if it would: the same checks as a session
+/// runs (`ToolPool::check_input`), on the session's built-in tools.
+fn refusal(
+    args: &CheckArgs,
+    home: &std::path::Path,
+    input: &serde_json::Value,
+) -> anyhow::Result<Option<String>> {
+    if !input.is_object() {
+        return Ok(Some(format!(
+            "--input: the input of {} must be a JSON object; the pipeline refuses anything else",
+            args.tool
+        )));
+    }
+    let (engine, _) = load_engine(&EngineSetup {
+        project: args.project.clone(),
+        home: home.to_path_buf(),
+        mode: args.mode.map(ModeArg::mode),
+        trust_project: args.trust_project,
+        settings_files: args.settings.clone(),
+    });
+    // Nothing runs: the tools' output folders are only named.
+    let scratch = std::env::temp_dir().join(format!("gatehouse-check-{}", std::process::id()));
+    let tools = builtin_pool(&scratch, Emitter::new("check", Arc::new(NullSink)), &engine);
+    let ctx = ToolUseContext {
+        session_id: "check".into(),
+        cwd: args.project.clone(),
+        additional_dirs: args.add_dir.clone(),
+        permission_mode: engine.mode(),
+        ..ToolUseContext::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let found = runtime.block_on(tools.pool.check_input(&args.tool, input, &ctx));
+    Ok(match found {
+        InputCheck::Valid => None,
+        InputCheck::UnknownTool => {
+            eprintln!(
+                "gatehouse-cli: note: {} is not a built-in tool, so its input was not checked \
+                 (an MCP tool's schema comes from its server)",
+                args.tool
+            );
+            None
+        }
+        InputCheck::Invalid {
+            stage,
+            fields,
+            message,
+        } => {
+            let stage = match stage {
+                RejectionStage::Schema => "its schema",
+                _ => "its validate_input",
+            };
+            let fields = if fields.is_empty() {
+                String::new()
+            } else {
+                format!(" (field: {})", fields.join(", "))
+            };
+            Some(format!(
+                "--input is not an input {} accepts: refused by {stage}{fields}; the call would \
+                 fail before any permission decision.\n{}",
+                args.tool,
+                message.trim_end()
+            ))
+        }
+    })
 }

@@ -65,7 +65,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
             }
             let store = Keychain::open().require().map_err(anyhow::Error::msg)?;
             keys::set_key(provider.name(), &secret, &store).map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
@@ -73,7 +73,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Delete { provider } => {
             let store = Keychain::open().require().map_err(anyhow::Error::msg)?;
             keys::delete_key(provider.name(), &store).map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": provider.name(), "store": store.kind()})
             );
@@ -81,7 +81,7 @@ pub fn run(command: KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Status { provider } => {
             let status =
                 keys::key_status(provider.name(), &Keychain::open()).map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({"provider": status.provider, "source": status.source})
             );

@@ -3,10 +3,14 @@
 //! Its subcommands, flags and JSON-lines output are a public contract that
 //! users' scripts rely on: change them only additively, and document every
 //! change here, in `--help` and in the README.
+//!
+//! Every subcommand that prints lines ends quietly (exit 0, nothing on
+//! stderr) when its reader goes away (`| head -1`), as `rg` does.
 
 mod check_cmd;
 mod keys_cmd;
 mod mcp_cmd;
+mod out;
 mod rules_cmd;
 mod run;
 mod sessions_cmd;
@@ -22,7 +26,9 @@ use gatehouse_store::Store;
 ///
 /// Data lives in the platform data directory (~/.local/share/gatehouse on
 /// Linux) unless GATEHOUSE_DATA_DIR names another folder; the desktop app and
-/// this CLI share it. Machine-readable output is JSON, one object per line.
+/// this CLI share it. Machine-readable output is JSON, one object per line;
+/// when the reader of stdout goes away (`| head -1`) a command ends quietly
+/// with exit status 0.
 #[derive(Debug, Parser)]
 #[command(name = "gatehouse-cli", version, about, long_about)]
 struct Cli {
@@ -57,9 +63,12 @@ enum Command {
     /// What the permission engine would decide for one tool call, without
     /// running it: prints one JSON object {"decision": "allow"|"ask"|"deny",
     /// "reason", "trace", "mode", "settings_errors", "ignored_rules"}; exit 0
-    /// whatever the decision, 2 when --input is not valid JSON. Reads the
-    /// same settings files as Claude Code (managed policy, --settings,
-    /// project local, project, user).
+    /// whatever the decision, 2 when --input is not valid JSON or is an input
+    /// a session would refuse before any decision (checked like the pipeline
+    /// does: the tool's schema, then its own validation; the message on
+    /// stderr names the field, e.g. `{"cmd": "ls"}` for Bash, an empty
+    /// `file_path` for Read). Reads the same settings files as Claude Code
+    /// (managed policy, --settings, project local, project, user).
     Check(check_cmd::CheckArgs),
     /// Permission rules: check the settings files (`lint`, exit 1 on
     /// errors), or see what edited rules would have decided over the stored
@@ -99,6 +108,9 @@ fn main() -> ExitCode {
     });
     match run(cli) {
         Ok(code) => code,
+        // The reader of stdout went away (`| head -1`): it has what it
+        // wanted; end quietly, as `rg` does.
+        Err(err) if out::reader_gone(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("gatehouse-cli: error: {err:#}");
             ExitCode::FAILURE
@@ -119,12 +131,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             match command {
                 ProjectsCommand::List => {
                     for project in store.list_projects()? {
-                        println!("{}", serde_json::to_string(&project)?);
+                        crate::out::outln!("{}", serde_json::to_string(&project)?);
                     }
                 }
                 ProjectsCommand::Add { path } => {
                     let project = store.add_project(&path)?;
-                    println!("{}", serde_json::to_string(&project)?);
+                    crate::out::outln!("{}", serde_json::to_string(&project)?);
                 }
             }
         }

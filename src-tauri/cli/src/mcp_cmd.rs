@@ -221,7 +221,7 @@ pub fn run(
                 reports
             });
             for r in reports {
-                println!("{}", serde_json::to_string(&r)?);
+                crate::out::outln!("{}", serde_json::to_string(&r)?);
             }
         }
         McpCommand::Secret(command) => secret(command)?,
@@ -248,7 +248,7 @@ pub fn run(
                     })?;
                 let fingerprint = server.fingerprint();
                 store.approve_mcp_server(&project_text, &name, &fingerprint)?;
-                println!(
+                crate::out::outln!(
                     "{}",
                     serde_json::json!({"server": name, "fingerprint": fingerprint})
                 );
@@ -283,7 +283,7 @@ pub fn run(
                     Duration::from_secs(timeout_secs.max(1)),
                 ))
                 .map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({
                     "server": done.server,
@@ -306,7 +306,7 @@ pub fn run(
                     &project, &home, &name,
                 ))
                 .map_err(anyhow::Error::msg)?;
-            println!(
+            crate::out::outln!(
                 "{}",
                 serde_json::json!({
                     "server": done.server,
@@ -378,7 +378,7 @@ fn secret(command: SecretCommand) -> anyhow::Result<()> {
         None => edit::delete_secret(&layout, scope, &target.server, kind, name, &keychain),
     }
     .map_err(anyhow::Error::msg)?;
-    println!(
+    crate::out::outln!(
         "{}",
         serde_json::json!({
             "server": target.server,

@@ -115,7 +115,7 @@ fn run_lint(args: LintArgs) -> anyhow::Result<ExitCode> {
     layout.managed_dropin_dir = Some(managed_dropin_dir);
     layout.flag_files = args.settings;
     let report = lint(&layout);
-    println!("{}", serde_json::to_string(&report)?);
+    crate::out::outln!("{}", serde_json::to_string(&report)?);
     Ok(if report.errors > 0 {
         ExitCode::FAILURE
     } else {
@@ -214,7 +214,7 @@ fn run_replay(args: ReplayArgs, store: &Store) -> anyhow::Result<ExitCode> {
     if let Some(map) = out.as_object_mut() {
         map.insert("unreadable_events".into(), json!(unreadable));
     }
-    println!("{out}");
+    crate::out::outln!("{out}");
     Ok(ExitCode::SUCCESS)
 }
 

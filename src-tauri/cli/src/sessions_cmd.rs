@@ -42,6 +42,8 @@ pub enum SessionsCommand {
     /// {"session_id","seq","type","snippet","session_title","project_path",
     /// "tool_name"} per match, best first. `seq` is the matching event's
     /// position in the session (what to jump to); matches are in [ ].
+    /// A query that is not valid FTS5 syntax (`TODO-4917`, `rm(`) is searched
+    /// as plain words instead, with a note saying so on stderr.
     Search {
         /// The query.
         query: String,
@@ -227,7 +229,7 @@ fn canonical_project(project: Option<PathBuf>) -> anyhow::Result<Option<String>>
 }
 
 fn print(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string(value)?);
+    crate::out::outln!("{}", serde_json::to_string(value)?);
     Ok(())
 }
 
@@ -250,12 +252,21 @@ pub fn run(command: SessionsCommand, mut store: Store) -> anyhow::Result<ExitCod
                 print(&found)?;
             } else {
                 let mut stdout = std::io::stdout().lock();
-                let skipped = store.for_each_event(&id, |event| {
-                    // A closed stdout (e.g. `| head`) ends the listing quietly.
-                    let _ =
-                        stdout.write_all(gatehouse_core::events::to_json_line(&event).as_bytes());
-                    Ok(())
-                })?;
+                let mut closed = None;
+                let listed = store.for_each_event(&id, |event| {
+                    let line = gatehouse_core::events::to_json_line(&event);
+                    stdout.write_all(line.as_bytes()).map_err(|e| {
+                        // A closed stdout (e.g. `| head`) stops the reading;
+                        // `main` ends quietly on it.
+                        let stop = gatehouse_store::StoreError::Invalid(e.to_string());
+                        closed = Some(e);
+                        stop
+                    })
+                });
+                if let Some(e) = closed {
+                    return Err(anyhow::Error::new(e).context("writing to stdout"));
+                }
+                let skipped = listed?;
                 if skipped > 0 {
                     eprintln!(
                         "gatehouse-cli: note: {skipped} event(s) were written by a newer Gatehouse and not shown"
@@ -267,7 +278,7 @@ pub fn run(command: SessionsCommand, mut store: Store) -> anyhow::Result<ExitCod
             require_session(&store, &id)?;
             let (events, _) = store.session_events(&id)?;
             let script = gatehouse_agent::provider::replay::Script::from_events(&events);
-            println!("{}", serde_json::to_string_pretty(&script.to_json())?);
+            crate::out::outln!("{}", serde_json::to_string_pretty(&script.to_json())?);
         }
         SessionsCommand::Search {
             query,
@@ -283,7 +294,14 @@ pub fn run(command: SessionsCommand, mut store: Store) -> anyhow::Result<ExitCod
                 project_path: canonical_project(project)?,
                 session_id: session,
             };
-            for hit in store.search(&args)? {
+            let found = store.search_detailed(&args)?;
+            if let Some(words) = &found.as_words {
+                eprintln!(
+                    "gatehouse-cli: note: {:?} is not FTS5 query syntax; searched for the words {words} instead",
+                    args.query
+                );
+            }
+            for hit in found.hits {
                 print(&hit)?;
             }
         }

@@ -6,6 +6,18 @@
 //! them to the transcript, the CLI prints them as JSON lines. Emitting never
 //! blocks and never fails from the runtime's point of view: a sink that cannot
 //! keep up or has gone away must not stall or break tool execution.
+//!
+//! Durability (SPEC §11, "a crash loses at most the event being written"):
+//! the events that matter for review are made durable *before the step that
+//! follows them*, by construction. [`Emitter::emit_durable`] emits an event
+//! and waits until the sink reports it stored ([`EventSink::emit_durable`],
+//! a [`Stored`] ticket). Sinks store in emission order, so the wait also
+//! covers every event emitted before it. The runtime waits at three points:
+//! `permission_decided` before the call runs (covering its `tool_queued`,
+//! `permission_requested`/`answered` and earlier calls' `tool_completed`),
+//! `user_prompt` before the first model request, and `model_request_started`
+//! before the request is sent (covering the previous turn's
+//! `assistant_message`, `tool_completed` and `tool_results_returned`).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +34,73 @@ use tokio::sync::mpsc;
 pub trait EventSink: Send + Sync {
     /// Takes one event.
     fn emit(&self, event: Event);
+
+    /// Takes one event and returns a ticket that completes once it (and
+    /// every event emitted before it) is stored. Sinks that store nothing
+    /// have nothing to wait for: the default emits and is ready at once.
+    fn emit_durable(&self, event: Event) -> Stored {
+        self.emit(event);
+        Stored::ready()
+    }
+}
+
+/// Why an event that had to be durable was not stored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the event could not be stored: {0}")]
+pub struct NotStored(pub String);
+
+/// A ticket for one event handed to [`EventSink::emit_durable`]: completes
+/// when the sink has stored it (committed), or failed to.
+#[derive(Debug)]
+#[must_use = "a durable event is only durable once its ticket is awaited"]
+pub struct Stored(StoredInner);
+
+#[derive(Debug)]
+enum StoredInner {
+    Ready(Result<(), NotStored>),
+    Pending(tokio::sync::oneshot::Receiver<Result<(), NotStored>>),
+}
+
+/// The sink's half of a [`Stored`] ticket.
+#[derive(Debug)]
+pub struct StoredSender(tokio::sync::oneshot::Sender<Result<(), NotStored>>);
+
+impl StoredSender {
+    /// Reports the outcome. Dropping the sender unreported reports a failure.
+    pub fn complete(self, outcome: Result<(), NotStored>) {
+        // The waiter may have gone away (its call was cancelled): fine.
+        let _ = self.0.send(outcome);
+    }
+}
+
+impl Stored {
+    /// A ticket that is already complete (nothing to store).
+    pub fn ready() -> Self {
+        Self(StoredInner::Ready(Ok(())))
+    }
+
+    /// A ticket that already failed.
+    pub fn failed(reason: impl Into<String>) -> Self {
+        Self(StoredInner::Ready(Err(NotStored(reason.into()))))
+    }
+
+    /// A pending ticket and the sender that completes it.
+    pub fn pending() -> (StoredSender, Self) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (StoredSender(tx), Self(StoredInner::Pending(rx)))
+    }
+
+    /// Waits until the event is stored.
+    pub async fn wait(self) -> Result<(), NotStored> {
+        match self.0 {
+            StoredInner::Ready(outcome) => outcome,
+            StoredInner::Pending(rx) => rx.await.unwrap_or_else(|_| {
+                Err(NotStored(
+                    "the event writer stopped before storing it".into(),
+                ))
+            }),
+        }
+    }
 }
 
 /// Discards every event (benchmarks, callers that don't observe).
@@ -182,11 +261,22 @@ impl Emitter {
 
     /// Emits one event, stamped now.
     pub fn emit(&self, body: EventBody) {
-        self.sink.emit(Event {
+        self.sink.emit(self.stamp(body));
+    }
+
+    /// Emits one event, stamped now, and waits until it and everything
+    /// emitted before it is stored: the step that follows is only taken
+    /// once the record of this one survives a crash (see the module docs).
+    pub async fn emit_durable(&self, body: EventBody) -> Result<(), NotStored> {
+        self.sink.emit_durable(self.stamp(body)).wait().await
+    }
+
+    fn stamp(&self, body: EventBody) -> Event {
+        Event {
             session_id: self.session_id.to_string(),
             ts_ms: now_ms(),
             body,
-        });
+        }
     }
 }
 

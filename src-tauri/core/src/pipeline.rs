@@ -802,12 +802,26 @@ impl ToolRuntime {
                 )
                 .await;
         }
-        self.emitter.emit(EventBody::PermissionDecided {
-            tool_use_id: p.id.clone(),
-            decision: decision.decision,
-            reason: decision.reason.clone(),
-            trace: decision.trace.clone(),
-        });
+        // Durable before the call runs (SPEC §11): a crash never leaves a
+        // call that ran without its decision on record. Not stored: not run.
+        let stored = self
+            .emitter
+            .emit_durable(EventBody::PermissionDecided {
+                tool_use_id: p.id.clone(),
+                decision: decision.decision,
+                reason: decision.reason.clone(),
+                trace: decision.trace.clone(),
+            })
+            .await;
+        if let Err(e) = stored {
+            return Err(Outcome::error(
+                CallStatus::Failed,
+                format!(
+                    "Error: {} was not run: the permission decision could not be recorded ({e}).",
+                    tool.name()
+                ),
+            ));
+        }
         match decision.decision {
             PermissionBehavior::Allow => Ok(Approved {
                 call_input,

@@ -23,6 +23,26 @@ use crate::permission::PermissionResolver;
 use crate::tool::Tool;
 use crate::validation::SchemaValidator;
 
+/// What [`ToolPool::check_input`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputCheck {
+    /// The pipeline would take the input to hooks and the permission decision.
+    Valid,
+    /// No tool of that name (or alias) in the pool: nothing to check against
+    /// (an MCP tool whose server is not running here).
+    UnknownTool,
+    /// The pipeline would refuse the call before asking anyone.
+    Invalid {
+        /// The stage that refuses it (`schema` or `validate_input`).
+        stage: gatehouse_protocol::event::RejectionStage,
+        /// The offending fields by path (`command`, `edits.0.old_string`),
+        /// when the stage names them.
+        fields: Vec<String>,
+        /// The message the model would get.
+        message: String,
+    },
+}
+
 /// The condition under which a built-in is part of the base tool set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gate {
@@ -366,6 +386,39 @@ impl ToolPool {
             e.validator
                 .get_or_init(|| SchemaValidator::new(e.tool.input_schema()))
         })
+    }
+
+    /// Pipeline stages 3–4 for one call without running anything (what
+    /// `gatehouse-cli check` asks before deciding): the input against the
+    /// tool's schema, then the tool's `validate_input`. The messages are the
+    /// ones the model would get.
+    pub async fn check_input(
+        &self,
+        name: &str,
+        input: &Value,
+        ctx: &crate::context::ToolUseContext,
+    ) -> InputCheck {
+        let Some(index) = self.lookup(name) else {
+            return InputCheck::UnknownTool;
+        };
+        if let Some(Err(e)) = self.validator(index).map(|v| v.validate(name, input)) {
+            return InputCheck::Invalid {
+                stage: gatehouse_protocol::event::RejectionStage::Schema,
+                fields: e.issues().iter().map(|i| i.path.clone()).collect(),
+                message: e.to_string(),
+            };
+        }
+        let Some(tool) = self.get(index) else {
+            return InputCheck::UnknownTool;
+        };
+        match tool.validate_input(input, ctx).await {
+            Ok(()) => InputCheck::Valid,
+            Err(e) => InputCheck::Invalid {
+                stage: gatehouse_protocol::event::RejectionStage::ValidateInput,
+                fields: Vec::new(),
+                message: format!("{} refused the input: {e}", tool.name()),
+            },
+        }
     }
 
     /// The tool list of the model request as JSON (`[{name, description,

@@ -1,10 +1,14 @@
 //! Appending events, and reading them back.
 //!
-//! A live event is appended in its own transaction the moment it is handed
-//! to [`Store::append_event`], so a killed process loses at most the event
-//! being written (WAL: a committed transaction survives a crash of the
-//! process). Imports append in batches ([`Store::append_batch`]), each batch
-//! one transaction together with the import's checkpoint, so an interrupted
+//! Live events are appended by the session writer in batches
+//! ([`Store::append_events`]: whatever is queued, of any sessions, in one
+//! transaction); events that matter for review are committed before the
+//! step that follows them is taken (the writer's flush tickets), so a killed
+//! process loses at most the batch being written, never a decision a call
+//! ran under (WAL: a committed transaction survives a crash of the process).
+//! [`Store::append_event`] appends one event in its own transaction.
+//! Imports append in batches ([`Store::append_batch`]), each batch one
+//! transaction together with the import's checkpoint, so an interrupted
 //! import resumes exactly after the last committed batch.
 //!
 //! Events are stored verbatim as their JSON line, plus a few extracted
@@ -137,10 +141,10 @@ fn searchable_text(kind: &str, v: &Value) -> String {
 fn insert_event(
     tx: &Transaction<'_>,
     seq: i64,
-    record: &EventRecord,
+    event: &Event,
+    raw: Option<&str>,
     delta: &mut CounterDelta,
 ) -> Result<(), rusqlite::Error> {
-    let event = &record.event;
     let body = serde_json::to_value(event).map_err(|e| {
         rusqlite::Error::ToSqlConversionFailure(Box::new(std::io::Error::other(format!(
             "the event cannot be serialised: {e}"
@@ -230,7 +234,7 @@ fn insert_event(
             tool_use_id,
             tool_name,
             body.to_string(),
-            record.raw
+            raw
         ],
     )?;
     let rowid = tx.last_insert_rowid();
@@ -277,81 +281,43 @@ impl Store {
             source,
         };
         let tx = self.conn.transaction().map_err(sqlite)?;
-        let last_seq: Option<i64> = tx
-            .query_row(
-                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
-                 FROM sessions WHERE id = ?1",
-                params![session_id],
-                |r| r.get(0),
-            )
-            .map_err(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
-                    "no session with id {session_id}; create it before appending events"
-                )),
-                e => sqlite(e),
-            })
-            .map(Some)?;
-        let mut seq = last_seq.unwrap_or(0);
-        let mut delta = CounterDelta::default();
-        for record in records {
-            seq += 1;
-            insert_event(&tx, seq, record, &mut delta).map_err(sqlite)?;
-        }
-        let imported = checkpoint.is_some();
-        tx.execute(
-            "UPDATE sessions SET
-                updated_at_ms = CASE WHEN ?13 THEN MAX(updated_at_ms, COALESCE(?11, updated_at_ms))
-                                     ELSE ?2 END,
-                event_count = event_count + ?3,
-                title = COALESCE(title, ?4),
-                status = COALESCE(?5, status),
-                tool_calls = tool_calls + ?6,
-                asks = asks + ?7,
-                denials = denials + ?8,
-                errors = errors + ?9,
-                first_event_ms = COALESCE(MIN(first_event_ms, ?10), first_event_ms, ?10),
-                last_event_ms = COALESCE(MAX(last_event_ms, ?11), last_event_ms, ?11),
-                input_tokens = input_tokens + ?12,
-                output_tokens = output_tokens + ?14
-             WHERE id = ?1",
-            params![
-                session_id,
-                now_ms(),
-                delta.events,
-                delta.title,
-                delta.status,
-                delta.tool_calls,
-                delta.asks,
-                delta.denials,
-                delta.errors,
-                delta.first_ts,
-                delta.last_ts,
-                delta.input_tokens,
-                imported,
-                delta.output_tokens,
-            ],
-        )
-        .map_err(sqlite)?;
-        if let Some(cp) = checkpoint {
-            tx.execute(
-                "INSERT INTO import_sources (path, session_id, byte_offset, line, state, updated_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,
-                    byte_offset = excluded.byte_offset, line = excluded.line,
-                    state = excluded.state, updated_at_ms = excluded.updated_at_ms",
-                params![
-                    cp.path,
-                    session_id,
-                    i64::try_from(cp.byte_offset).unwrap_or(i64::MAX),
-                    i64::try_from(cp.line).unwrap_or(i64::MAX),
-                    cp.state,
-                    now_ms()
-                ],
-            )
-            .map_err(sqlite)?;
-        }
+        let seq = append_in(
+            &tx,
+            &path,
+            session_id,
+            records.iter().map(|r| (&r.event, r.raw.as_deref())),
+            checkpoint,
+        )?;
         tx.commit().map_err(sqlite)?;
         Ok(seq)
+    }
+
+    /// Appends live events, of one or several sessions (each must exist),
+    /// in one transaction, in order: each session's events get the next
+    /// positions and its counters are updated as [`Self::append_event`]
+    /// does. All or nothing: on an error nothing of the batch is stored
+    /// (the caller may retry event by event to isolate the bad one).
+    pub fn append_events(&mut self, events: &[&Event]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sqlite)?;
+        // Runs of consecutive events of one session share one counter
+        // update; the order across sessions is kept.
+        let mut start = 0;
+        while start < events.len() {
+            let session_id = &events[start].session_id;
+            let end = events[start..]
+                .iter()
+                .position(|e| &e.session_id != session_id)
+                .map_or(events.len(), |n| start + n);
+            let run = events[start..end].iter().map(|event| (*event, None));
+            append_in(&tx, &path, session_id, run, None)?;
+            start = end;
+        }
+        tx.commit().map_err(sqlite)
     }
 
     /// Every event of session `id`, in order. Events this build cannot read
@@ -534,4 +500,93 @@ impl Store {
 /// (already counted by its `permission_answered`).
 fn settled_by_user(body: &Value) -> bool {
     body.pointer("/reason/kind").and_then(Value::as_str) == Some("user_answer")
+}
+
+/// Appends `records` of session `session_id` inside `tx` (see
+/// [`Store::append_batch`]) and returns the position of the last one.
+fn append_in<'a>(
+    tx: &Transaction<'_>,
+    path: &std::path::Path,
+    session_id: &str,
+    records: impl IntoIterator<Item = (&'a Event, Option<&'a str>)>,
+    checkpoint: Option<&ImportCheckpoint>,
+) -> Result<i64, StoreError> {
+    let sqlite = |source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let last_seq: Option<i64> = tx
+            .query_row(
+                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
+                 FROM sessions WHERE id = ?1",
+                params![session_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
+                    "no session with id {session_id}; create it before appending events"
+                )),
+                e => sqlite(e),
+            })
+            .map(Some)?;
+        let mut seq = last_seq.unwrap_or(0);
+        let mut delta = CounterDelta::default();
+        for (event, raw) in records {
+            seq += 1;
+            insert_event(tx, seq, event, raw, &mut delta).map_err(sqlite)?;
+        }
+        let imported = checkpoint.is_some();
+        tx.execute(
+            "UPDATE sessions SET
+                updated_at_ms = CASE WHEN ?13 THEN MAX(updated_at_ms, COALESCE(?11, updated_at_ms))
+                                     ELSE ?2 END,
+                event_count = event_count + ?3,
+                title = COALESCE(title, ?4),
+                status = COALESCE(?5, status),
+                tool_calls = tool_calls + ?6,
+                asks = asks + ?7,
+                denials = denials + ?8,
+                errors = errors + ?9,
+                first_event_ms = COALESCE(MIN(first_event_ms, ?10), first_event_ms, ?10),
+                last_event_ms = COALESCE(MAX(last_event_ms, ?11), last_event_ms, ?11),
+                input_tokens = input_tokens + ?12,
+                output_tokens = output_tokens + ?14
+             WHERE id = ?1",
+            params![
+                session_id,
+                now_ms(),
+                delta.events,
+                delta.title,
+                delta.status,
+                delta.tool_calls,
+                delta.asks,
+                delta.denials,
+                delta.errors,
+                delta.first_ts,
+                delta.last_ts,
+                delta.input_tokens,
+                imported,
+                delta.output_tokens,
+            ],
+        )
+        .map_err(sqlite)?;
+        if let Some(cp) = checkpoint {
+            tx.execute(
+                "INSERT INTO import_sources (path, session_id, byte_offset, line, state, updated_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,
+                    byte_offset = excluded.byte_offset, line = excluded.line,
+                    state = excluded.state, updated_at_ms = excluded.updated_at_ms",
+                params![
+                    cp.path,
+                    session_id,
+                    i64::try_from(cp.byte_offset).unwrap_or(i64::MAX),
+                    i64::try_from(cp.line).unwrap_or(i64::MAX),
+                    cp.state,
+                    now_ms()
+                ],
+            )
+            .map_err(sqlite)?;
+        }
+    Ok(seq)
 }

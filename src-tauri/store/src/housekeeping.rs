@@ -219,4 +219,27 @@ impl Store {
             )
             .map_err(|e| self.sqlite_error(e))
     }
+
+    /// SQLite's `PRAGMA integrity_check` plus the search index's own check:
+    /// the problems found, none when the database is sound (after a crash,
+    /// in diagnostics and tests).
+    pub fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| self.sqlite_error(e))?;
+        let mut problems: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.sqlite_error(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))?;
+        problems.retain(|p| p != "ok");
+        if let Err(e) = self.conn.execute(
+            "INSERT INTO session_search (session_search) VALUES ('integrity-check')",
+            [],
+        ) {
+            problems.push(format!("search index: {e}"));
+        }
+        Ok(problems)
+    }
 }

@@ -29,7 +29,7 @@ pub use events::{EventRecord, ImportCheckpoint};
 pub use imports::ImportRecord;
 pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
-pub use search::{SearchHit, literal_query};
+pub use search::{SearchHit, SearchResults, literal_query};
 pub use session_rules::StoredSessionRule;
 pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
 pub use stats::SessionStatsBuilder;

@@ -33,9 +33,20 @@ impl Store {
 
     /// Full-text search with filters (one project, one session) and plain
     /// word queries; best matches first. Each hit names the event to jump
-    /// to (`seq`) and carries a snippet with the matches in `[` `]`.
+    /// to (`seq`) and carries a snippet with the matches in `[` `]`. A query
+    /// that is not valid FTS5 syntax is searched as plain words (see
+    /// [`Self::search_detailed`], which also says when that happened).
     pub fn search(&self, args: &SearchSessionsArgs) -> Result<Vec<SearchHit>, StoreError> {
-        let query = if args.literal.unwrap_or(false) {
+        self.search_detailed(args).map(|found| found.hits)
+    }
+
+    /// [`Self::search`], saying whether the query was searched as plain
+    /// words because FTS5 could not read it (`TODO-4917`: the hyphen is
+    /// syntax to FTS5, and `4917` became a column name). No SQLite error
+    /// text about the query reaches the caller.
+    pub fn search_detailed(&self, args: &SearchSessionsArgs) -> Result<SearchResults, StoreError> {
+        let literal = args.literal.unwrap_or(false);
+        let query = if literal {
             literal_query(&args.query)
         } else {
             args.query.clone()
@@ -45,8 +56,37 @@ impl Store {
                 "the search query is empty; type at least one word".into(),
             ));
         }
+        match self.run_search(args, &query) {
+            Ok(hits) => Ok(SearchResults {
+                hits,
+                as_words: None,
+            }),
+            // Any error of the statement with a user-written MATCH string is
+            // taken for the query's syntax (FTS5 reports it as a plain
+            // SQLITE_ERROR: "no such column", "syntax error near", "unknown
+            // special query"…); the words, each quoted, cannot be a syntax
+            // error, so a second failure is a real one and is reported.
+            Err(SearchError::Query(_)) if !literal => {
+                let words = literal_query(&args.query);
+                let hits = self.run_search(args, &words).map_err(|e| match e {
+                    SearchError::Query(e) | SearchError::Other(e) => self.sqlite_error(e),
+                })?;
+                Ok(SearchResults {
+                    hits,
+                    as_words: Some(words),
+                })
+            }
+            Err(SearchError::Query(e) | SearchError::Other(e)) => Err(self.sqlite_error(e)),
+        }
+    }
+
+    fn run_search(
+        &self,
+        args: &SearchSessionsArgs,
+        query: &str,
+    ) -> Result<Vec<SearchHit>, SearchError> {
         let mut filters = String::new();
-        let mut values = vec![SqlValue::Text(query.clone())];
+        let mut values = vec![SqlValue::Text(query.to_owned())];
         if let Some(project) = &args.project_path {
             filters.push_str(" AND s.project_path = ?");
             values.push(SqlValue::Text(project.clone()));
@@ -62,7 +102,7 @@ impl Store {
                     [session],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
-                .map_err(|e| self.sqlite_error(e))?;
+                .map_err(SearchError::Other)?;
             filters.push_str(" AND session_search.rowid BETWEEN ? AND ? AND e.session_id = ?");
             values.push(SqlValue::Integer(first.unwrap_or(0)));
             values.push(SqlValue::Integer(last.unwrap_or(-1)));
@@ -84,19 +124,13 @@ impl Store {
              WHERE session_search MATCH ?{filters}
              ORDER BY rank LIMIT ?"
         );
-        let invalid_query = |e: rusqlite::Error| match &e {
-            rusqlite::Error::SqliteFailure(_, Some(message))
-                if message.contains("fts5") || message.contains("syntax") =>
-            {
-                StoreError::Invalid(format!(
-                    "the search query {:?} is not valid FTS5 syntax ({message}); \
-                     quote it, or search for plain words (literal)",
-                    args.query
-                ))
+        let query_error = |e: rusqlite::Error| match &e {
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::Unknown => {
+                SearchError::Query(e)
             }
-            _ => self.sqlite_error(e),
+            _ => SearchError::Other(e),
         };
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.sqlite_error(e))?;
+        let mut stmt = self.conn.prepare(&sql).map_err(SearchError::Other)?;
         let rows = stmt
             .query_map(params_from_iter(values), |r| {
                 Ok(SearchHit {
@@ -109,7 +143,24 @@ impl Store {
                     tool_name: r.get(6)?,
                 })
             })
-            .map_err(invalid_query)?;
-        rows.collect::<Result<_, _>>().map_err(invalid_query)
+            .map_err(query_error)?;
+        rows.collect::<Result<_, _>>().map_err(query_error)
     }
+}
+
+/// What [`Store::search_detailed`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResults {
+    /// The matches, best first.
+    pub hits: Vec<SearchHit>,
+    /// Set when the query was not valid FTS5 syntax and was searched as
+    /// these plain words (each quoted) instead.
+    pub as_words: Option<String>,
+}
+
+/// A failed search statement: the query string's fault (FTS5 reports
+/// syntax as a generic SQLite error), or anything else.
+enum SearchError {
+    Query(rusqlite::Error),
+    Other(rusqlite::Error),
 }

@@ -9,7 +9,7 @@ use gatehouse_protocol::session::{
     ListSessionsArgs, PermissionAnswer, SearchSessionsArgs, SessionOrigin, SessionSort,
 };
 use gatehouse_store::{
-    EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store, StoreError,
+    EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store,
 };
 use serde_json::json;
 
@@ -284,11 +284,19 @@ fn search_covers_thinking_feedback_and_results_with_filters_titles_and_tool_name
     );
     assert_eq!(ocelot[0].tool_name.as_deref(), Some("Bash"));
 
-    // FTS5 syntax errors are explained; the literal mode searches the words.
-    let err = store.search_sessions("cargo(", 10).unwrap_err();
+    // A query FTS5 cannot read is searched as the words (issue 16 item 11);
+    // the literal mode always searches the words.
+    let words = store
+        .search_detailed(&SearchSessionsArgs {
+            query: "cargo(".into(),
+            session_id: Some("s1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(words.as_words.as_deref(), Some("\"cargo(\""));
     assert!(
-        matches!(&err, StoreError::Invalid(m) if m.contains("FTS5") && m.contains("cargo(")),
-        "{err}"
+        words.hits.iter().any(|h| h.kind == "tool_queued"),
+        "{words:?}"
     );
     let literal = store
         .search(&SearchSessionsArgs {
