@@ -40,7 +40,10 @@ fn inputs_the_pipeline_refuses_are_reported_with_the_field_and_exit_2() {
     }
     let out = check(project.path(), "Bash", r#"{"cmd": "ls"}"#);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("schema") && stderr.contains("cmd"), "{stderr}");
+    assert!(
+        stderr.contains("schema") && stderr.contains("cmd"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -94,7 +94,11 @@ fn census(data: &Path, project: &Path, printed: &[Value]) -> Census {
         .map(|e| serde_json::to_value(e).unwrap())
         .collect();
     assert!(stored.len() >= printed.len());
-    assert_eq!(&stored[..printed.len()], printed, "a printed line was not stored");
+    assert_eq!(
+        &stored[..printed.len()],
+        printed,
+        "a printed line was not stored"
+    );
 
     let mut kinds: HashMap<String, HashSet<String>> = HashMap::new();
     for e in &stored {
@@ -137,7 +141,12 @@ fn sigkill_at_random_points_of_a_500_call_session_never_loses_a_decision() {
     let started = Instant::now();
     let mut child = start(data.path(), project.path(), &script);
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert!(child.wait().unwrap().success());
     let elapsed = started.elapsed();
     let total = out.lines().count();
@@ -171,7 +180,10 @@ fn sigkill_at_random_points_of_a_500_call_session_never_loses_a_decision() {
         // Lines printed before the kill that the test had not read yet.
         let mut rest = String::new();
         let _ = reader.read_to_string(&mut rest);
-        printed.extend(rest.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
+        printed.extend(
+            rest.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok()),
+        );
 
         let c = census(data.path(), project.path(), &printed);
         eprintln!(
@@ -179,7 +191,10 @@ fn sigkill_at_random_points_of_a_500_call_session_never_loses_a_decision() {
              tool_completed, {} without permission_decided; {} started but not yet decided",
             c.ran, c.ran_without_completion, c.ran_without_decision, c.started_undecided
         );
-        assert_eq!(c.ran_without_decision, 0, "a call ran without its decision stored: {c:?}");
+        assert_eq!(
+            c.ran_without_decision, 0,
+            "a call ran without its decision stored: {c:?}"
+        );
         // Calls run one after another, and the next one starts only after
         // the decision (and so everything before it) is committed.
         assert!(c.ran_without_completion <= 1, "{c:?}");

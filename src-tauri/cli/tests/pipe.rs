@@ -90,7 +90,9 @@ fn read_one_line_then_close(data: &Path, args: &[&str]) {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !stderr.contains("panicked") && !stderr.contains("Broken pipe") && !stderr.contains("backtrace"),
+        !stderr.contains("panicked")
+            && !stderr.contains("Broken pipe")
+            && !stderr.contains("backtrace"),
         "{args:?}: {stderr}"
     );
     assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");

@@ -40,7 +40,12 @@ impl HandCommitSink {
             .lock()
             .unwrap()
             .iter()
-            .map(|e| serde_json::to_value(&e.body).unwrap()["type"].as_str().unwrap().to_owned())
+            .map(|e| {
+                serde_json::to_value(&e.body).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
             .collect()
     }
 }
@@ -62,7 +67,11 @@ impl EventSink for HandCommitSink {
     }
 }
 
-fn runtime_with(sink: Arc<HandCommitSink>, probe: &Arc<Probe>, dir: &std::path::Path) -> Arc<ToolRuntime> {
+fn runtime_with(
+    sink: Arc<HandCommitSink>,
+    probe: &Arc<Probe>,
+    dir: &std::path::Path,
+) -> Arc<ToolRuntime> {
     let tool = TestTool::new("Act").with_probe(probe).arc();
     ToolRuntime::builder(
         Arc::new(ToolPool::new(vec![tool])),
@@ -95,14 +104,21 @@ async fn a_call_starts_only_after_its_permission_decision_is_stored() {
     let (kind, ticket) = sink.next_pending().await;
     assert_eq!(kind, "permission_decided");
     // The pipeline is waiting on the ticket: the tool has not been entered.
-    assert_eq!(probe.calls(), 0, "the call ran before its decision was stored");
+    assert_eq!(
+        probe.calls(),
+        0,
+        "the call ran before its decision was stored"
+    );
     assert!(!sink.types().contains(&"tool_completed".to_owned()));
     ticket.complete(Ok(()));
     let result = run.await.unwrap();
     assert_eq!(result.status, CallStatus::Succeeded, "{result:?}");
     assert_eq!(probe.calls(), 1);
     let types = sink.types();
-    let decided = types.iter().position(|t| t == "permission_decided").unwrap();
+    let decided = types
+        .iter()
+        .position(|t| t == "permission_decided")
+        .unwrap();
     let completed = types.iter().position(|t| t == "tool_completed").unwrap();
     assert!(decided < completed, "{types:?}");
 }
@@ -131,7 +147,10 @@ async fn a_call_whose_decision_cannot_be_stored_does_not_run() {
     assert!(result.is_error);
     assert_eq!(result.status, CallStatus::Failed);
     let text = format!("{:?}", result.content);
-    assert!(text.contains("could not be recorded") && text.contains("disk full"), "{text}");
+    assert!(
+        text.contains("could not be recorded") && text.contains("disk full"),
+        "{text}"
+    );
     // The call still ends with its tool_completed (the model gets the error).
     assert!(sink.types().contains(&"tool_completed".to_owned()));
 }

@@ -114,10 +114,7 @@ impl Queue {
             }
         }
         while state.items.len() >= QUEUE_CAPACITY && !state.closed {
-            state = self
-                .drained
-                .wait(state)
-                .unwrap_or_else(|p| p.into_inner());
+            state = self.drained.wait(state).unwrap_or_else(|p| p.into_inner());
         }
         if state.closed {
             return Err(item);

@@ -110,7 +110,11 @@ struct CheckStored {
 impl EventSink for CheckStored {
     fn emit(&self, event: Event) {
         let reader = self.reader.lock().unwrap();
-        let stored = reader.session(&event.session_id).unwrap().unwrap().event_count;
+        let stored = reader
+            .session(&event.session_id)
+            .unwrap()
+            .unwrap()
+            .event_count;
         self.seen.lock().unwrap().push((event, stored));
     }
 }
@@ -141,7 +145,11 @@ fn every_forwarded_event_is_already_stored_and_order_is_kept_across_sessions() {
     for (e, stored) in &seen {
         let n = per_session.entry(e.session_id.clone()).or_insert(0i64);
         *n += 1;
-        assert!(*stored >= *n, "{} forwarded before it was stored", e.session_id);
+        assert!(
+            *stored >= *n,
+            "{} forwarded before it was stored",
+            e.session_id
+        );
     }
     let reader = Store::open(data.path()).unwrap();
     let (a, _) = reader.session_events("a").unwrap();
@@ -149,7 +157,12 @@ fn every_forwarded_event_is_already_stored_and_order_is_kept_across_sessions() {
     assert_eq!(a.len() + b.len(), 2_000);
     let want_a: Vec<&Event> = emitted.iter().filter(|e| e.session_id == "a").collect();
     assert_eq!(a.iter().collect::<Vec<_>>(), want_a);
-    assert!(!reader.search_sessions("\"prompt 1999\"", 5).unwrap().is_empty());
+    assert!(
+        !reader
+            .search_sessions("\"prompt 1999\"", 5)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -172,7 +185,11 @@ fn a_progress_flood_is_coalesced_per_call_with_the_last_kept_and_nothing_else_lo
     }
     sink.emit(prompt("s", "end"));
     // Bounded: the soft limit of progress, per run between other events.
-    assert!(writer.queued() <= 2 * PROGRESS_SOFT_LIMIT + 2, "{}", writer.queued());
+    assert!(
+        writer.queued() <= 2 * PROGRESS_SOFT_LIMIT + 2,
+        "{}",
+        writer.queued()
+    );
     gate.open();
     assert_eq!(writer.finish(), 0);
     let seen = gate.seen();
@@ -184,14 +201,28 @@ fn a_progress_flood_is_coalesced_per_call_with_the_last_kept_and_nothing_else_lo
         .filter(|e| kind(e) == "user_prompt")
         .map(|e| serde_json::to_value(e).unwrap()["text"].clone())
         .collect();
-    assert_eq!(prompts, vec![json!("start"), json!("in the middle"), json!("end")]);
+    assert_eq!(
+        prompts,
+        vec![json!("start"), json!("in the middle"), json!("end")]
+    );
     let ns: Vec<u64> = stored
         .iter()
         .filter(|e| kind(e) == "tool_progress")
-        .map(|e| serde_json::to_value(e).unwrap()["data"]["n"].as_u64().unwrap())
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["data"]["n"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
-    assert!(ns.windows(2).all(|w| w[0] < w[1]), "progress stays in order");
-    assert_eq!(*ns.last().unwrap(), flood as u64 - 1, "the last progress is kept");
+    assert!(
+        ns.windows(2).all(|w| w[0] < w[1]),
+        "progress stays in order"
+    );
+    assert_eq!(
+        *ns.last().unwrap(),
+        flood as u64 - 1,
+        "the last progress is kept"
+    );
     // The one just before the middle prompt survives too (last of its run).
     assert!(ns.contains(&(flood as u64 / 2)));
     assert!(ns.len() <= 2 * PROGRESS_SOFT_LIMIT, "{}", ns.len());
@@ -248,7 +279,10 @@ async fn a_flush_ticket_completes_after_the_commit_and_fails_for_an_unstorable_e
     ticket.wait().await.unwrap();
     // Stored, with everything emitted before it.
     assert!(reader.session("s").unwrap().unwrap().event_count >= 51);
-    let last = reader.last_event_of_type("s", "user_prompt").unwrap().unwrap();
+    let last = reader
+        .last_event_of_type("s", "user_prompt")
+        .unwrap()
+        .unwrap();
     assert!(reader.session_events("s").unwrap().0.contains(&last));
     // An event of a session that does not exist cannot be stored; the
     // others of its batch still are.

@@ -516,28 +516,28 @@ fn append_in<'a>(
         source,
     };
     let last_seq: Option<i64> = tx
-            .query_row(
-                "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
+        .query_row(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
                  FROM sessions WHERE id = ?1",
-                params![session_id],
-                |r| r.get(0),
-            )
-            .map_err(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
-                    "no session with id {session_id}; create it before appending events"
-                )),
-                e => sqlite(e),
-            })
-            .map(Some)?;
-        let mut seq = last_seq.unwrap_or(0);
-        let mut delta = CounterDelta::default();
-        for (event, raw) in records {
-            seq += 1;
-            insert_event(tx, seq, event, raw, &mut delta).map_err(sqlite)?;
-        }
-        let imported = checkpoint.is_some();
-        tx.execute(
-            "UPDATE sessions SET
+            params![session_id],
+            |r| r.get(0),
+        )
+        .map_err(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
+                "no session with id {session_id}; create it before appending events"
+            )),
+            e => sqlite(e),
+        })
+        .map(Some)?;
+    let mut seq = last_seq.unwrap_or(0);
+    let mut delta = CounterDelta::default();
+    for (event, raw) in records {
+        seq += 1;
+        insert_event(tx, seq, event, raw, &mut delta).map_err(sqlite)?;
+    }
+    let imported = checkpoint.is_some();
+    tx.execute(
+        "UPDATE sessions SET
                 updated_at_ms = CASE WHEN ?13 THEN MAX(updated_at_ms, COALESCE(?11, updated_at_ms))
                                      ELSE ?2 END,
                 event_count = event_count + ?3,
@@ -552,41 +552,41 @@ fn append_in<'a>(
                 input_tokens = input_tokens + ?12,
                 output_tokens = output_tokens + ?14
              WHERE id = ?1",
-            params![
-                session_id,
-                now_ms(),
-                delta.events,
-                delta.title,
-                delta.status,
-                delta.tool_calls,
-                delta.asks,
-                delta.denials,
-                delta.errors,
-                delta.first_ts,
-                delta.last_ts,
-                delta.input_tokens,
-                imported,
-                delta.output_tokens,
-            ],
-        )
-        .map_err(sqlite)?;
-        if let Some(cp) = checkpoint {
-            tx.execute(
-                "INSERT INTO import_sources (path, session_id, byte_offset, line, state, updated_at_ms)
+        params![
+            session_id,
+            now_ms(),
+            delta.events,
+            delta.title,
+            delta.status,
+            delta.tool_calls,
+            delta.asks,
+            delta.denials,
+            delta.errors,
+            delta.first_ts,
+            delta.last_ts,
+            delta.input_tokens,
+            imported,
+            delta.output_tokens,
+        ],
+    )
+    .map_err(sqlite)?;
+    if let Some(cp) = checkpoint {
+        tx.execute(
+            "INSERT INTO import_sources (path, session_id, byte_offset, line, state, updated_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,
                     byte_offset = excluded.byte_offset, line = excluded.line,
                     state = excluded.state, updated_at_ms = excluded.updated_at_ms",
-                params![
-                    cp.path,
-                    session_id,
-                    i64::try_from(cp.byte_offset).unwrap_or(i64::MAX),
-                    i64::try_from(cp.line).unwrap_or(i64::MAX),
-                    cp.state,
-                    now_ms()
-                ],
-            )
-            .map_err(sqlite)?;
-        }
+            params![
+                cp.path,
+                session_id,
+                i64::try_from(cp.byte_offset).unwrap_or(i64::MAX),
+                i64::try_from(cp.line).unwrap_or(i64::MAX),
+                cp.state,
+                now_ms()
+            ],
+        )
+        .map_err(sqlite)?;
+    }
     Ok(seq)
 }

@@ -59,7 +59,10 @@ fn a_batch_of_several_sessions_is_stored_in_order_with_counters_and_search() {
     store
         .append_event(&ev("a", json!({"type": "user_prompt", "text": "first"})))
         .unwrap();
-    let mut batch = vec![ev("b", json!({"type": "user_prompt", "text": "tidy the wombat pen"}))];
+    let mut batch = vec![ev(
+        "b",
+        json!({"type": "user_prompt", "text": "tidy the wombat pen"}),
+    )];
     batch.extend(call("a", "t1", "ls", false));
     batch.extend(call("b", "t2", "cat TODO-4917", true));
     batch.push(ev("a", json!({"type": "user_prompt", "text": "second"})));
@@ -67,10 +70,14 @@ fn a_batch_of_several_sessions_is_stored_in_order_with_counters_and_search() {
     store.append_events(&refs).unwrap();
 
     let (a, _) = store.session_events("a").unwrap();
-    let want_a: Vec<Event> = std::iter::once(ev("a", json!({"type": "user_prompt", "text": "first"})))
-        .chain(batch.iter().filter(|e| e.session_id == "a").cloned())
-        .collect();
-    assert_eq!(a, want_a, "positions continue after the earlier event, in order");
+    let want_a: Vec<Event> =
+        std::iter::once(ev("a", json!({"type": "user_prompt", "text": "first"})))
+            .chain(batch.iter().filter(|e| e.session_id == "a").cloned())
+            .collect();
+    assert_eq!(
+        a, want_a,
+        "positions continue after the earlier event, in order"
+    );
     let (b, _) = store.session_events("b").unwrap();
     assert_eq!(b.len(), 4);
     let sa = store.session("a").unwrap().unwrap();
@@ -106,7 +113,14 @@ fn a_query_that_is_not_fts5_syntax_is_searched_as_words_and_says_so() {
     let batch = call("a", "t1", "grep -n TODO-4917 src/main.rs", false);
     let refs: Vec<&Event> = batch.iter().collect();
     store.append_events(&refs).unwrap();
-    for query in ["TODO-4917", "cargo(", "\"unterminated", "NEAR(", "a:b", "^-"] {
+    for query in [
+        "TODO-4917",
+        "cargo(",
+        "\"unterminated",
+        "NEAR(",
+        "a:b",
+        "^-",
+    ] {
         let args = SearchSessionsArgs {
             query: query.into(),
             ..Default::default()
@@ -114,7 +128,10 @@ fn a_query_that_is_not_fts5_syntax_is_searched_as_words_and_says_so() {
         let found = store
             .search_detailed(&args)
             .unwrap_or_else(|e| panic!("{query}: {e}"));
-        assert!(found.as_words.is_some(), "{query} was not searched as words");
+        assert!(
+            found.as_words.is_some(),
+            "{query} was not searched as words"
+        );
         let shown = format!("{found:?}");
         assert!(
             !shown.contains("no such column") && !shown.contains("SQL logic error"),

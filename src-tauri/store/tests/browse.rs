@@ -8,9 +8,7 @@ use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior, Permiss
 use gatehouse_protocol::session::{
     ListSessionsArgs, PermissionAnswer, SearchSessionsArgs, SessionOrigin, SessionSort,
 };
-use gatehouse_store::{
-    EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store,
-};
+use gatehouse_store::{EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store};
 use serde_json::json;
 
 fn new_session(id: &str, project: &str, model: &str) -> NewSession {
