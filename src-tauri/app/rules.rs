@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use gatehouse_protocol::command::CommandError;
+use gatehouse_protocol::event::SettingsReloadTrigger;
 use gatehouse_protocol::permission::PermissionDecision;
 use gatehouse_protocol::project::Project;
 use gatehouse_protocol::rules::{
@@ -111,7 +112,7 @@ pub(crate) fn save_rule_edits(
 ) -> CommandResult<SaveRulesOutcome> {
     let project = project(&state, args.project_id)?;
     let mut store = store(&state)?;
-    rules
+    let outcome = rules
         .saves
         .save(
             &mut store,
@@ -120,7 +121,23 @@ pub(crate) fn save_rule_edits(
             &args.edits,
             args.overwrite,
         )
-        .map_err(error)
+        .map_err(error)?;
+    drop(store);
+    tell_open_sessions(&state, &outcome);
+    Ok(outcome)
+}
+
+/// A save (or an undo) takes effect in the open sessions at once: they read
+/// their settings files again, and sessions whose rules were replaced take
+/// the stored ones (the file watcher would notice the files too, later).
+fn tell_open_sessions(state: &State<'_, AppState>, outcome: &SaveRulesOutcome) {
+    let (Ok(host), SaveRulesOutcome::Saved { sessions, .. }) = (&state.host, outcome) else {
+        return;
+    };
+    host.reload_settings(SettingsReloadTrigger::RulesSaved);
+    for problem in host.reload_session_rules(sessions) {
+        eprintln!("gatehouse: {problem}");
+    }
 }
 
 #[tauri::command(async)]
@@ -130,8 +147,11 @@ pub(crate) fn undo_rules_save(
     args: UndoRulesSaveArgs,
 ) -> CommandResult<SaveRulesOutcome> {
     let mut store = store(&state)?;
-    rules
+    let outcome = rules
         .saves
         .undo(&mut store, args.project_id, args.overwrite)
-        .map_err(error)
+        .map_err(error)?;
+    drop(store);
+    tell_open_sessions(&state, &outcome);
+    Ok(outcome)
 }

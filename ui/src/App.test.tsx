@@ -91,6 +91,28 @@ describe("App", () => {
     expect(fake.log).not.toContain("list_projects");
   });
 
+  it("opens the rule editor over an open session, which stays open behind it", async () => {
+    const fake = fakeBackend(info(), "/home/ana/src/widget");
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    fireEvent.click(screen.getByTestId("open-folder"));
+    const name = await screen.findByTestId("session-project-name");
+    fireEvent.click(screen.getByTestId("open-rules"));
+    await screen.findByTestId("rules-screen");
+    // The same session view, hidden, not closed.
+    expect(screen.getByTestId("session-project-name")).toBe(name);
+    expect(name.closest("[hidden]")).not.toBeNull();
+    expect(fake.log).not.toContain("close_session");
+    fireEvent.click(screen.getByTestId("rules-back"));
+    await waitFor(() => expect(screen.queryByTestId("rules-screen")).toBeNull());
+    expect(screen.getByTestId("session-project-name")).toBe(name);
+    expect(name.closest("[hidden]")).toBeNull();
+    // Another screen closes the session view.
+    fireEvent.click(screen.getByTestId("open-settings"));
+    await waitFor(() => expect(screen.queryByTestId("session-project-name")).toBeNull());
+  });
+
   it("reports back on a smoke launch", async () => {
     const fake = fakeBackend(info({ smoke: true }), null);
     restore = fake.restore;

@@ -32,7 +32,7 @@ export function App() {
               key={item.screen}
               type="button"
               data-testid={item.testId}
-              aria-current={state.screen === item.screen && !state.openProject ? "page" : undefined}
+              aria-current={state.screen === item.screen && (!state.openProject || item.screen === "rules") ? "page" : undefined}
               onClick={() => actions.openScreen(item.screen)}
             >
               {item.label}
@@ -42,14 +42,24 @@ export function App() {
       </header>
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
-        {state.openProject ? (
-          <SessionView
-            key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
-            project={state.openProject}
-            resumeSessionId={state.resumeSessionId}
-            onBack={actions.goHome}
+        {state.openProject && (
+          // Hidden, not closed, while the rule editor is over it.
+          <div hidden={state.screen === "rules"}>
+            <SessionView
+              key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
+              project={state.openProject}
+              resumeSessionId={state.resumeSessionId}
+              onBack={actions.goHome}
+            />
+          </div>
+        )}
+        {state.screen === "rules" ? (
+          <RulesScreen
+            onBack={actions.leaveRules}
+            onOpenCall={actions.openStoredSession}
+            projectId={state.openProject?.id ?? null}
           />
-        ) : state.screen === "settings" ? (
+        ) : state.openProject ? null : state.screen === "settings" ? (
           <SettingsScreen onBack={actions.goHome} />
         ) : state.screen === "sessions" ? (
           <BrowserScreen
@@ -61,8 +71,6 @@ export function App() {
           />
         ) : state.screen === "mcp" ? (
           <McpScreen projects={state.projects} onBack={actions.goHome} />
-        ) : state.screen === "rules" ? (
-          <RulesScreen onBack={actions.goHome} onOpenCall={actions.openStoredSession} />
         ) : (
           <HomeScreen
             projects={state.projects}

@@ -30,6 +30,6 @@ pub use agent::{Agent, AgentConfig, ModeSource, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,
-    load_settings, session_pool,
+    load_settings, session_pool, settings_layout,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

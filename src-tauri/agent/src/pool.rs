@@ -132,9 +132,14 @@ pub fn load_engine(setup: &EngineSetup) -> (PermissionEngine, Vec<SettingsError>
 /// Loads the settings of `setup` (again, e.g. after "always allow" wrote a
 /// rule), for [`PermissionEngine::replace_settings`].
 pub fn load_settings(setup: &EngineSetup) -> LoadedSettings {
+    load(&settings_layout(setup))
+}
+
+/// The settings files a session of `setup` reads (to load or watch them).
+pub fn settings_layout(setup: &EngineSetup) -> SettingsLayout {
     // The OS-wide managed policy always applies.
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    load(&SettingsLayout {
+    SettingsLayout {
         project_dir: setup.project.clone(),
         home_dir: setup.home.clone(),
         managed_file: Some(managed_file),
@@ -142,7 +147,7 @@ pub fn load_settings(setup: &EngineSetup) -> LoadedSettings {
         flag_files: setup.settings_files.clone(),
         flag_rules: Vec::new(),
         project_trusted: setup.trust_project,
-    })
+    }
 }
 
 /// Answers every permission prompt the same way (headless runs:

@@ -46,6 +46,7 @@ pub use context::{ContextModifier, ToolUseContext};
 pub use error::ToolError;
 pub use events::EventSink;
 pub use executor::{ExecutionOutcome, StreamingToolExecutor};
+pub use pipeline::Rejection;
 pub use registry::{Registry, ToolPool};
 pub use runtime::{CallStatus, ToolCallResult, ToolRuntime, ToolUseBlock};
 pub use tool::{InterruptBehavior, Tool, ToolResult};

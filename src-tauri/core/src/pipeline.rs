@@ -43,14 +43,17 @@ use crate::hooks::{
     HookDecision, PostToolUseHook, PostToolUseInput, PreToolUseInput, combine_pre_outcomes,
 };
 use crate::permission::{PermissionQuery, PermissionSubject};
+use crate::registry::ToolPool;
 use crate::runtime::{CallStatus, ToolCallResult, ToolRuntime, ToolUseBlock};
 use crate::tool::{CallContext, InterruptBehavior, NewMessage, ProgressReporter, Tool};
 
 /// Why a call was refused before running.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rejection {
-    pub(crate) stage: RejectionStage,
-    pub(crate) message: String,
+pub struct Rejection {
+    /// The stage that refused it.
+    pub stage: RejectionStage,
+    /// The message the model gets (names the bad field or precondition).
+    pub message: String,
 }
 
 /// A queued call: the block, with stages 1–3 done.
@@ -354,6 +357,43 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// The refusal of a call to a tool the pool does not have (stage 2).
+fn unknown_tool(pool: &ToolPool, name: &str) -> Rejection {
+    // Naming the real tools helps a model that guessed a name; a pool of
+    // hundreds of MCP tools is cut short.
+    let names = pool.names();
+    let mut list = names
+        .iter()
+        .take(40)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 40 {
+        list.push_str(&format!(" and {} more", names.len() - 40));
+    }
+    let message = if pool.was_removed(name) {
+        format!(
+            "Tool {name} is no longer available: its MCP server removed it from \
+             its tool list during this session. Available tools: {list}."
+        )
+    } else {
+        format!("No such tool available: {name}. Available tools: {list}.")
+    };
+    Rejection {
+        stage: RejectionStage::Lookup,
+        message,
+    }
+}
+
+/// The refusal of an input the tool's `validate_input` rejected (stage 4).
+fn refused_by_tool(tool: &dyn Tool, error: &ToolError) -> Rejection {
+    Rejection {
+        stage: RejectionStage::ValidateInput,
+        message: format!("{} refused the input: {error}", tool.name()),
+    }
+}
+
+
 /// Resolves when `token` fires, if `enabled`; never otherwise.
 /// How long a cancelled call may take to stop and report (Bash sends
 /// SIGTERM, waits its grace period, then SIGKILL).
@@ -442,32 +482,7 @@ impl ToolRuntime {
         let pool = self.pool();
         if rejection.is_none() {
             match pool.lookup(&name) {
-                None => {
-                    // Naming the real tools helps a model that guessed a
-                    // name; a pool of hundreds of MCP tools is cut short.
-                    let names = pool.names();
-                    let mut list = names
-                        .iter()
-                        .take(40)
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    if names.len() > 40 {
-                        list.push_str(&format!(" and {} more", names.len() - 40));
-                    }
-                    let message = if pool.was_removed(&name) {
-                        format!(
-                            "Tool {name} is no longer available: its MCP server removed it from \
-                             its tool list during this session. Available tools: {list}."
-                        )
-                    } else {
-                        format!("No such tool available: {name}. Available tools: {list}.")
-                    };
-                    rejection = Some(Rejection {
-                        stage: RejectionStage::Lookup,
-                        message,
-                    });
-                }
+                None => rejection = Some(unknown_tool(&pool, &name)),
                 Some(index) => {
                     if let Some(Err(e)) = pool.validator(index).map(|v| v.validate(&name, &input)) {
                         rejection = Some(Rejection {
@@ -573,7 +588,7 @@ impl ToolRuntime {
         };
 
         // Stages 4–6 stop on any cancellation: nothing has run yet.
-        let pre_call = self.pre_call(p, tool.as_ref(), &ctx);
+        let pre_call = self.pre_call(p, &tool, &ctx);
         let approved = tokio::select! {
             biased;
             () = tokens.interrupt.cancelled() => return Self::cancelled(tokens.why()),
@@ -692,18 +707,12 @@ impl ToolRuntime {
     async fn pre_call(
         &self,
         p: &Prepared,
-        tool: &dyn Tool,
+        tool: &Arc<dyn Tool>,
         ctx: &ToolUseContext,
     ) -> Result<Approved, Outcome> {
         // Stage 4.
         if let Err(e) = tool.validate_input(&p.input, ctx).await {
-            return Err(self.reject(
-                p,
-                Rejection {
-                    stage: RejectionStage::ValidateInput,
-                    message: format!("{} refused the input: {e}", tool.name()),
-                },
-            ));
+            return Err(self.reject(p, refused_by_tool(tool.as_ref(), &e)));
         }
         let mut observable = p.input.clone();
         tool.backfill_observable_input(&mut observable);
@@ -764,7 +773,7 @@ impl ToolRuntime {
             if let Some((rewritten, hook)) = combined.updated_input {
                 // A rewritten input is untrusted like the model's: validate
                 // it again and let the rules see it.
-                self.revalidate(p, tool, &rewritten, &hook, ctx).await?;
+                self.revalidate(p, tool.as_ref(), &rewritten, &hook, ctx).await?;
                 observable = rewritten.clone();
                 tool.backfill_observable_input(&mut observable);
                 call_input = rewritten;
@@ -776,16 +785,16 @@ impl ToolRuntime {
         let verdict = tool.check_permissions(&call_input, ctx).await;
         let subject = tool.permission_subject(&call_input, ctx);
         let requires_ui = tool.requires_user_interaction();
-        let query = PermissionQuery {
-            tool_name: tool.name(),
-            input: &observable,
-            subject: subject.as_ref(),
-            is_read_only: tool.is_read_only(&call_input),
-            is_destructive: tool.is_destructive(&call_input),
-            requires_user_interaction: requires_ui,
-            tool_verdict: &verdict,
-        };
-        let engine = self.resolver.decide(&query);
+        let engine = self
+            .decide_off_runtime(
+                tool,
+                &call_input,
+                &observable,
+                subject.clone(),
+                verdict,
+                requires_ui,
+            )
+            .await;
         let hook_view = hook_decision
             .as_ref()
             .map(|(d, name, msg)| (*d, name.as_str(), msg.as_deref()));
@@ -794,7 +803,7 @@ impl ToolRuntime {
             decision = self
                 .ask_user(
                     p,
-                    tool,
+                    tool.as_ref(),
                     &observable,
                     subject.as_ref(),
                     requires_ui,
@@ -848,6 +857,52 @@ impl ToolRuntime {
                 Err(outcome)
             }
         }
+    }
+
+    /// Asks the permission engine, on the blocking pool: a decision is
+    /// synchronous and usually takes microseconds, but a shell command with
+    /// groupings or here-documents may hold its thread up to the parser's
+    /// deadline, and the tool's `is_read_only` / `is_destructive` may
+    /// analyse the input too. Neither may stall an async worker. The
+    /// hand-off costs a few microseconds (see core/NOTES.md). A decision
+    /// that cannot be made (the task panicked) fails closed to an ask.
+    async fn decide_off_runtime(
+        &self,
+        tool: &Arc<dyn Tool>,
+        call_input: &Value,
+        observable: &Value,
+        subject: Option<PermissionSubject>,
+        verdict: crate::permission::ToolPermissionVerdict,
+        requires_ui: bool,
+    ) -> PermissionDecision {
+        let resolver = Arc::clone(&self.resolver);
+        let tool = Arc::clone(tool);
+        let call_input = call_input.clone();
+        let observable = observable.clone();
+        let decided = tokio::task::spawn_blocking(move || {
+            let query = PermissionQuery {
+                tool_name: tool.name(),
+                input: &observable,
+                subject: subject.as_ref(),
+                is_read_only: tool.is_read_only(&call_input),
+                is_destructive: tool.is_destructive(&call_input),
+                requires_user_interaction: requires_ui,
+                tool_verdict: &verdict,
+            };
+            resolver.decide(&query)
+        })
+        .await;
+        decided.unwrap_or_else(|e| PermissionDecision {
+            decision: PermissionBehavior::Ask,
+            reason: DecisionReason::SafetyCheck {
+                message: format!("the permission engine failed on this call ({e}), so it asks"),
+            },
+            trace: vec![TraceStep {
+                layer: "engine".into(),
+                outcome: TraceOutcome::Ask,
+                detail: format!("the decision task failed: {e}"),
+            }],
+        })
     }
 
     async fn revalidate(

@@ -243,6 +243,11 @@ impl PermissionEngine {
         self.read().settings.errors.clone()
     }
 
+    /// The settings in force (a copy).
+    pub fn settings(&self) -> LoadedSettings {
+        self.read().settings.clone()
+    }
+
     /// Replaces the settings (after a reload); session rules are kept.
     pub fn replace_settings(&self, settings: LoadedSettings) {
         let mut st = self.write();
@@ -265,6 +270,31 @@ impl PermissionEngine {
         });
         st.rebuild_index();
         Ok(())
+    }
+
+    /// Replaces the session rules (the rule editor saved a session's
+    /// rules). Rules that do not parse are left out and returned.
+    pub fn replace_session_rules(&self, rules: &[(RuleKind, String)]) -> Vec<RuleParseError> {
+        let mut kept = Vec::new();
+        let mut errors = Vec::new();
+        for (kind, text) in rules {
+            match parse_rule(text) {
+                Ok(rule) => kept.push(SourcedRule {
+                    rule,
+                    kind: *kind,
+                    source: RuleSource::Session,
+                    file: None,
+                    line: 0,
+                    column: 0,
+                    settings_root: None,
+                }),
+                Err(e) => errors.push(e),
+            }
+        }
+        let mut st = self.write();
+        st.session_rules = kept;
+        st.rebuild_index();
+        errors
     }
 
     /// The session rules, as `(kind, text)`.

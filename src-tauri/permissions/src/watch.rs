@@ -5,12 +5,13 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::engine::PermissionEngine;
 use crate::settings::SettingsError;
-use crate::sources::{SettingsLayout, load};
+use crate::sources::{LoadedSettings, SettingsLayout, load};
 
 /// The result of one reload.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +26,12 @@ pub struct ReloadReport {
 /// (a malformed file, an unparseable deny rule) and the current ones did
 /// not, the current ones stay in force.
 pub fn reload(engine: &PermissionEngine, layout: &SettingsLayout) -> ReloadReport {
-    let fresh = load(layout);
+    apply(engine, load(layout))
+}
+
+/// Puts `fresh` (settings just read) in force in `engine`, unless they lost
+/// restrictions the current ones have: see [`reload`].
+pub fn apply(engine: &PermissionEngine, fresh: LoadedSettings) -> ReloadReport {
     let errors = fresh.errors.clone();
     let current_good = !engine
         .settings_errors()
@@ -45,9 +51,19 @@ pub fn reload(engine: &PermissionEngine, layout: &SettingsLayout) -> ReloadRepor
 }
 
 /// Watches every settings file of a layout and reloads on change.
+///
+/// notify reports one edit as several events (an atomic save is a create,
+/// a write and a rename): they are coalesced, and the reload runs once the
+/// folder has been quiet for [`SETTLE`], on the watcher's own thread.
 pub struct SettingsWatcher {
     watcher: Arc<Mutex<RecommendedWatcher>>,
 }
+
+/// How long the settings folders must be quiet before a reload.
+pub const SETTLE: Duration = Duration::from_millis(50);
+/// A reload happens at the latest this long after the first event of a
+/// burst, even if events keep coming.
+const MAX_SETTLE: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for SettingsWatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,18 +101,26 @@ fn watch_dirs(layout: &SettingsLayout) -> BTreeSet<PathBuf> {
 }
 
 impl SettingsWatcher {
-    /// Starts watching; `on_reload` is called after every reload (from the
-    /// watcher's thread).
+    /// Starts watching; every settled change reloads `engine` (see
+    /// [`reload`]) and then calls `on_reload` (from the watcher's thread).
     pub fn start(
         layout: SettingsLayout,
         engine: Arc<PermissionEngine>,
         on_reload: impl Fn(ReloadReport) + Send + 'static,
     ) -> notify::Result<Self> {
-        let watched = Arc::new(Mutex::new(BTreeSet::<PathBuf>::new()));
-        let slot: Arc<Mutex<Option<Arc<Mutex<RecommendedWatcher>>>>> = Arc::new(Mutex::new(None));
-        let handler_slot = slot.clone();
-        let handler_watched = watched.clone();
-        let handler_layout = layout.clone();
+        let reload_layout = layout.clone();
+        Self::on_change(layout, move || on_reload(reload(&engine, &reload_layout)))
+    }
+
+    /// Starts watching; `changed` is called (from the watcher's thread)
+    /// once per settled burst of changes to the layout's folders. The
+    /// caller reloads.
+    pub fn on_change(
+        layout: SettingsLayout,
+        changed: impl Fn() + Send + 'static,
+    ) -> notify::Result<Self> {
+        // One pending signal is enough: a burst collapses into it.
+        let (signal, signals) = std::sync::mpsc::sync_channel::<()>(1);
         let handler = move |event: notify::Result<notify::Event>| {
             let Ok(event) = event else {
                 return;
@@ -104,38 +128,53 @@ impl SettingsWatcher {
             if event.kind.is_access() {
                 return;
             }
-            let report = reload(&engine, &handler_layout);
-            // Pick up directories created since (e.g. `.claude/`). notify's
-            // `watch` waits on the thread running this handler, so the new
-            // watches are added from another thread.
-            let slot = handler_slot.clone();
-            let seen = handler_watched.clone();
-            let layout = handler_layout.clone();
-            std::thread::spawn(move || {
-                let watcher = slot.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                let Some(w) = watcher else {
-                    return;
-                };
-                let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
-                let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
-                for d in watch_dirs(&layout) {
-                    if !seen.contains(&d) && w.watch(&d, RecursiveMode::NonRecursive).is_ok() {
-                        seen.insert(d);
-                    }
-                }
-            });
-            on_reload(report);
+            let _ = signal.try_send(());
         };
         let watcher = Arc::new(Mutex::new(notify::recommended_watcher(handler)?));
+        let mut seen = BTreeSet::new();
         {
             let mut w = watcher.lock().unwrap_or_else(|p| p.into_inner());
-            let mut seen = watched.lock().unwrap_or_else(|p| p.into_inner());
             for d in watch_dirs(&layout) {
                 w.watch(&d, RecursiveMode::NonRecursive)?;
                 seen.insert(d);
             }
         }
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(watcher.clone());
+        // The worker holds the watcher weakly: dropping the SettingsWatcher
+        // drops notify's handler and with it the signal, ending the worker.
+        let weak = Arc::downgrade(&watcher);
+        std::thread::Builder::new()
+            .name("settings-watch".into())
+            .spawn(move || {
+                while signals.recv().is_ok() {
+                    let burst = std::time::Instant::now();
+                    while burst.elapsed() < MAX_SETTLE {
+                        match signals.recv_timeout(SETTLE) {
+                            Ok(()) => {}
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                        }
+                    }
+                    // Pick up directories created since (e.g. `.claude/`).
+                    // notify's `watch` waits on the thread running its
+                    // handler, so this is done here, not in the handler.
+                    let Some(w) = weak.upgrade() else {
+                        return;
+                    };
+                    {
+                        let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
+                        for d in watch_dirs(&layout) {
+                            if !seen.contains(&d)
+                                && w.watch(&d, RecursiveMode::NonRecursive).is_ok()
+                            {
+                                seen.insert(d);
+                            }
+                        }
+                    }
+                    drop(w);
+                    changed();
+                }
+            })
+            .map_err(|e| notify::Error::generic(&format!("cannot start the watcher thread: {e}")))?;
         Ok(SettingsWatcher { watcher })
     }
 

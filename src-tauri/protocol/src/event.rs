@@ -98,6 +98,19 @@ pub enum EventBody {
         /// The new mode.
         mode: crate::permission::PermissionMode,
     },
+    /// The session read its settings files again (one of them changed on
+    /// disk, or the app's rule editor saved). When
+    /// `applied` is false the new settings would have lost restrictions (a
+    /// malformed file, an unparseable deny rule) and the previous rules stay
+    /// in force until the files are fixed.
+    SettingsReloaded {
+        /// Whether the settings just read are now in force.
+        applied: bool,
+        /// What made the session read them.
+        trigger: SettingsReloadTrigger,
+        /// Problems found in the files (also when applied).
+        problems: Vec<SettingsProblem>,
+    },
     /// Progress streamed by a running call (output bytes, MCP progress…).
     ToolProgress {
         /// The call.
@@ -485,4 +498,30 @@ pub enum McpServerStatus {
     Disabled,
     /// A project server (`.mcp.json`) the user has not approved yet.
     AwaitingApproval,
+}
+
+/// What made a session read its settings files again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingsReloadTrigger {
+    /// A settings file changed on disk (seen by the session's watcher).
+    FileChanged,
+    /// The rule editor saved (or undid) rules.
+    RulesSaved,
+}
+
+/// One problem in a settings file, where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SettingsProblem {
+    /// The file.
+    pub file: String,
+    /// Its line (from 1).
+    pub line: u32,
+    /// Its column (characters, from 1).
+    pub column: u32,
+    /// What is wrong.
+    pub message: String,
+    /// True when the problem may hide deny or ask rules (such settings are
+    /// not put in force by a reload).
+    pub loses_restrictions: bool,
 }

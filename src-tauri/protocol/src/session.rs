@@ -393,3 +393,28 @@ pub struct ApiKeyStatus {
     /// `keychain`, `env`, or `None` when no key is available.
     pub source: Option<String>,
 }
+
+/// A session's diagnostics: how the runtime under it stands. The shell
+/// parser counts are process-wide (every session's permission engine parses
+/// through the same single helper-thread slot).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionDiagnostics {
+    /// The session.
+    pub session_id: String,
+    /// Shell-parser helper threads that ran past their deadline and still
+    /// run (at most one: while it runs, no other such parse starts).
+    pub parser_threads_abandoned_running: u32,
+    /// Helper threads abandoned since the process started.
+    pub parser_threads_abandoned_total: u64,
+    /// Command lines not parsed because the helper thread was busy (each
+    /// failed closed to an ask) since the process started.
+    pub parser_refused_busy_total: u64,
+    /// Whether the session's settings watcher runs (false: file changes do
+    /// not reach the session; saves in the app still do).
+    pub settings_watcher_running: bool,
+    /// Settings reloads of this session so far.
+    pub settings_reloads: u64,
+    /// Of those, how many kept the previous rules (the new files would have
+    /// lost restrictions).
+    pub settings_reloads_kept_previous: u64,
+}

@@ -72,6 +72,8 @@ pub fn bindings() -> String {
     collector.visit::<crate::session::SearchSessionsArgs>();
     collector.visit::<crate::session::SearchHit>();
     collector.visit::<crate::session::StorageUsage>();
+    // Returned by `SessionHost::diagnostics`.
+    collector.visit::<crate::session::SessionDiagnostics>();
     collector.visit::<crate::transcript::ClaudeTranscript>();
     collector.visit::<crate::transcript::ImportFileReport>();
     collector.visit::<crate::transcript::ImportProgress>();

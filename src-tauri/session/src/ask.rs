@@ -233,12 +233,18 @@ impl Drop for Withdraw<'_> {
 #[async_trait]
 impl AskHandler for InteractiveAsk {
     async fn ask(&self, request: AskRequest) -> AskAnswer {
-        let suggestions = suggest_rules(
-            &request.tool_name,
-            &request.input,
-            &self.permissions.setup.project,
-        );
-        let preview = crate::preview::preview(&request.tool_name, &request.input);
+        // Both are blocking: suggestions analyse a shell command (a parse
+        // may take up to its deadline), a preview reads the file.
+        let (tool, input) = (request.tool_name.clone(), request.input.clone());
+        let project = self.permissions.setup.project.clone();
+        let (suggestions, preview) = tokio::task::spawn_blocking(move || {
+            (
+                suggest_rules(&tool, &input, &project),
+                crate::preview::preview(&tool, &input),
+            )
+        })
+        .await
+        .unwrap_or_default();
         let (tx, rx) = oneshot::channel();
         self.pending().insert(request.tool_use_id.clone(), tx);
         let mut withdraw = Withdraw {

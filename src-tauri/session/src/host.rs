@@ -25,15 +25,18 @@ use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
-use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind};
+use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind, SettingsReloadTrigger};
 use gatehouse_protocol::permission::PermissionMode;
-use gatehouse_protocol::session::{PermissionAnswer, SessionHandle, SessionOrigin, SessionSummary};
+use gatehouse_protocol::session::{
+    PermissionAnswer, SessionDiagnostics, SessionHandle, SessionOrigin, SessionSummary,
+};
 use gatehouse_store::{NewSession, Store};
 use gatehouse_tools::tasks::{TaskInfo, TaskManager};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::{InteractiveAsk, SessionPermissions};
+use crate::live_settings::LiveSettings;
 use crate::rules::SqliteSessionRuleStore;
 use crate::writer::EventWriter;
 
@@ -189,6 +192,8 @@ struct OpenSession {
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The session's MCP servers (their process groups stop with it).
     mcp: Option<Arc<McpManager>>,
+    /// Its settings files, watched and reloaded into `engine`.
+    settings: Arc<LiveSettings>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -377,6 +382,13 @@ impl SessionHost {
             project: project_text.clone(),
             resumed: spec.resume.is_some(),
         });
+        // From now on, a change to a settings file reaches the session.
+        let settings = LiveSettings::start(
+            Arc::clone(&engine),
+            gatehouse_agent::settings_layout(&setup),
+            emitter.clone(),
+            &mut warnings,
+        );
         let mcp = match spec.mcp_startup_timeout {
             Some(limit) => {
                 self.start_mcp(&project, spec.trust_project, &emitter, limit, &mut warnings)
@@ -473,6 +485,7 @@ impl SessionHost {
             current,
             actor: Mutex::new(Some(actor)),
             mcp,
+            settings,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
         Ok(Started {
@@ -669,6 +682,73 @@ impl SessionHost {
         &self.config.home
     }
 
+    /// Every open session reads its settings files again now (the app saved
+    /// rules: the change takes effect without waiting for the
+    /// file watcher). A session whose settings did not change reports
+    /// nothing; the others emit `settings_reloaded`. Blocking (reads a few
+    /// small files per session). Returns how many sessions read new settings.
+    pub fn reload_settings(&self, trigger: SettingsReloadTrigger) -> usize {
+        let open: Vec<Arc<OpenSession>> = lock(&self.sessions).values().cloned().collect();
+        open.iter().filter(|s| s.settings.reload(trigger)).count()
+    }
+
+    /// The rule editor replaced the stored rules of `session_ids`: those
+    /// that are open take them (from the store) at once. Returns problems
+    /// (a stored rule that no longer parses), each naming its session.
+    pub fn reload_session_rules(&self, session_ids: &[String]) -> Vec<String> {
+        let mut problems = Vec::new();
+        for id in session_ids {
+            let Ok(open) = self.open(id) else {
+                continue;
+            };
+            let rows = match self.store().session_rules(id) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    problems.push(format!("session {id}: its rules could not be read: {e}"));
+                    continue;
+                }
+            };
+            let rules: Vec<_> = rows
+                .into_iter()
+                .filter_map(|r| match crate::rules::kind_from_text(&r.kind) {
+                    Some(kind) => Some((kind, r.rule)),
+                    None => {
+                        problems.push(format!(
+                            "session {id}: stored rule {:?} has unknown kind {:?}",
+                            r.rule, r.kind
+                        ));
+                        None
+                    }
+                })
+                .collect();
+            problems.extend(
+                open.engine
+                    .replace_session_rules(&rules)
+                    .into_iter()
+                    .map(|e| format!("session {id}: a session rule no longer parses: {e}")),
+            );
+        }
+        problems
+    }
+
+    /// How the session and the runtime under it stand (typed, for a
+    /// diagnostics view).
+    pub fn diagnostics(&self, session_id: &str) -> Result<SessionDiagnostics, HostError> {
+        let open = self.open(session_id)?;
+        let parser = gatehouse_permissions::shell::parser_threads();
+        let (reloads, kept) = open.settings.counts();
+        Ok(SessionDiagnostics {
+            session_id: open.id.clone(),
+            parser_threads_abandoned_running: u32::try_from(parser.abandoned_running)
+                .unwrap_or(u32::MAX),
+            parser_threads_abandoned_total: parser.abandoned_total,
+            parser_refused_busy_total: parser.refused_busy_total,
+            settings_watcher_running: open.settings.is_watching(),
+            settings_reloads: reloads,
+            settings_reloads_kept_previous: kept,
+        })
+    }
+
     /// After an MCP sign-in: server `server` of every open session of
     /// `project` that stopped (needs_auth, failed) connects again. Returns
     /// how many did.
@@ -684,6 +764,7 @@ impl SessionHost {
 }
 
 async fn close_open(open: &OpenSession) {
+    open.settings.stop();
     lock(&open.prompts).take();
     for (_, token) in lock(&open.current).iter() {
         token.cancel();

@@ -9,6 +9,7 @@
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
 //! | [`logging`] | the process's log file (`tracing`, daily rotation in `<data dir>/logs`) |
+//! | `live_settings` | an open session's settings files watched and reloaded (`settings_reloaded`) |
 //! | [`mcp_panel`] | the app's MCP panel: servers from every source, probes, edits, approvals |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
@@ -23,6 +24,7 @@ pub mod ask;
 pub mod host;
 pub mod keys;
 pub mod logging;
+mod live_settings;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod mcp_panel;

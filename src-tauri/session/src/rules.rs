@@ -21,7 +21,8 @@ impl SqliteSessionRuleStore {
     }
 }
 
-fn kind_from_text(text: &str) -> Option<RuleKind> {
+/// A stored rule kind (`allow`, `ask`, `deny`) as the engine's.
+pub(crate) fn kind_from_text(text: &str) -> Option<RuleKind> {
     match text {
         "allow" => Some(RuleKind::Allow),
         "ask" => Some(RuleKind::Ask),

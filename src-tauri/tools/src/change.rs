@@ -118,6 +118,27 @@ where
     Ok(ToolResult::new(output))
 }
 
+/// Runs a writer's blocking precondition `check` of `input` (file read and
+/// unchanged since, the edit applicable…) off the async runtime, against
+/// the call's file-state cache: the body of `validate_input` for Write, Edit
+/// and NotebookEdit. The call checks again against the file as it is then.
+pub async fn validate<I, F>(
+    fallback: &Arc<FileStateCache>,
+    ctx: &gatehouse_core::ToolUseContext,
+    what: &str,
+    input: I,
+    check: F,
+) -> Result<(), ToolError>
+where
+    I: Send + 'static,
+    F: FnOnce(&FileStateCache, &I) -> Result<(), ToolError> + Send + 'static,
+{
+    let state = FileStateCache::for_call(fallback, ctx);
+    tokio::task::spawn_blocking(move || check(&state, &input))
+        .await
+        .map_err(|e| ToolError::failed(format!("the {what} check failed: {e}")))?
+}
+
 /// Maps an atomic-write failure to an error that says the original is
 /// intact.
 fn write_error(path: &Path, existed: bool, e: &AtomicWriteError) -> ToolError {

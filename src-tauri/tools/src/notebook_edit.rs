@@ -199,7 +199,7 @@ impl TypedTool for NotebookEditTool {
     async fn validate_input(
         &self,
         input: &NotebookEditInput,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
     ) -> Result<(), ToolError> {
         paths::require_absolute("notebook_path", &input.notebook_path)?;
         if !Path::new(&input.notebook_path)
@@ -222,7 +222,16 @@ impl TypedTool for NotebookEditTool {
                 "`cell_id` is required to replace or delete a cell",
             ));
         }
-        Ok(())
+        // The notebook must have been read, be unchanged and hold the cell:
+        // checked now, so nobody is asked about an edit that cannot work.
+        change::validate(
+            &self.state,
+            ctx,
+            "notebook edit",
+            input.clone(),
+            |state, input| plan_notebook_edit(state, input).map(drop),
+        )
+        .await
     }
     fn permission_subject(
         &self,
@@ -256,11 +265,25 @@ impl TypedTool for NotebookEditTool {
     }
 }
 
-/// Does the edit (blocking).
-pub fn notebook_edit(
+/// A notebook edit worked out against the file as it is now, not yet
+/// written.
+#[derive(Debug)]
+struct PlannedNotebookEdit {
+    path: std::path::PathBuf,
+    old_text: String,
+    new_text: String,
+    mode: EditMode,
+    cell_id: String,
+    index: usize,
+}
+
+/// Works the edit out (blocking): the notebook was read and is unchanged
+/// since, parses, and has the addressed cell. Used by `validate_input` (so
+/// such a call never reaches the permission prompt) and by the call.
+fn plan_notebook_edit(
     state: &FileStateCache,
     input: &NotebookEditInput,
-) -> Result<NotebookEditOutput, ToolError> {
+) -> Result<PlannedNotebookEdit, ToolError> {
     let path = paths::resolve("notebook_path", &input.notebook_path)?;
     let Some(current) = change::load_fresh(state, &path, false)? else {
         return Err(ToolError::failed(format!(
@@ -349,18 +372,35 @@ pub fn notebook_edit(
     if old_text.ends_with('\n') {
         new_text.push('\n');
     }
-    let diff = change::commit(
-        state,
-        &path,
-        Some(&old_text),
-        &new_text,
-        new_text.as_bytes(),
-    )?;
-    Ok(NotebookEditOutput {
-        notebook_path: path.display().to_string(),
-        edit_mode: mode,
+    Ok(PlannedNotebookEdit {
+        path,
+        old_text,
+        new_text,
+        mode,
         cell_id: id,
         index,
+    })
+}
+
+/// Does the edit (blocking): [`plan_notebook_edit`] against the notebook as
+/// it is now, then the atomic write.
+pub fn notebook_edit(
+    state: &FileStateCache,
+    input: &NotebookEditInput,
+) -> Result<NotebookEditOutput, ToolError> {
+    let planned = plan_notebook_edit(state, input)?;
+    let diff = change::commit(
+        state,
+        &planned.path,
+        Some(&planned.old_text),
+        &planned.new_text,
+        planned.new_text.as_bytes(),
+    )?;
+    Ok(NotebookEditOutput {
+        notebook_path: planned.path.display().to_string(),
+        edit_mode: planned.mode,
+        cell_id: planned.cell_id,
+        index: planned.index,
         diff,
     })
 }

@@ -99,9 +99,16 @@ impl TypedTool for WriteTool {
     async fn validate_input(
         &self,
         input: &WriteInput,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
     ) -> Result<(), ToolError> {
-        paths::require_absolute("file_path", &input.file_path)
+        paths::require_absolute("file_path", &input.file_path)?;
+        // Overwriting needs a current full read; a directory or an
+        // undecodable file cannot be written: found before anyone is asked.
+        let path = input.file_path.clone();
+        change::validate(&self.state, ctx, "write", path, |state, path| {
+            plan_write(state, path).map(drop)
+        })
+        .await
     }
     fn permission_subject(
         &self,
@@ -139,9 +146,15 @@ impl TypedTool for WriteTool {
     }
 }
 
-/// Does the write (blocking).
-pub fn write(state: &FileStateCache, input: &WriteInput) -> Result<WriteOutput, ToolError> {
-    let path = paths::resolve("file_path", &input.file_path)?;
+/// The file a Write replaces, as it is now: its canonical path, its text
+/// (`None`: the file is new) and the encoding to keep.
+type WriteTarget = (std::path::PathBuf, Option<String>, Encoding);
+
+/// Checks that `file_path` may be written (blocking): an existing file must
+/// have been read in full in this session and be unchanged since, and be
+/// text Write can re-encode. Used by `validate_input` and by the call.
+fn plan_write(state: &FileStateCache, file_path: &str) -> Result<WriteTarget, ToolError> {
+    let path = paths::resolve("file_path", file_path)?;
     let current = change::load_fresh(state, &path, true)?;
     let (old_text, encoding) = match &current {
         None => (None, Encoding::Utf8),
@@ -153,11 +166,18 @@ pub fn write(state: &FileStateCache, input: &WriteInput) -> Result<WriteOutput, 
             (Some(file.text), file.encoding)
         }
     };
+    Ok((path, old_text, encoding))
+}
+
+/// Does the write (blocking).
+pub fn write(state: &FileStateCache, input: &WriteInput) -> Result<WriteOutput, ToolError> {
+    let (path, old_text, encoding) = plan_write(state, &input.file_path)?;
+    let existed = old_text.is_some();
     let bytes = encoding::encode(&input.content, encoding, LineEnding::Lf);
     let new_text = input.content.replace("\r\n", "\n");
     let diff = change::commit(state, &path, old_text.as_deref(), &new_text, &bytes)?;
     Ok(WriteOutput {
-        kind: if current.is_some() {
+        kind: if existed {
             WriteKind::Update
         } else {
             WriteKind::Create

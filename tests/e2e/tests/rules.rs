@@ -258,3 +258,75 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
     window.quit().await?;
     Ok(())
 }
+
+/// A replay script of two prompts, each running Bash `command` once (ids
+/// `first_id`, then `second_id`).
+fn two_prompt_script(
+    dir: &Path,
+    command: &str,
+    first_id: &str,
+    second_id: &str,
+) -> anyhow::Result<String> {
+    let call = |id: &str| json!({"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]});
+    let done = json!({"content": [{"type": "text", "text": "done"}]});
+    let script = json!({"turns": [call(first_id), done, call(second_id), done]});
+    let path = dir.join("two-prompts.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&script)?)?;
+    Ok(path.display().to_string())
+}
+
+/// Issue 16 item 8: the rule editor opens over a live session (which stays
+/// open behind it); a deny rule saved there reaches that session at once:
+/// its next call of that kind is refused, without starting a new session.
+#[tokio::test]
+async fn a_deny_rule_saved_in_the_editor_reaches_the_open_session() -> anyhow::Result<()> {
+    let Some((app, driver)) = setup() else {
+        return Ok(());
+    };
+    let data = tempfile::tempdir()?;
+    let folders = tempfile::tempdir()?;
+    let project = folders.path().join("live-rules-project");
+    std::fs::create_dir_all(project.join(".claude"))?;
+    let project = project.canonicalize()?;
+    let settings = project.join(".claude/settings.json");
+    std::fs::write(&settings, "{\n  \"permissions\": {}\n}\n")?;
+    let script = two_prompt_script(folders.path(), "echo live-rules", "l1", "l2")?;
+    let project_text = project.display().to_string();
+    let window = App::launch(
+        &app,
+        &driver,
+        data.path(),
+        &[("GATEHOUSE_TEST_PICK_FOLDER", &project_text)],
+    )
+    .await?;
+
+    // The session's first call: echo is read-only, so it runs.
+    run_session(&window, &script).await?;
+    call_status(&window, "l1", "completed").await?;
+
+    // The editor, over the session: a deny rule for echo, saved.
+    window.click("[data-testid=open-rules]").await?;
+    window.wait_for("[data-testid=rules-screen]").await?;
+    type_into(&window, "[data-testid=rule-input]", "Bash(echo:*)").await?;
+    window.click("[data-testid=rule-add]").await?;
+    window
+        .wait_for("[data-testid=rule-row][data-rule='Bash(echo:*)'][data-list=deny]")
+        .await?;
+    window.click("[data-testid=rules-save]").await?;
+    window.wait_for("[data-testid=rules-status]").await?;
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&settings)?)?;
+    assert_eq!(on_disk["permissions"]["deny"], json!(["Bash(echo:*)"]));
+
+    // Back to the same session (still open): its next echo is refused.
+    window.click("[data-testid=rules-back]").await?;
+    window.wait_for("[data-testid=session-screen]").await?;
+    assert!(
+        window.exists(&call("l1")).await?,
+        "the session behind the editor is the same one"
+    );
+    window.send_prompt("again").await?;
+    call_status(&window, "l2", "denied").await?;
+    window.screenshot("rules-06-live-session-refused").await?;
+    window.quit().await?;
+    Ok(())
+}

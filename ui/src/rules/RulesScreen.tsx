@@ -24,10 +24,12 @@ export interface RulesScreenProps {
   onBack(): void;
   /** Opens a stored session at one call (wired by App). */
   onOpenCall(sessionId: string, seq: number): void;
+  /** The project to show first: the session's, when the editor opens over one. */
+  projectId?: number | null;
 }
 
-export function RulesScreen({ onBack, onOpenCall }: RulesScreenProps) {
-  const [state, actions] = useRulesEditor();
+export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScreenProps) {
+  const [state, actions] = useRulesEditor(projectId);
   const { view, draft } = state;
   const testCall = (call: ReplayChangedCall) =>
     actions.setTester({ tool: call.tool_name, input: JSON.stringify(call.input, null, 2), mode: call.mode });

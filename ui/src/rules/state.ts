@@ -127,9 +127,10 @@ function defaultTarget(all: Target[]): string {
   return preferred?.key ?? "";
 }
 
-export function useRulesEditor(): [RulesEditorState, RulesEditorActions] {
+/** `initialProjectId`: the project to show first (the open session's), else the first listed. */
+export function useRulesEditor(initialProjectId: number | null = null): [RulesEditorState, RulesEditorActions] {
   const [projects, setProjects] = useState<Project[] | null>(null);
-  const [projectId, setProjectId] = useState<number | null>(null);
+  const [projectId, setProjectId] = useState<number | null>(initialProjectId);
   const [view, setView] = useState<RulesView | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [editProblems, setEditProblems] = useState<RuleProblem[] | null>(null);

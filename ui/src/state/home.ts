@@ -15,7 +15,11 @@ export interface HomeState {
   resumeSessionId: string | null;
   /** Stored sessions of every project, newest first. */
   sessions: SessionSummary[];
-  /** The top-level screen shown when no project's session view is open. */
+  /**
+   * The top-level screen shown when no project's session view is open; or
+   * "rules" over an open session view, which stays open behind it (so rules
+   * saved there reach the live session, and "back" returns to it).
+   */
   screen: Screen;
   /** The stored session the session browser's reader shows, if any. */
   storedSession: StoredSessionTarget | null;
@@ -49,9 +53,14 @@ export interface HomeActions {
   pickAndAddFolder(): Promise<void>;
   open(project: Project): Promise<void>;
   resume(session: SessionSummary): Promise<void>;
-  /** Shows a top-level screen (closing any open session view). */
+  /**
+   * Shows a top-level screen, closing any open session view — except the
+   * rule editor, which opens over the session (it stays open behind it).
+   */
   openScreen(screen: Screen): void;
   goHome(): void;
+  /** Leaves the rule editor: back to the session behind it, else home. */
+  leaveRules(): void;
   dismissError(): void;
   /**
    * Opens stored session `sessionId` in the session browser's reader,
@@ -143,8 +152,10 @@ export function useHome(): [HomeState, HomeActions] {
       }
     },
     openScreen: (next) => {
-      setOpenProject(null);
-      setResumeSessionId(null);
+      if (next !== "rules") {
+        setOpenProject(null);
+        setResumeSessionId(null);
+      }
       setStoredSession(null);
       setScreen(next);
     },
@@ -153,6 +164,10 @@ export function useHome(): [HomeState, HomeActions] {
       setResumeSessionId(null);
       setScreen("home");
       void refresh().catch((err: unknown) => setError(message(err)));
+    },
+    leaveRules: () => {
+      if (openProject !== null) setScreen("home");
+      else actions.goHome();
     },
     dismissError: () => setError(null),
     openStoredSession: (sessionId, seq) => {

@@ -11,6 +11,7 @@
 //! reason to fail closed: such a command is never allowed by a rule or a
 //! mode, only by the user (or by bypass mode).
 
+mod parse;
 pub mod pattern;
 pub mod readonly;
 pub mod words;
@@ -25,6 +26,9 @@ use brush_parser::ast::{
 };
 
 use crate::paths::lexical_absolute;
+pub use parse::{PARSE_DEADLINE, ParseSlot, ParserThreads, parser_threads};
+pub(crate) use parse::guarded;
+use parse::{ParseOutcome, Wait, parse_with_deadline};
 use words::{WordInfo, classify, short};
 
 /// Inputs longer than this many bytes are not analysed: they fail closed.
@@ -170,11 +174,18 @@ impl ShellAnalysis {
     }
 }
 
-/// Analyses a command line run in `cwd` (`~` expands to `home`).
+/// Analyses a command line run in `cwd` (`~` expands to `home`). Blocking:
+/// a command line with groupings or here-documents may take up to
+/// [`PARSE_DEADLINE`] (call it off the async workers).
 pub fn analyse(command: &str, cwd: &Path, home: &Path) -> ShellAnalysis {
+    analyse_with(command, cwd, home, Wait::UpToDeadline)
+}
+
+fn analyse_with(command: &str, cwd: &Path, home: &Path, wait: Wait) -> ShellAnalysis {
     let mut walker = Walker {
         options: ParserOptions::default(),
         home: home.to_path_buf(),
+        wait,
         out: ShellAnalysis::default(),
     };
     if command.len() > MAX_COMMAND_LEN {
@@ -198,10 +209,13 @@ pub fn analyse(command: &str, cwd: &Path, home: &Path) -> ShellAnalysis {
 /// True when the whole command line changes nothing: it is transparent,
 /// every sub-command is in the read-only set with no writer flag, and it
 /// writes no file (other than `/dev/null`). Decides Bash's concurrency
-/// safety.
+/// safety, which the scheduler asks on an async worker, so it never waits
+/// for a helper-thread parse: a command line with groupings or
+/// here-documents is not read-only here (it runs alone; the permission
+/// decision analyses it in full).
 pub fn is_read_only(command: &str) -> bool {
     let root = Path::new("/");
-    let analysis = analyse(command, root, root);
+    let analysis = analyse_with(command, root, root, Wait::Never);
     analysis.is_transparent()
         && !analysis.commands.is_empty()
         && analysis
@@ -225,6 +239,7 @@ pub fn is_harmless_sink(path: &Path) -> bool {
 struct Walker {
     options: ParserOptions,
     home: PathBuf,
+    wait: Wait,
     out: ShellAnalysis,
 }
 
@@ -253,12 +268,21 @@ impl Walker {
             return;
         }
         let options = &self.options;
-        let parsed = parse_with_deadline(text, options);
+        let parsed = parse_with_deadline(text, options, self.wait);
         match parsed {
             ParseOutcome::TimedOut => self.opaque(format!(
                 "the shell parser took over {} ms on this command",
                 PARSE_DEADLINE.as_millis()
             )),
+            ParseOutcome::Busy => self.opaque(
+                "another command line with groupings or here-documents is still being parsed \
+                 past its deadline (one such parse at a time, so runaways cannot multiply); \
+                 this one was not parsed"
+                    .into(),
+            ),
+            ParseOutcome::NotWaited => {
+                self.opaque("groupings or here-documents are not parsed for this check".into());
+            }
             ParseOutcome::Panicked => self.opaque("the shell parser failed on this command".into()),
             ParseOutcome::Done(parsed) => match parsed {
                 Ok(program) => {
@@ -842,86 +866,6 @@ fn has_unusual_heredoc_delimiter(text: &str) -> bool {
     false
 }
 
-/// How long one parse may take before the command fails closed. The
-/// pre-parse checks keep known exponential inputs out; this bounds the
-/// unknown ones, so a decision always comes back.
-pub const PARSE_DEADLINE: std::time::Duration = std::time::Duration::from_millis(1500);
-
-/// The result of a parse with a deadline.
-enum ParseOutcome {
-    /// The parser returned.
-    Done(Result<ast::Program, brush_parser::ParseError>),
-    /// The parser panicked.
-    Panicked,
-    /// The parser did not return in time (it keeps running on its thread;
-    /// there is no way to stop it, but the decision does not wait).
-    #[cfg_attr(feature = "fuzzing", allow(dead_code))]
-    TimedOut,
-}
-
-/// Parses `text` on the calling thread (feature `fuzzing`: the fuzzer must
-/// see hangs, and libFuzzer's per-thread state grows with every thread).
-#[cfg(feature = "fuzzing")]
-fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
-    match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program()) {
-        Some(r) => ParseOutcome::Done(r),
-        None => ParseOutcome::Panicked,
-    }
-}
-
-/// True when `text` has the features every slow parse found so far had:
-/// groupings (`(`, `case`) or here-documents. Only those are parsed on a
-/// helper thread; a plain command line is parsed in place (a thread
-/// hand-off costs more than the parse).
-#[cfg(not(feature = "fuzzing"))]
-fn needs_deadline(text: &str) -> bool {
-    let (parens, cases) = count_groupings(text);
-    parens > 2 || cases > 0 || text.contains("<<")
-}
-
-/// Parses `text`, on a helper thread waiting at most [`PARSE_DEADLINE`]
-/// when [`needs_deadline`] says so.
-#[cfg(not(feature = "fuzzing"))]
-fn parse_with_deadline(text: &str, options: &ParserOptions) -> ParseOutcome {
-    if !needs_deadline(text) {
-        return match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program())
-        {
-            Some(r) => ParseOutcome::Done(r),
-            None => ParseOutcome::Panicked,
-        };
-    }
-    let (tx, rx) = std::sync::mpsc::channel();
-    let owned = text.to_owned();
-    let thread_options = options.clone();
-    let spawned = std::thread::Builder::new()
-        .name("shell-parse".into())
-        .spawn(move || {
-            let result = guarded(|| {
-                brush_parser::Parser::new(owned.as_bytes(), &thread_options).parse_program()
-            });
-            let _ = tx.send(result);
-        });
-    if spawned.is_err() {
-        // No thread: parse here rather than not at all.
-        return match guarded(|| brush_parser::Parser::new(text.as_bytes(), options).parse_program())
-        {
-            Some(r) => ParseOutcome::Done(r),
-            None => ParseOutcome::Panicked,
-        };
-    }
-    match rx.recv_timeout(PARSE_DEADLINE) {
-        Ok(Some(result)) => ParseOutcome::Done(result),
-        Ok(None) => ParseOutcome::Panicked,
-        Err(_) => ParseOutcome::TimedOut,
-    }
-}
-
-/// Runs a parser call, turning a panic inside the parser crate into `None`
-/// (the caller then fails closed) instead of a crash.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()
-}
-
 /// Commands another command launches with its own arguments: `find
 /// -exec CMD … ;`, `sudo CMD`, `doas CMD`, `xargs [options] CMD`, `watch
 /// CMD`. They are checked like any sub-command (deny rules included).
@@ -1155,21 +1099,77 @@ mod tests {
 
     #[test]
     #[cfg(not(feature = "fuzzing"))]
-    fn a_parse_that_runs_too_long_fails_closed_at_the_deadline() {
-        // 26 unbalanced `(` take the parser minutes (the pre-parse limit
-        // normally refuses them; here the parser is called directly).
-        let start = std::time::Instant::now();
-        assert!(needs_deadline(&"(".repeat(26)));
-        assert!(!needs_deadline(
+    fn a_runaway_parse_is_abandoned_counted_and_keeps_others_out() {
+        use std::sync::mpsc;
+        // A slot of this test's own: the process's slot stays free for the
+        // other tests.
+        static SLOT: ParseSlot = ParseSlot::new();
+        assert!(parse::needs_deadline(&"(".repeat(26)));
+        assert!(parse::needs_deadline("cat <<EOF\nx\nEOF"));
+        assert!(!parse::needs_deadline(
             "git status && cargo test -- --nocapture | tail"
         ));
-        let outcome = parse_with_deadline(&"(".repeat(26), &ParserOptions::default());
-        assert!(matches!(outcome, ParseOutcome::TimedOut));
-        assert!(start.elapsed() < PARSE_DEADLINE + std::time::Duration::from_secs(1));
+        // A "parser" that runs until the test lets it go stands for one
+        // that backtracks for minutes.
+        let (release, held) = mpsc::channel::<()>();
+        let outcome = parse::on_helper_thread(&SLOT, move || {
+            let _ = held.recv();
+            None
+        });
+        assert!(matches!(outcome, Some(ParseOutcome::TimedOut)));
+        assert_eq!(
+            SLOT.threads(),
+            ParserThreads {
+                abandoned_running: 1,
+                abandoned_total: 1,
+                refused_busy_total: 0
+            }
+        );
+        // While it runs on, a second command that needs the helper thread
+        // is not parsed at all: it fails closed at once.
+        let heredoc = "cat <<EOF\nx\nEOF";
+        let opts = ParserOptions::default();
         assert!(matches!(
-            parse_with_deadline("ls -la", &ParserOptions::default()),
+            parse::parse_in(&SLOT, heredoc, &opts, Wait::UpToDeadline),
+            ParseOutcome::Busy
+        ));
+        assert_eq!(SLOT.threads().refused_busy_total, 1);
+        // Plain command lines are still parsed, in place.
+        assert!(matches!(
+            parse::parse_in(&SLOT, "ls -la", &opts, Wait::UpToDeadline),
             ParseOutcome::Done(Ok(_))
         ));
+        // A caller that may not wait never starts a helper thread.
+        assert!(matches!(
+            parse::parse_in(&SLOT, heredoc, &opts, Wait::Never),
+            ParseOutcome::NotWaited
+        ));
+        // When the runaway returns, it counts itself out and frees the slot.
+        release.send(()).unwrap();
+        while SLOT.threads().abandoned_running != 0 {
+            std::thread::yield_now();
+        }
+        // (The slot is freed right after the count; wait for that state.)
+        let parsed = loop {
+            match parse::parse_in(&SLOT, heredoc, &opts, Wait::UpToDeadline) {
+                ParseOutcome::Busy => std::thread::yield_now(),
+                other => break other,
+            }
+        };
+        assert!(matches!(parsed, ParseOutcome::Done(Ok(_))));
+        assert_eq!(SLOT.threads().abandoned_total, 1);
+    }
+
+    #[test]
+    #[cfg(not(feature = "fuzzing"))]
+    fn is_read_only_never_waits_for_a_helper_thread_parse() {
+        // A here-document needs the helper thread: the read-only check
+        // (asked by the scheduler on an async worker) does not parse it and
+        // says "not read-only"; the full analysis still parses it.
+        let heredoc = "cat <<EOF\nhello\nEOF";
+        assert!(!is_read_only(heredoc));
+        assert!(a(heredoc).is_transparent(), "{:?}", a(heredoc));
+        assert!(is_read_only("cat x | grep y"));
     }
 
     #[test]

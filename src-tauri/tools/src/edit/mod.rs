@@ -223,21 +223,16 @@ impl TypedTool for EditTool {
     async fn validate_input(
         &self,
         input: &EditInput,
-        _ctx: &ToolUseContext,
+        ctx: &ToolUseContext,
     ) -> Result<(), ToolError> {
         paths::require_absolute("file_path", &input.file_path)?;
-        if input.old_string == input.new_string {
-            return Err(ToolError::invalid(
-                "old_string and new_string are identical: there is nothing to change",
-            ));
-        }
-        if is_notebook(&input.file_path) {
-            return Err(ToolError::invalid(format!(
-                "{} is a Jupyter notebook; use the NotebookEdit tool to change its cells",
-                input.file_path
-            )));
-        }
-        Ok(())
+        // Everything that would make the edit fail is found now, before
+        // hooks and the permission prompt (SPEC §3 stage 4): nobody is
+        // asked about an edit that cannot work.
+        change::validate(&self.state, ctx, "edit", input.clone(), |state, input| {
+            plan_edit(state, input).map(drop)
+        })
+        .await
     }
     fn permission_subject(
         &self,
@@ -300,8 +295,27 @@ fn new_side_snippet(diff: &FileDiff, max_lines: usize) -> String {
     out
 }
 
-/// Does the edit (blocking): load, check freshness, replace, write.
-pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, ToolError> {
+/// An edit worked out against the file as it is now, not yet written.
+#[derive(Debug)]
+pub struct PlannedEdit {
+    path: std::path::PathBuf,
+    /// The file's text before the edit; `None` when the edit creates it.
+    old_text: Option<String>,
+    new_text: String,
+    bytes: Vec<u8>,
+    replacements: usize,
+    quotes_normalized: bool,
+    encoding: Encoding,
+    line_ending: LineEnding,
+}
+
+/// Works the edit out (blocking): load, check freshness, find and replace
+/// `old_string`, encode. Every refusal the edit can meet before writing is
+/// found here: the file was not read or changed since, `old_string` is
+/// missing or not unique, the file cannot be decoded. Used by
+/// `validate_input` (so such a call never reaches the permission prompt)
+/// and again by the call itself, against the file as it is then.
+pub fn plan_edit(state: &FileStateCache, input: &EditInput) -> Result<PlannedEdit, ToolError> {
     if input.old_string == input.new_string {
         return Err(ToolError::invalid(
             "old_string and new_string are identical: there is nothing to change",
@@ -322,14 +336,15 @@ pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, Too
             )));
         }
         let bytes = encoding::encode(&input.new_string, Encoding::Utf8, LineEnding::Lf);
-        let diff = change::commit(state, &path, None, &input.new_string, &bytes)?;
-        return Ok(EditOutput {
-            file_path: path.display().to_string(),
+        return Ok(PlannedEdit {
+            path,
+            old_text: None,
+            new_text: input.new_string.clone(),
+            bytes,
             replacements: 1,
             quotes_normalized: false,
             encoding: Encoding::Utf8,
             line_ending: LineEnding::Lf,
-            diff,
         });
     };
     let file = encoding::decode(&current.bytes)
@@ -359,13 +374,35 @@ pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, Too
         )));
     }
     let bytes = encoding::encode(&replaced.text, file.encoding, file.line_ending);
-    let diff = change::commit(state, &path, Some(&file.text), &replaced.text, &bytes)?;
-    Ok(EditOutput {
-        file_path: path.display().to_string(),
+    Ok(PlannedEdit {
+        path,
+        old_text: Some(file.text),
+        new_text: replaced.text,
+        bytes,
         replacements: replaced.count,
         quotes_normalized: replaced.quotes_normalized,
         encoding: file.encoding,
         line_ending: file.line_ending,
+    })
+}
+
+/// Does the edit (blocking): [`plan_edit`] against the file as it is now,
+/// then the atomic write.
+pub fn edit(state: &FileStateCache, input: &EditInput) -> Result<EditOutput, ToolError> {
+    let planned = plan_edit(state, input)?;
+    let diff = change::commit(
+        state,
+        &planned.path,
+        planned.old_text.as_deref(),
+        &planned.new_text,
+        &planned.bytes,
+    )?;
+    Ok(EditOutput {
+        file_path: planned.path.display().to_string(),
+        replacements: planned.replacements,
+        quotes_normalized: planned.quotes_normalized,
+        encoding: planned.encoding,
+        line_ending: planned.line_ending,
         diff,
     })
 }

@@ -176,7 +176,12 @@ impl TypedTool for ReadTool {
         if let Some(pages) = &input.pages {
             validate_pages(pages)?;
         }
-        Ok(())
+        // A missing file, a directory, a device or a binary format fails
+        // now, before hooks and the permission prompt (SPEC §3 stage 4).
+        let file_path = input.file_path.clone();
+        tokio::task::spawn_blocking(move || check_target(&file_path).map(drop))
+            .await
+            .map_err(|e| ToolError::failed(format!("the read check failed: {e}")))?
     }
     fn permission_subject(
         &self,
@@ -269,10 +274,21 @@ fn similar_name(path: &Path) -> Option<PathBuf> {
         })
 }
 
+/// Resolves `file_path` and checks that Read can show it: a readable
+/// regular file of a kind Read supports (blocking; `validate_input` and the
+/// call both check).
+fn check_target(file_path: &str) -> Result<(PathBuf, std::fs::Metadata), ToolError> {
+    paths::require_absolute("file_path", file_path)?;
+    let (path, meta) = open_target(file_path)?;
+    if kind_of(&path) == Kind::Text && BINARY_EXTENSIONS.contains(&extension(&path).as_str()) {
+        return Err(binary_error(&path));
+    }
+    Ok((path, meta))
+}
+
 /// Does the read (blocking).
 pub fn read(state: &FileStateCache, input: &ReadInput) -> Result<ReadOutput, ToolError> {
-    paths::require_absolute("file_path", &input.file_path)?;
-    let (path, meta) = open_target(&input.file_path)?;
+    let (path, meta) = check_target(&input.file_path)?;
     match kind_of(&path) {
         Kind::Image => image::read_image(state, &path, &meta).map(ReadOutput::Image),
         Kind::Pdf => {
@@ -280,10 +296,6 @@ pub fn read(state: &FileStateCache, input: &ReadInput) -> Result<ReadOutput, Too
         }
         Kind::Notebook => notebook::read_notebook(state, &path, &meta).map(ReadOutput::Notebook),
         Kind::Text => {
-            let ext = extension(&path);
-            if BINARY_EXTENSIONS.contains(&ext.as_str()) {
-                return Err(binary_error(&path));
-            }
             text::read_text(state, &path, &meta, input.offset, input.limit).map(ReadOutput::Text)
         }
     }
