@@ -295,7 +295,7 @@ pub fn run(
             resume: args.resume.clone(),
             settings_files: Vec::new(),
             mcp_startup_timeout: Some(std::time::Duration::from_secs(args.mcp_timeout_secs.max(1))),
-        })?;
+        }).await?;
         for warning in &started.warnings {
             eprintln!("gatehouse-cli: warning: {warning}");
         }

@@ -74,9 +74,10 @@ impl Fixture {
         }
     }
 
-    fn start(&self, turns: Value) -> String {
+    async fn start(&self, turns: Value) -> String {
         self.host
             .start(self.spec(turns, None))
+            .await
             .unwrap()
             .handle
             .session_id
@@ -158,7 +159,7 @@ async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
             json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
         ),
         text("done"),
-    ]));
+    ])).await;
     let ticket = f.host.send_prompt(&id, "edit it").unwrap();
     let request = f.wait_for_request("e1").await;
     let EventBody::PermissionRequested {
@@ -226,7 +227,7 @@ async fn a_deny_carries_the_users_feedback_to_the_model() {
     let id = f.start(json!([
         tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
         text("ok"),
-    ]));
+    ])).await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -269,7 +270,7 @@ async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
         tool("b1", "Bash", json!({"command": "touch one"})),
         tool("b2", "Bash", json!({"command": "touch two"})),
         text("ok"),
-    ]));
+    ])).await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -296,7 +297,7 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
         tool("b1", "Bash", call.clone()),
         tool("b2", "Bash", call.clone()),
         text("ok"),
-    ]));
+    ])).await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -329,6 +330,7 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
             json!([tool("b3", "Bash", call.clone()), text("ok again")]),
             Some(id.clone()),
         ))
+        .await
         .unwrap();
     assert_eq!(resumed.handle.session_rules, ["Bash(touch made.txt)"]);
     assert!(
@@ -367,7 +369,7 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
 async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     let f = Fixture::new();
     let call = json!({"command": "touch t1"});
-    let id = f.start(json!([tool("b1", "Bash", call.clone()), text("ok"),]));
+    let id = f.start(json!([tool("b1", "Bash", call.clone()), text("ok"),])).await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     let bad = f.host.answer_permission(
@@ -400,7 +402,7 @@ async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     assert_eq!(v["permissions"]["allow"], json!(["Bash(touch t1)"]));
     // A new session of the project runs it without asking: the user's
     // settings apply whether or not the project is trusted.
-    let id2 = f.start(json!([tool("b9", "Bash", call), text("ok")]));
+    let id2 = f.start(json!([tool("b9", "Bash", call), text("ok")])).await;
     f.done(f.host.send_prompt(&id2, "go").unwrap()).await;
     assert!(!requested(&f.sink.events(), "b9"));
 }
@@ -412,7 +414,7 @@ async fn set_mode_changes_what_asks_and_is_reported() {
     let id = f.start(json!([
         tool("w1", "Write", json!({"file_path": file, "content": "x"})),
         text("ok"),
-    ]));
+    ])).await;
     f.host.set_mode(&id, PermissionMode::AcceptEdits).unwrap();
     assert_eq!(f.host.mode(&id).unwrap(), PermissionMode::AcceptEdits);
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
@@ -438,7 +440,7 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
     let id = f.start(json!([
         tool("b1", "Bash", json!({"command": command})),
         text("never"),
-    ]));
+    ])).await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();
@@ -485,7 +487,7 @@ async fn an_interrupt_withdraws_a_waiting_prompt_as_denied() {
     let id = f.start(json!([
         tool("b1", "Bash", json!({"command": "touch x"})),
         text("never"),
-    ]));
+    ])).await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host.interrupt(&id).unwrap();
@@ -519,7 +521,7 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
     ]);
     let mut spec = f.spec(turns.clone(), None);
     spec.ask = AskPolicy::DenyAll;
-    let id = f.host.start(spec).unwrap().handle.session_id;
+    let id = f.host.start(spec).await.unwrap().handle.session_id;
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
     assert!(
         !f.dir().join("trusted-ok").exists(),
@@ -529,7 +531,7 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
     let mut spec = f.spec(turns, None);
     spec.ask = AskPolicy::DenyAll;
     spec.trust_project = true;
-    let id = f.host.start(spec).unwrap().handle.session_id;
+    let id = f.host.start(spec).await.unwrap().handle.session_id;
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
     assert!(
         f.dir().join("trusted-ok").exists(),
@@ -547,7 +549,7 @@ async fn closing_a_session_stops_its_background_tasks() {
             json!({"command": "sleep 60", "run_in_background": true})
         ),
         text("started"),
-    ]));
+    ])).await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();
