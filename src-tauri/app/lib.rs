@@ -12,6 +12,7 @@ mod rules;
 mod session_pages;
 mod sessions;
 mod smoke;
+mod test_browser;
 
 use std::sync::{Arc, Mutex};
 
@@ -22,8 +23,9 @@ use gatehouse_store::Store;
 
 /// What every command handler can reach.
 pub(crate) struct AppState {
-    /// The database, or why it could not be opened.
-    store: Result<Mutex<Store>, String>,
+    /// The database, or why it could not be opened (shared by the handlers'
+    /// blocking tasks; see `commands::with_store`).
+    store: Result<Arc<Mutex<Store>>, String>,
     /// The open sessions, or why sessions cannot run.
     host: Result<Arc<SessionHost>, String>,
     /// The runtime sessions run on (kept for the life of the app).
@@ -40,7 +42,9 @@ pub const TEST_PICK_FOLDER_ENV: &str = "GATEHOUSE_TEST_PICK_FOLDER";
 pub fn run() -> anyhow::Result<()> {
     let data_dir = gatehouse_store::data_dir().context("finding the data directory")?;
     let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
-    let store = Store::open(&data_dir).map(Mutex::new).map_err(|err| {
+    let store = Store::open(&data_dir)
+        .map(|s| Arc::new(Mutex::new(s)))
+        .map_err(|err| {
         eprintln!("gatehouse: {err}");
         err.to_string()
     });
