@@ -276,7 +276,16 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(sqlite)?;
+        // IMMEDIATE: the write lock is taken (waiting up to the busy
+        // timeout) before the first read. A deferred transaction that reads
+        // and then writes fails at once with SQLITE_BUSY when another
+        // connection (an import, a VACUUM) wrote in between, without
+        // waiting: the session's writer lost 122 of 176 events that way
+        // during an import + replay + VACUUM (e2e tests/responsive.rs).
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
         let last_seq: Option<i64> = tx
             .query_row(
                 "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
