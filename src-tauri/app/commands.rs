@@ -57,7 +57,9 @@ where
     blocking(move || {
         // A poisoned lock only means another handler panicked mid-call;
         // SQLite transactions keep the data consistent, so carry on.
-        let mut store = store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut store = store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         work(&mut store)
     })
     .await

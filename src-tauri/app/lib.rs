@@ -45,9 +45,9 @@ pub fn run() -> anyhow::Result<()> {
     let store = Store::open(&data_dir)
         .map(|s| Arc::new(Mutex::new(s)))
         .map_err(|err| {
-        eprintln!("gatehouse: {err}");
-        err.to_string()
-    });
+            eprintln!("gatehouse: {err}");
+            err.to_string()
+        });
     let smoke = smoke::requested();
     let info = AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -136,7 +136,15 @@ mod tests {
         let opener: Opener = Arc::new(|_url: &str| Ok(()));
         let settled = handlers.block_on(async move {
             tokio::spawn(async move {
-                sign_in(&runtime, None, home_path, args, opener, Duration::from_secs(5)).await
+                sign_in(
+                    &runtime,
+                    None,
+                    home_path,
+                    args,
+                    opener,
+                    Duration::from_secs(5),
+                )
+                .await
             })
             .await
         });

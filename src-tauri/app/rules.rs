@@ -8,13 +8,13 @@ use std::sync::Arc;
 use gatehouse_protocol::command::CommandError;
 use gatehouse_protocol::permission::PermissionDecision;
 use gatehouse_protocol::project::Project;
-use gatehouse_store::Store;
 use gatehouse_protocol::rules::{
     CheckRuleEditsArgs, RULES_REPLAY_PROGRESS_CHANNEL, ReplayRuleEditsArgs, RuleProblem,
     RuleValidation, RulesProjectArgs, RulesReplayProgress, RulesReplayReport, RulesView,
     SaveRuleEditsArgs, SaveRulesOutcome, TestRuleCallArgs, UndoRulesSaveArgs, ValidateRuleArgs,
 };
 use gatehouse_session::rules_editor::{self, RuleSaves};
+use gatehouse_store::Store;
 use tauri::{Emitter as _, State};
 
 use crate::AppState;

@@ -279,7 +279,9 @@ impl SessionHost {
         let store = Arc::clone(&self.store);
         tokio::task::spawn_blocking(move || work(&mut lock(&store)))
             .await
-            .map_err(|e| HostError::Other(format!("a storage task of the session host failed: {e}")))?
+            .map_err(|e| {
+                HostError::Other(format!("a storage task of the session host failed: {e}"))
+            })?
     }
 
     fn open(&self, id: &str) -> Result<Arc<OpenSession>, HostError> {

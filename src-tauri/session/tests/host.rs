@@ -151,15 +151,17 @@ fn requested(events: &[Event], id: &str) -> bool {
 async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
     let f = Fixture::new();
     let file = "${PROJECT_DIR}/a.txt";
-    let id = f.start(json!([
-        tool("r1", "Read", json!({"file_path": file})),
-        tool(
-            "e1",
-            "Edit",
-            json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
-        ),
-        text("done"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("r1", "Read", json!({"file_path": file})),
+            tool(
+                "e1",
+                "Edit",
+                json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
+            ),
+            text("done"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "edit it").unwrap();
     let request = f.wait_for_request("e1").await;
     let EventBody::PermissionRequested {
@@ -224,10 +226,12 @@ async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_deny_carries_the_users_feedback_to_the_model() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
-        text("ok"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -266,11 +270,13 @@ async fn a_deny_carries_the_users_feedback_to_the_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch one"})),
-        tool("b2", "Bash", json!({"command": "touch two"})),
-        text("ok"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch one"})),
+            tool("b2", "Bash", json!({"command": "touch two"})),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -293,11 +299,13 @@ async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
 async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     let f = Fixture::new();
     let call = json!({"command": "touch made.txt"});
-    let id = f.start(json!([
-        tool("b1", "Bash", call.clone()),
-        tool("b2", "Bash", call.clone()),
-        text("ok"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", call.clone()),
+            tool("b2", "Bash", call.clone()),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -369,7 +377,9 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
 async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     let f = Fixture::new();
     let call = json!({"command": "touch t1"});
-    let id = f.start(json!([tool("b1", "Bash", call.clone()), text("ok"),])).await;
+    let id = f
+        .start(json!([tool("b1", "Bash", call.clone()), text("ok"),]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     let bad = f.host.answer_permission(
@@ -411,10 +421,12 @@ async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
 async fn set_mode_changes_what_asks_and_is_reported() {
     let f = Fixture::new();
     let file = "${PROJECT_DIR}/new.txt";
-    let id = f.start(json!([
-        tool("w1", "Write", json!({"file_path": file, "content": "x"})),
-        text("ok"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("w1", "Write", json!({"file_path": file, "content": "x"})),
+            text("ok"),
+        ]))
+        .await;
     f.host.set_mode(&id, PermissionMode::AcceptEdits).unwrap();
     assert_eq!(f.host.mode(&id).unwrap(), PermissionMode::AcceptEdits);
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
@@ -437,10 +449,12 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
     let f = Fixture::new();
     let marker = f.dir().join("sleeper.pid");
     let command = format!("echo $$ > {}; sleep 30", marker.display());
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": command})),
-        text("never"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": command})),
+            text("never"),
+        ]))
+        .await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();
@@ -484,10 +498,12 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_interrupt_withdraws_a_waiting_prompt_as_denied() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch x"})),
-        text("never"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch x"})),
+            text("never"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host.interrupt(&id).unwrap();
@@ -542,14 +558,16 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn closing_a_session_stops_its_background_tasks() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool(
-            "b1",
-            "Bash",
-            json!({"command": "sleep 60", "run_in_background": true})
-        ),
-        text("started"),
-    ])).await;
+    let id = f
+        .start(json!([
+            tool(
+                "b1",
+                "Bash",
+                json!({"command": "sleep 60", "run_in_background": true})
+            ),
+            text("started"),
+        ]))
+        .await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();

@@ -107,7 +107,8 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
             resume: None,
             settings_files: Vec::new(),
             mcp_startup_timeout: Some(Duration::from_secs(20)),
-        }).await
+        })
+        .await
         .unwrap();
     assert_eq!(
         state_of(&sink, "web").last(),

@@ -133,7 +133,8 @@ async fn list_changed_adds_and_removes_tools_mid_session() {
             resume: None,
             settings_files: Vec::new(),
             mcp_startup_timeout: Some(Duration::from_secs(30)),
-        }).await
+        })
+        .await
         .unwrap();
     let id = started.handle.session_id;
     wait_for_tools(&sink, "the server connected", |t| {

@@ -98,7 +98,9 @@ impl SecretService {
                 return Ok(());
             }
             if started.elapsed() > START_TIMEOUT {
-                bail!("gnome-keyring's Secret Service did not appear on the test bus within {START_TIMEOUT:?}");
+                bail!(
+                    "gnome-keyring's Secret Service did not appear on the test bus within {START_TIMEOUT:?}"
+                );
             }
             std::thread::sleep(Duration::from_millis(100));
         }

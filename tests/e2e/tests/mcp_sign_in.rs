@@ -64,7 +64,9 @@ async fn wait_state(window: &App, want: &str, secs: u64) -> anyhow::Result<()> {
     })
     .await;
     if waited.is_err() {
-        window.screenshot(&format!("mcp-sign-in-not-{want}")).await?;
+        window
+            .screenshot(&format!("mcp-sign-in-not-{want}"))
+            .await?;
     }
     waited
 }
@@ -101,7 +103,9 @@ async fn sign_in_from_the_panel_connects_the_server_and_lists_its_tools() -> any
             .spawn()?,
     );
     until("the OAuth server to listen", 60, || async {
-        Ok(TcpStream::connect(("127.0.0.1", port)).is_ok().then_some(()))
+        Ok(TcpStream::connect(("127.0.0.1", port))
+            .is_ok()
+            .then_some(()))
     })
     .await?;
 
@@ -146,7 +150,9 @@ async fn sign_in_from_the_panel_connects_the_server_and_lists_its_tools() -> any
         if !window.exists("[data-testid=mcp-notice]").await? {
             return Ok(None);
         }
-        Ok(Some(window.texts("[data-testid=mcp-notice]").await?.join("\n")))
+        Ok(Some(
+            window.texts("[data-testid=mcp-notice]").await?.join("\n"),
+        ))
     })
     .await?;
     assert!(notice.contains("Signed in to web"), "{notice}");
@@ -155,7 +161,8 @@ async fn sign_in_from_the_panel_connects_the_server_and_lists_its_tools() -> any
         .attrs(&format!("{SERVER} [data-testid=mcp-tool]"), "data-name")
         .await?;
     assert!(
-        tools.contains(&"mcp__web__whoami".to_owned()) && tools.contains(&"mcp__web__add".to_owned()),
+        tools.contains(&"mcp__web__whoami".to_owned())
+            && tools.contains(&"mcp__web__add".to_owned()),
         "tools shown: {tools:?}"
     );
     // The server granted an authorization code exactly as a browser's
