@@ -1,9 +1,15 @@
 //! One handler per command in `gatehouse_protocol::command`. Each takes its
 //! argument struct as `args` and returns the declared result or a
 //! [`CommandError`] whose message is shown to the user.
+//!
+//! Every handler is an `async fn` running on Tauri's async runtime (two
+//! worker threads on a two-core machine), so none blocks it: SQLite,
+//! keychain and file work goes to a blocking thread through
+//! [`with_store`], [`with_own_store`] or [`blocking`]; native dialogs answer
+//! through a callback.
 
 use std::path::PathBuf;
-use std::sync::MutexGuard;
+use std::sync::{Arc, Mutex};
 
 use gatehouse_protocol::command::{
     AddProjectArgs, CommandError, NoArgs, OpenProjectArgs, SmokeReportArgs,
@@ -17,29 +23,70 @@ use crate::{AppState, TEST_PICK_FOLDER_ENV};
 
 pub(crate) type CommandResult<T> = Result<T, CommandError>;
 
-pub(crate) fn store<'a>(state: &'a State<'_, AppState>) -> CommandResult<MutexGuard<'a, Store>> {
-    let store = state
-        .store
-        .as_ref()
-        .map_err(|e| CommandError::new(e.clone()))?;
-    // A poisoned lock only means another handler panicked mid-call; SQLite
-    // transactions keep the data consistent, so carry on.
-    Ok(store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()))
-}
-
-/// A database connection of the request's own, for work that reads or
-/// writes much (a whole session's events or statistics, an export, an
-/// import, a rule replay): SQLite in WAL mode serves it beside the shared
-/// connection, so the rest of the UI is not held up meanwhile.
-pub(crate) fn own_store(state: &State<'_, AppState>) -> CommandResult<Store> {
-    // Fails like the shared store when the database could not be opened.
+/// The shared database connection, to hand to a blocking thread.
+fn shared_store(state: &State<'_, AppState>) -> CommandResult<Arc<Mutex<Store>>> {
     state
         .store
         .as_ref()
-        .map_err(|e| CommandError::new(e.clone()))?;
-    Store::open(&PathBuf::from(&state.info.data_dir)).map_err(error)
+        .map(Arc::clone)
+        .map_err(|e| CommandError::new(e.clone()))
+}
+
+/// Runs `work` on a blocking thread (never on the async workers) and maps
+/// its error into the message the user sees.
+pub(crate) async fn blocking<T, E, F>(work: F) -> CommandResult<T>
+where
+    T: Send + 'static,
+    E: std::fmt::Display,
+    F: FnOnce() -> Result<T, E> + Send + 'static,
+{
+    tauri::async_runtime::spawn_blocking(move || work().map_err(error))
+        .await
+        .map_err(|e| CommandError::new(format!("a background task of the app failed: {e}")))?
+}
+
+/// Runs `work` with the shared database connection, locked, on a blocking
+/// thread: the one way handlers use the shared store.
+pub(crate) async fn with_store<T, E, F>(state: &State<'_, AppState>, work: F) -> CommandResult<T>
+where
+    T: Send + 'static,
+    E: std::fmt::Display,
+    F: FnOnce(&mut Store) -> Result<T, E> + Send + 'static,
+{
+    let store = shared_store(state)?;
+    blocking(move || {
+        // A poisoned lock only means another handler panicked mid-call;
+        // SQLite transactions keep the data consistent, so carry on.
+        let mut store = store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        work(&mut store)
+    })
+    .await
+}
+
+/// Runs `work` on a blocking thread with a database connection of the
+/// request's own, for work that reads or writes much (a whole session's
+/// events or statistics, an export, an import, a rule replay, housekeeping):
+/// SQLite in WAL mode serves it beside the shared connection, so the rest
+/// of the UI is not held up meanwhile.
+pub(crate) async fn with_own_store<T, E, F>(
+    state: &State<'_, AppState>,
+    work: F,
+) -> CommandResult<T>
+where
+    T: Send + 'static,
+    E: std::fmt::Display,
+    F: FnOnce(&mut Store) -> Result<T, E> + Send + 'static,
+{
+    // Fails like the shared store when the database could not be opened.
+    shared_store(state)?;
+    let data_dir = PathBuf::from(&state.info.data_dir);
+    blocking(move || {
+        let mut store = Store::open(&data_dir).map_err(error)?;
+        work(&mut store).map_err(error)
+    })
+    .await
 }
 
 /// The home folder the session host reads settings and MCP servers from
@@ -55,59 +102,70 @@ pub(crate) fn error(err: impl std::fmt::Display) -> CommandError {
     CommandError::new(err.to_string())
 }
 
-#[tauri::command(async)]
-pub(crate) fn app_info(state: State<'_, AppState>, args: NoArgs) -> AppInfo {
+#[tauri::command]
+pub(crate) async fn app_info(state: State<'_, AppState>, args: NoArgs) -> CommandResult<AppInfo> {
     let NoArgs {} = args;
-    state.info.clone()
+    Ok(state.info.clone())
 }
 
-#[tauri::command(async)]
-pub(crate) fn list_projects(
+#[tauri::command]
+pub(crate) async fn list_projects(
     state: State<'_, AppState>,
     args: NoArgs,
 ) -> CommandResult<Vec<Project>> {
     let NoArgs {} = args;
-    store(&state)?.list_projects().map_err(error)
+    with_store(&state, |store| store.list_projects()).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn add_project(
+#[tauri::command]
+pub(crate) async fn add_project(
     state: State<'_, AppState>,
     args: AddProjectArgs,
 ) -> CommandResult<Project> {
-    store(&state)?
-        .add_project(&PathBuf::from(args.path))
-        .map_err(error)
+    with_store(&state, move |store| {
+        store.add_project(&PathBuf::from(args.path))
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn open_project(
+#[tauri::command]
+pub(crate) async fn open_project(
     state: State<'_, AppState>,
     args: OpenProjectArgs,
 ) -> CommandResult<Project> {
-    store(&state)?.open_project(args.id).map_err(error)
+    with_store(&state, move |store| store.open_project(args.id)).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn pick_folder(app: tauri::AppHandle, args: NoArgs) -> CommandResult<Option<String>> {
+#[tauri::command]
+pub(crate) async fn pick_folder(
+    app: tauri::AppHandle,
+    args: NoArgs,
+) -> CommandResult<Option<String>> {
     let NoArgs {} = args;
     if let Some(path) = std::env::var_os(TEST_PICK_FOLDER_ENV) {
         return Ok(Some(path.to_string_lossy().into_owned()));
     }
-    // `async` commands run off the main thread, so blocking here is fine.
-    let Some(picked) = app
-        .dialog()
+    // The dialog answers through its callback; this task waits without
+    // holding a worker thread.
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
         .file()
         .set_title("Open folder")
-        .blocking_pick_folder()
-    else {
+        .pick_folder(move |picked| {
+            // The receiver is gone only when the command was dropped.
+            let _ = tx.send(picked);
+        });
+    let picked = rx
+        .await
+        .map_err(|_| CommandError::new("the folder dialog closed without an answer"))?;
+    let Some(picked) = picked else {
         return Ok(None);
     };
     let path = picked.into_path().map_err(error)?;
     Ok(Some(path.display().to_string()))
 }
 
-#[tauri::command(async)]
-pub(crate) fn smoke_report(app: tauri::AppHandle, args: SmokeReportArgs) {
+#[tauri::command]
+pub(crate) async fn smoke_report(app: tauri::AppHandle, args: SmokeReportArgs) {
     crate::smoke::finish(&app, args.ok, &args.detail);
 }

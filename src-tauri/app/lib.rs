@@ -12,6 +12,7 @@ mod rules;
 mod session_pages;
 mod sessions;
 mod smoke;
+mod test_browser;
 
 use std::sync::{Arc, Mutex};
 
@@ -22,8 +23,9 @@ use gatehouse_store::Store;
 
 /// What every command handler can reach.
 pub(crate) struct AppState {
-    /// The database, or why it could not be opened.
-    store: Result<Mutex<Store>, String>,
+    /// The database, or why it could not be opened (shared by the handlers'
+    /// blocking tasks; see `commands::with_store`).
+    store: Result<Arc<Mutex<Store>>, String>,
     /// The open sessions, or why sessions cannot run.
     host: Result<Arc<SessionHost>, String>,
     /// The runtime sessions run on (kept for the life of the app).
@@ -44,10 +46,12 @@ pub fn run() -> anyhow::Result<()> {
         .map_err(|e| eprintln!("gatehouse: note: running without a log file: {e}"))
         .ok();
     let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
-    let store = Store::open(&data_dir).map(Mutex::new).map_err(|err| {
-        eprintln!("gatehouse: {err}");
-        err.to_string()
-    });
+    let store = Store::open(&data_dir)
+        .map(|s| Arc::new(Mutex::new(s)))
+        .map_err(|err| {
+            eprintln!("gatehouse: {err}");
+            err.to_string()
+        });
     let smoke = smoke::requested();
     let info = AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),

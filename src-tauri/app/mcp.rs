@@ -1,7 +1,9 @@
 //! Handlers of the MCP panel's commands: each maps its arguments onto
 //! `gatehouse_session::mcp_panel` (where the logic and its tests live).
 //! Secret values in a saved draft go from the argument to the keychain
-//! only: never logged, emitted or returned.
+//! only: never logged, emitted or returned. Files, the database and the
+//! keychain are used on a blocking thread (the keychain opened on the
+//! thread that uses it); a probe's servers connect on the session runtime.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,7 +16,7 @@ use gatehouse_session::mcp_panel::{self, ConfigLayout};
 use tauri::State;
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, home, store};
+use crate::commands::{CommandResult, error, home, with_store};
 
 /// How long a probe waits for servers to connect.
 const PROBE_LIMIT: Duration = Duration::from_secs(20);
@@ -23,92 +25,107 @@ fn layout(state: &State<'_, AppState>, project_path: &str) -> CommandResult<Conf
     mcp_panel::layout(Path::new(project_path), &home(state)).map_err(error)
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_servers(
+#[tauri::command]
+pub(crate) async fn mcp_servers(
     state: State<'_, AppState>,
     args: McpProjectArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    Ok(mcp_panel::panel(
-        &layout,
-        &*store(&state)?,
-        mcp_panel::keychain().as_ref(),
-    ))
+    with_store(&state, move |store| {
+        CommandResult::Ok(mcp_panel::panel(
+            &layout,
+            store,
+            mcp_panel::keychain().as_ref(),
+        ))
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_probe(
+#[tauri::command]
+pub(crate) async fn mcp_probe(
     state: State<'_, AppState>,
     args: McpProjectArgs,
 ) -> CommandResult<Vec<McpServerProbe>> {
     let layout = layout(&state, &args.project_path)?;
     // The store is not held while servers connect.
-    let approved = mcp_panel::approved(&layout, &*store(&state)?);
-    mcp_panel::probe_with_keychain(&layout, &approved, state.runtime.handle(), PROBE_LIMIT)
+    let approved = {
+        let layout = layout.clone();
+        with_store(&state, move |store| {
+            CommandResult::Ok(mcp_panel::approved(&layout, store))
+        })
+        .await?
+    };
+    state
+        .runtime
+        .spawn(async move { mcp_panel::probe_with_keychain(&layout, &approved, PROBE_LIMIT).await })
+        .await
         .map_err(error)
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_save_server(
+#[tauri::command]
+pub(crate) async fn mcp_save_server(
     state: State<'_, AppState>,
     args: McpSaveServerArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    mcp_panel::save_server(
-        &layout,
-        args.scope,
-        args.original_name.as_deref(),
-        &args.draft,
-        &*store(&state)?,
-        mcp_panel::keychain().as_ref(),
-    )
-    .map_err(error)
+    with_store(&state, move |store| {
+        mcp_panel::save_server(
+            &layout,
+            args.scope,
+            args.original_name.as_deref(),
+            &args.draft,
+            store,
+            mcp_panel::keychain().as_ref(),
+        )
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_remove_server(
+#[tauri::command]
+pub(crate) async fn mcp_remove_server(
     state: State<'_, AppState>,
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    mcp_panel::remove_server(
-        &layout,
-        args.scope,
-        &args.name,
-        &*store(&state)?,
-        mcp_panel::keychain().as_ref(),
-    )
-    .map_err(error)
+    with_store(&state, move |store| {
+        mcp_panel::remove_server(
+            &layout,
+            args.scope,
+            &args.name,
+            store,
+            mcp_panel::keychain().as_ref(),
+        )
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_set_server_disabled(
+#[tauri::command]
+pub(crate) async fn mcp_set_server_disabled(
     state: State<'_, AppState>,
     args: McpSetDisabledArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    mcp_panel::set_server_disabled(
-        &layout,
-        args.scope,
-        &args.name,
-        args.disabled,
-        &*store(&state)?,
-        mcp_panel::keychain().as_ref(),
-    )
-    .map_err(error)
+    with_store(&state, move |store| {
+        mcp_panel::set_server_disabled(
+            &layout,
+            args.scope,
+            &args.name,
+            args.disabled,
+            store,
+            mcp_panel::keychain().as_ref(),
+        )
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn mcp_approve_server(
+#[tauri::command]
+pub(crate) async fn mcp_approve_server(
     state: State<'_, AppState>,
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    mcp_panel::approve_server(
-        &layout,
-        &args.name,
-        &*store(&state)?,
-        mcp_panel::keychain().as_ref(),
-    )
-    .map_err(error)
+    with_store(&state, move |store| {
+        mcp_panel::approve_server(&layout, &args.name, store, mcp_panel::keychain().as_ref())
+    })
+    .await
 }

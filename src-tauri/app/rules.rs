@@ -3,6 +3,7 @@
 //! progress reaches the window on `RULES_REPLAY_PROGRESS_CHANNEL`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use gatehouse_protocol::command::CommandError;
 use gatehouse_protocol::event::SettingsReloadTrigger;
@@ -14,144 +15,167 @@ use gatehouse_protocol::rules::{
     SaveRuleEditsArgs, SaveRulesOutcome, TestRuleCallArgs, UndoRulesSaveArgs, ValidateRuleArgs,
 };
 use gatehouse_session::rules_editor::{self, RuleSaves};
+use gatehouse_store::Store;
 use tauri::{Emitter as _, State};
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, home, own_store, store};
+use crate::commands::{CommandResult, blocking, error, home, with_own_store, with_store};
 
-/// The rule editor's state: the last save of each project, for undo.
+/// The rule editor's state: the last save of each project, for undo
+/// (shared with the blocking threads that save).
 #[derive(Default)]
 pub(crate) struct RulesState {
-    saves: RuleSaves,
+    saves: Arc<RuleSaves>,
 }
 
-fn project(state: &State<'_, AppState>, id: i64) -> CommandResult<Project> {
-    store(state)?
+fn project(store: &Store, id: i64) -> CommandResult<Project> {
+    store
         .project(id)
         .map_err(error)?
         .ok_or_else(|| CommandError::new(format!("no project with id {id}")))
 }
 
-#[tauri::command(async)]
-pub(crate) fn rules_view(
+#[tauri::command]
+pub(crate) async fn rules_view(
     state: State<'_, AppState>,
     rules: State<'_, RulesState>,
     args: RulesProjectArgs,
 ) -> CommandResult<RulesView> {
-    let project = project(&state, args.project_id)?;
-    let can_undo = rules.saves.can_undo(project.id);
-    let store = store(&state)?;
-    rules_editor::rules_view(&store, &project, &home(&state), can_undo).map_err(error)
+    let saves = Arc::clone(&rules.saves);
+    let home = home(&state);
+    with_store(&state, move |store| {
+        let project = project(store, args.project_id)?;
+        let can_undo = saves.can_undo(project.id);
+        rules_editor::rules_view(store, &project, &home, can_undo).map_err(error)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn check_rule_edits(
+#[tauri::command]
+pub(crate) async fn check_rule_edits(
     state: State<'_, AppState>,
     args: CheckRuleEditsArgs,
 ) -> CommandResult<Vec<RuleProblem>> {
-    let project = project(&state, args.project_id)?;
-    rules_editor::check_edits(&project, &home(&state), &args.edits).map_err(error)
+    let home = home(&state);
+    with_store(&state, move |store| {
+        let project = project(store, args.project_id)?;
+        rules_editor::check_edits(&project, &home, &args.edits).map_err(error)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn validate_rule(
+#[tauri::command]
+pub(crate) async fn validate_rule(
     state: State<'_, AppState>,
     args: ValidateRuleArgs,
 ) -> CommandResult<RuleValidation> {
-    let project = project(&state, args.project_id)?;
-    Ok(rules_editor::validate_rule(
-        Path::new(&project.path),
-        &args.text,
-    ))
+    with_store(&state, move |store| {
+        let project = project(store, args.project_id)?;
+        CommandResult::Ok(rules_editor::validate_rule(
+            Path::new(&project.path),
+            &args.text,
+        ))
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn test_rule_call(
+#[tauri::command]
+pub(crate) async fn test_rule_call(
     state: State<'_, AppState>,
     args: TestRuleCallArgs,
 ) -> CommandResult<PermissionDecision> {
-    let project = project(&state, args.project_id)?;
-    rules_editor::test_call(&project, &home(&state), &args).map_err(error)
+    let home = home(&state);
+    with_store(&state, move |store| {
+        let project = project(store, args.project_id)?;
+        rules_editor::test_call(&project, &home, &args).map_err(error)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn replay_rule_edits(
+#[tauri::command]
+pub(crate) async fn replay_rule_edits(
     app: tauri::AppHandle,
     state: State<'_, AppState>,
     args: ReplayRuleEditsArgs,
 ) -> CommandResult<RulesReplayReport> {
-    let project = project(&state, args.project_id)?;
-    let replay_store = own_store(&state)?;
-    let limit = args.limit.map_or(1000, |l| l as usize);
-    rules_editor::replay(
-        &replay_store,
-        &project,
-        &home(&state),
-        &args.edits,
-        &args.scope,
-        limit,
-        |done, total| {
-            let progress = RulesReplayProgress {
-                replay_id: args.replay_id.clone(),
-                done,
-                total,
-            };
-            if let Err(e) = app.emit(RULES_REPLAY_PROGRESS_CHANNEL, &progress) {
-                eprintln!("gatehouse: replay progress could not reach the window: {e}");
-            }
-        },
-    )
-    .map_err(error)
+    let home = home(&state);
+    // The replay reads every stored call in scope: a connection of its own.
+    with_own_store(&state, move |replay_store| {
+        let project = project(replay_store, args.project_id)?;
+        let limit = args.limit.map_or(1000, |l| l as usize);
+        rules_editor::replay(
+            replay_store,
+            &project,
+            &home,
+            &args.edits,
+            &args.scope,
+            limit,
+            |done, total| {
+                let progress = RulesReplayProgress {
+                    replay_id: args.replay_id.clone(),
+                    done,
+                    total,
+                };
+                if let Err(e) = app.emit(RULES_REPLAY_PROGRESS_CHANNEL, &progress) {
+                    eprintln!("gatehouse: replay progress could not reach the window: {e}");
+                }
+            },
+        )
+        .map_err(error)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn save_rule_edits(
+#[tauri::command]
+pub(crate) async fn save_rule_edits(
     state: State<'_, AppState>,
     rules: State<'_, RulesState>,
     args: SaveRuleEditsArgs,
 ) -> CommandResult<SaveRulesOutcome> {
-    let project = project(&state, args.project_id)?;
-    let mut store = store(&state)?;
-    let outcome = rules
-        .saves
-        .save(
-            &mut store,
-            &project,
-            &home(&state),
-            &args.edits,
-            args.overwrite,
-        )
-        .map_err(error)?;
-    drop(store);
-    tell_open_sessions(&state, &outcome);
+    let saves = Arc::clone(&rules.saves);
+    let home = home(&state);
+    let outcome = with_store(&state, move |store| {
+        let project = project(store, args.project_id)?;
+        saves
+            .save(store, &project, &home, &args.edits, args.overwrite)
+            .map_err(error)
+    })
+    .await?;
+    tell_open_sessions(&state, &outcome).await;
     Ok(outcome)
 }
 
 /// A save (or an undo) takes effect in the open sessions at once: they read
 /// their settings files again, and sessions whose rules were replaced take
 /// the stored ones (the file watcher would notice the files too, later).
-fn tell_open_sessions(state: &State<'_, AppState>, outcome: &SaveRulesOutcome) {
+async fn tell_open_sessions(state: &State<'_, AppState>, outcome: &SaveRulesOutcome) {
     let (Ok(host), SaveRulesOutcome::Saved { sessions, .. }) = (&state.host, outcome) else {
         return;
     };
-    host.reload_settings(SettingsReloadTrigger::RulesSaved);
-    for problem in host.reload_session_rules(sessions) {
-        eprintln!("gatehouse: {problem}");
+    let (host, sessions) = (Arc::clone(host), sessions.clone());
+    // Reading settings files and stored session rules blocks.
+    let told = blocking(move || {
+        host.reload_settings(SettingsReloadTrigger::RulesSaved);
+        Ok::<_, String>(host.reload_session_rules(&sessions))
+    })
+    .await;
+    match told {
+        Ok(problems) => problems.iter().for_each(|p| eprintln!("gatehouse: {p}")),
+        Err(e) => eprintln!("gatehouse: telling open sessions about saved rules: {}", e.message),
     }
 }
 
-#[tauri::command(async)]
-pub(crate) fn undo_rules_save(
+#[tauri::command]
+pub(crate) async fn undo_rules_save(
     state: State<'_, AppState>,
     rules: State<'_, RulesState>,
     args: UndoRulesSaveArgs,
 ) -> CommandResult<SaveRulesOutcome> {
-    let mut store = store(&state)?;
-    let outcome = rules
-        .saves
-        .undo(&mut store, args.project_id, args.overwrite)
-        .map_err(error)?;
-    drop(store);
-    tell_open_sessions(&state, &outcome);
+    let saves = Arc::clone(&rules.saves);
+    let outcome = with_store(&state, move |store| {
+        saves.undo(store, args.project_id, args.overwrite)
+    })
+    .await?;
+    tell_open_sessions(&state, &outcome).await;
     Ok(outcome)
 }

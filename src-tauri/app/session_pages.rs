@@ -8,15 +8,17 @@ use gatehouse_protocol::session::SessionEventsBeforeArgs;
 use tauri::State;
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, store};
+use crate::commands::{CommandResult, with_store};
 
-#[tauri::command(async)]
-pub(crate) fn session_events_before(
+#[tauri::command]
+pub(crate) async fn session_events_before(
     state: State<'_, AppState>,
     args: SessionEventsBeforeArgs,
 ) -> CommandResult<Vec<Event>> {
-    Ok(store(&state)?
-        .session_events_head(&args.session_id, args.count)
-        .map_err(error)?
-        .0)
+    with_store(&state, move |store| {
+        store
+            .session_events_head(&args.session_id, args.count)
+            .map(|read| read.0)
+    })
+    .await
 }

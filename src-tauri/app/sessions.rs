@@ -21,7 +21,7 @@ use gatehouse_session::{SessionHost, StartSpec};
 use tauri::{Emitter as _, State};
 
 use crate::AppState;
-use crate::commands::{CommandResult, error, own_store, store};
+use crate::commands::{CommandResult, blocking, error, with_own_store, with_store};
 
 /// Hands every stored event to the window. The app handle exists only once
 /// Tauri has started, after the host was created.
@@ -47,30 +47,41 @@ fn host<'a>(state: &'a State<'_, AppState>) -> CommandResult<&'a Arc<SessionHost
         .map_err(|e| CommandError::new(format!("sessions are unavailable: {e}")))
 }
 
-fn start(
+/// Opens a session on the session runtime: the provider's key is read from
+/// the keychain on a blocking thread, and the host's start (SQLite on its
+/// own blocking threads, MCP servers connecting) is awaited, not waited for.
+async fn start(
     state: &State<'_, AppState>,
-    project: &Project,
-    provider: &ProviderChoice,
+    project: Project,
+    provider: ProviderChoice,
     mode: Option<gatehouse_protocol::permission::PermissionMode>,
     resume: Option<String>,
 ) -> CommandResult<SessionHandle> {
-    let host = host(state)?;
+    let host = Arc::clone(host(state)?);
     let folder = PathBuf::from(&project.path);
-    let (provider, model) = build_provider(provider, &folder, &find_key).map_err(error)?;
-    let started = host
-        .start(StartSpec {
-            project: folder,
-            provider,
-            model,
-            mode,
-            trust_project: project.trusted_at_ms.is_some(),
-            ask: AskPolicy::Interactive,
-            resume,
-            settings_files: Vec::new(),
-            // The project's MCP servers (project ones only when trusted or
-            // approved); a slow server does not hold the session up longer.
-            mcp_startup_timeout: Some(std::time::Duration::from_secs(30)),
-        })
+    let (provider, model) = blocking({
+        let folder = folder.clone();
+        move || build_provider(&provider, &folder, &find_key)
+    })
+    .await?;
+    let spec = StartSpec {
+        project: folder,
+        provider,
+        model,
+        mode,
+        trust_project: project.trusted_at_ms.is_some(),
+        ask: AskPolicy::Interactive,
+        resume,
+        settings_files: Vec::new(),
+        // The project's MCP servers (project ones only when trusted or
+        // approved); a slow server does not hold the session up longer.
+        mcp_startup_timeout: Some(std::time::Duration::from_secs(30)),
+    };
+    let started = state
+        .runtime
+        .spawn(async move { host.start(spec).await })
+        .await
+        .map_err(error)?
         .map_err(error)?;
     for warning in &started.warnings {
         eprintln!("gatehouse: warning: {warning}");
@@ -78,31 +89,33 @@ fn start(
     Ok(started.handle)
 }
 
-#[tauri::command(async)]
-pub(crate) fn start_session(
+#[tauri::command]
+pub(crate) async fn start_session(
     state: State<'_, AppState>,
     args: StartSessionArgs,
 ) -> CommandResult<SessionHandle> {
-    let project = store(&state)?
-        .project(args.project_id)
-        .map_err(error)?
-        .ok_or_else(|| CommandError::new(format!("no project with id {}", args.project_id)))?;
-    start(&state, &project, &args.provider, Some(args.mode), None)
+    let id = args.project_id;
+    let project = with_store(&state, move |store| {
+        store
+            .project(id)
+            .map_err(error)?
+            .ok_or_else(|| CommandError::new(format!("no project with id {id}")))
+    })
+    .await?;
+    start(&state, project, args.provider, Some(args.mode), None).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn resume_session(
+#[tauri::command]
+pub(crate) async fn resume_session(
     state: State<'_, AppState>,
     args: ResumeSessionArgs,
 ) -> CommandResult<SessionHandle> {
-    let (summary, project) = {
-        let store = store(&state)?;
+    let session_id = args.session_id.clone();
+    let (summary, project) = with_store(&state, move |store| {
         let summary = store
-            .session(&args.session_id)
+            .session(&session_id)
             .map_err(error)?
-            .ok_or_else(|| {
-                CommandError::new(format!("no stored session with id {}", args.session_id))
-            })?;
+            .ok_or_else(|| CommandError::new(format!("no stored session with id {session_id}")))?;
         let project = match store
             .project_by_path(&summary.project_path)
             .map_err(error)?
@@ -113,8 +126,9 @@ pub(crate) fn resume_session(
                 .add_project(Path::new(&summary.project_path))
                 .map_err(error)?,
         };
-        (summary, project)
-    };
+        CommandResult::Ok((summary, project))
+    })
+    .await?;
     let provider = match (&args.provider, summary.provider.as_str()) {
         (Some(choice), _) => choice.clone(),
         (None, "anthropic") => ProviderChoice::Anthropic {
@@ -128,11 +142,16 @@ pub(crate) fn resume_session(
             )));
         }
     };
-    start(&state, &project, &provider, None, Some(summary.id))
+    start(&state, project, provider, None, Some(summary.id)).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn send_prompt(state: State<'_, AppState>, args: SendPromptArgs) -> CommandResult<()> {
+// Prompts, interrupts, mode changes and answers only hand a message to the
+// session's tasks (and an event to the writer thread): nothing here waits.
+#[tauri::command]
+pub(crate) async fn send_prompt(
+    state: State<'_, AppState>,
+    args: SendPromptArgs,
+) -> CommandResult<()> {
     // The exchange streams as events; nobody waits for the ticket here.
     host(&state)?
         .send_prompt(&args.session_id, &args.text)
@@ -140,20 +159,20 @@ pub(crate) fn send_prompt(state: State<'_, AppState>, args: SendPromptArgs) -> C
         .map_err(error)
 }
 
-#[tauri::command(async)]
-pub(crate) fn interrupt(state: State<'_, AppState>, args: SessionArgs) -> CommandResult<()> {
+#[tauri::command]
+pub(crate) async fn interrupt(state: State<'_, AppState>, args: SessionArgs) -> CommandResult<()> {
     host(&state)?.interrupt(&args.session_id).map_err(error)
 }
 
-#[tauri::command(async)]
-pub(crate) fn set_mode(state: State<'_, AppState>, args: SetModeArgs) -> CommandResult<()> {
+#[tauri::command]
+pub(crate) async fn set_mode(state: State<'_, AppState>, args: SetModeArgs) -> CommandResult<()> {
     host(&state)?
         .set_mode(&args.session_id, args.mode)
         .map_err(error)
 }
 
-#[tauri::command(async)]
-pub(crate) fn answer_permission(
+#[tauri::command]
+pub(crate) async fn answer_permission(
     state: State<'_, AppState>,
     args: AnswerPermissionArgs,
 ) -> CommandResult<()> {
@@ -183,52 +202,58 @@ pub(crate) async fn close_session(
     Ok(())
 }
 
-#[tauri::command(async)]
-pub(crate) fn list_sessions(
+#[tauri::command]
+pub(crate) async fn list_sessions(
     state: State<'_, AppState>,
     args: ListSessionsArgs,
 ) -> CommandResult<Vec<SessionSummary>> {
-    let mut list = store(&state)?
-        .list_sessions(args.project_path.as_deref())
-        .map_err(error)?;
-    list.truncate(args.limit.unwrap_or(100) as usize);
-    Ok(list)
+    with_store(&state, move |store| {
+        let mut list = store
+            .list_sessions(args.project_path.as_deref())
+            .map_err(error)?;
+        list.truncate(args.limit.unwrap_or(100) as usize);
+        CommandResult::Ok(list)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn session_events(
+#[tauri::command]
+pub(crate) async fn session_events(
     state: State<'_, AppState>,
     args: SessionArgs,
 ) -> CommandResult<Vec<Event>> {
-    Ok(own_store(&state)?
-        .session_events(&args.session_id)
-        .map_err(error)?
-        .0)
+    with_own_store(&state, move |store| {
+        store.session_events(&args.session_id).map(|read| read.0)
+    })
+    .await
 }
 
-#[tauri::command(async)]
-pub(crate) fn set_project_trust(
+#[tauri::command]
+pub(crate) async fn set_project_trust(
     state: State<'_, AppState>,
     args: SetProjectTrustArgs,
 ) -> CommandResult<Project> {
-    store(&state)?
-        .set_project_trust(args.id, args.trusted)
-        .map_err(error)
+    with_store(&state, move |store| {
+        store.set_project_trust(args.id, args.trusted)
+    })
+    .await
 }
 
 // The key goes from the argument to the keychain only: it is never logged,
 // emitted or returned (the status says where a key is, not what it is).
-#[tauri::command(async)]
-pub(crate) fn set_api_key(args: SetApiKeyArgs) -> CommandResult<ApiKeyStatus> {
-    set_key(&args.provider, &args.key, &keychain()).map_err(CommandError::new)
+// The keychain is opened and used on one blocking thread: it talks to D-Bus
+// or the kernel, and the keyutils store answers only the thread that opened it.
+#[tauri::command]
+pub(crate) async fn set_api_key(args: SetApiKeyArgs) -> CommandResult<ApiKeyStatus> {
+    blocking(move || set_key(&args.provider, &args.key, &keychain())).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn delete_api_key(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
-    delete_key(&args.provider, &keychain()).map_err(CommandError::new)
+#[tauri::command]
+pub(crate) async fn delete_api_key(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
+    blocking(move || delete_key(&args.provider, &keychain())).await
 }
 
-#[tauri::command(async)]
-pub(crate) fn api_key_status(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
-    key_status(&args.provider, &keychain()).map_err(CommandError::new)
+#[tauri::command]
+pub(crate) async fn api_key_status(args: ProviderArgs) -> CommandResult<ApiKeyStatus> {
+    blocking(move || key_status(&args.provider, &keychain())).await
 }

@@ -291,7 +291,9 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
             let mut cmd = run::webdriver_cargo(&root, run::Profile::Debug)?;
             let skips = skip_dir(&root, "e2e")?;
             count_skips_in(&mut cmd, &skips);
-            cmd.args([
+            // The MCP sign-in test runs the Python SDK's OAuth server.
+            let mcp_servers = deps::ensure_mcp_test_servers(&root)?;
+            cmd.env(deps::MCP_SERVERS_ENV, &mcp_servers).args([
                 "test",
                 "--locked",
                 // One failing test file must not hide the others' results.

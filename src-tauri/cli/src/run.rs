@@ -278,20 +278,24 @@ pub fn run(
             Arc::new(StdoutSink),
             tokio::runtime::Handle::current(),
         )?);
-        let started = host.start(StartSpec {
-            project: project.clone(),
-            provider,
-            model,
-            mode: Some(args.mode.mode()),
-            trust_project: args.trust_project,
-            ask: match args.ask {
-                AskArg::Allow => AskPolicy::AllowAll,
-                AskArg::Deny => AskPolicy::DenyAll,
-            },
-            resume: args.resume.clone(),
-            settings_files: Vec::new(),
-            mcp_startup_timeout: Some(std::time::Duration::from_secs(args.mcp_timeout_secs.max(1))),
-        })?;
+        let started = host
+            .start(StartSpec {
+                project: project.clone(),
+                provider,
+                model,
+                mode: Some(args.mode.mode()),
+                trust_project: args.trust_project,
+                ask: match args.ask {
+                    AskArg::Allow => AskPolicy::AllowAll,
+                    AskArg::Deny => AskPolicy::DenyAll,
+                },
+                resume: args.resume.clone(),
+                settings_files: Vec::new(),
+                mcp_startup_timeout: Some(std::time::Duration::from_secs(
+                    args.mcp_timeout_secs.max(1),
+                )),
+            })
+            .await?;
         for warning in &started.warnings {
             eprintln!("gatehouse-cli: warning: {warning}");
         }

@@ -290,6 +290,21 @@ impl SessionHost {
         lock(&self.store)
     }
 
+    /// Runs `work` with the host's read connection on a blocking thread, so
+    /// SQLite (which may wait for another connection's write) never holds a
+    /// runtime worker.
+    async fn on_store<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Store) -> Result<T, HostError> + Send + 'static,
+    ) -> Result<T, HostError> {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || work(&mut lock(&store)))
+            .await
+            .map_err(|e| {
+                HostError::Other(format!("a storage task of the session host failed: {e}"))
+            })?
+    }
+
     fn open(&self, id: &str) -> Result<Arc<OpenSession>, HostError> {
         lock(&self.sessions)
             .get(id)
@@ -298,8 +313,10 @@ impl SessionHost {
     }
 
     /// Opens a session (new, or resumed from the store) and emits
-    /// `session_started`. It waits for prompts.
-    pub fn start(&self, spec: StartSpec) -> Result<Started, HostError> {
+    /// `session_started`. It waits for prompts. Database and keychain work
+    /// runs on blocking threads and the MCP servers connect as this future
+    /// is awaited, so it never blocks the runtime it runs on (of any flavour).
+    pub async fn start(&self, spec: StartSpec) -> Result<Started, HostError> {
         let project = spec
             .project
             .canonicalize()
@@ -319,28 +336,32 @@ impl SessionHost {
         // first prompt, so a long session opens as fast as a short one.
         let (session_id, events, earlier_events, mode) = match &spec.resume {
             Some(id) => {
-                let store = self.store();
-                let Some(summary) = store.session(id)? else {
-                    return Err(HostError::NotStored(id.clone()));
-                };
-                check_resumable(&summary)?;
-                let tail_len = u32::try_from(HANDLE_TAIL_EVENTS).unwrap_or(u32::MAX);
-                let (events, earlier) = store.session_events_tail(id, tail_len)?;
-                let last_change = store.last_event_of_type(id, "mode_changed")?;
-                let mode = spec
-                    .mode
-                    .or_else(|| last_mode(last_change.as_slice(), &summary.mode));
-                (id.clone(), events, earlier, mode)
+                let (id, requested) = (id.clone(), spec.mode);
+                self.on_store(move |store| {
+                    let Some(summary) = store.session(&id)? else {
+                        return Err(HostError::NotStored(id));
+                    };
+                    check_resumable(&summary)?;
+                    let tail_len = u32::try_from(HANDLE_TAIL_EVENTS).unwrap_or(u32::MAX);
+                    let (events, earlier) = store.session_events_tail(&id, tail_len)?;
+                    let last_change = store.last_event_of_type(&id, "mode_changed")?;
+                    let mode =
+                        requested.or_else(|| last_mode(last_change.as_slice(), &summary.mode));
+                    Ok((id, events, earlier, mode))
+                })
+                .await?
             }
             None => {
                 let id = new_session_id();
-                self.store().create_session(&NewSession {
+                let new = NewSession {
                     id: id.clone(),
                     project_path: project_text.clone(),
                     provider: spec.provider.name().to_owned(),
                     model: spec.model.clone(),
                     mode: mode_text(spec.mode.unwrap_or_default()),
-                })?;
+                };
+                self.on_store(move |store| Ok(store.create_session(&new)?))
+                    .await?;
                 (id, Vec::new(), 0, spec.mode)
             }
         };
@@ -362,12 +383,17 @@ impl SessionHost {
         let rules: Arc<dyn SessionRuleStore> =
             Arc::new(SqliteSessionRuleStore::new(Arc::clone(&self.store)));
         if spec.resume.is_some() {
-            match restore(&engine, rules.as_ref(), &session_id) {
-                Ok(errors) => warnings.extend(
+            // The stored session rules are read on a blocking thread.
+            let (engine, rules, id) = (Arc::clone(&engine), Arc::clone(&rules), session_id.clone());
+            let restored =
+                tokio::task::spawn_blocking(move || restore(&engine, rules.as_ref(), &id)).await;
+            match restored {
+                Ok(Ok(errors)) => warnings.extend(
                     errors
                         .into_iter()
                         .map(|e| format!("a stored session rule no longer parses: {e}")),
                 ),
+                Ok(Err(e)) => warnings.push(format!("session rules were not restored: {e}")),
                 Err(e) => warnings.push(format!("session rules were not restored: {e}")),
             }
         }
@@ -392,6 +418,7 @@ impl SessionHost {
         let mcp = match spec.mcp_startup_timeout {
             Some(limit) => {
                 self.start_mcp(&project, spec.trust_project, &emitter, limit, &mut warnings)
+                    .await
             }
             None => None,
         };
@@ -607,8 +634,9 @@ impl SessionHost {
 
     /// Starts the project's MCP servers for a session (project servers only
     /// when trusted or approved); problems become `warnings`. `None` when no
-    /// server is configured.
-    fn start_mcp(
+    /// server is configured. The servers connect as this is awaited (at most
+    /// `limit`); approvals and keychain values are read on blocking threads.
+    async fn start_mcp(
         &self,
         project: &Path,
         trust_project: bool,
@@ -624,30 +652,25 @@ impl SessionHost {
         if cfg.servers.is_empty() {
             return None;
         }
-        let approved = crate::mcp::approved_servers(&cfg, project, &self.store());
-        // Connecting is async; `start` is called from synchronous front-end
-        // code as well as from inside the runtime, so wait in place.
-        if matches!(
-            tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()),
-            Ok(tokio::runtime::RuntimeFlavor::CurrentThread)
-        ) {
-            warnings.push(
-                "MCP servers were not started: the session was opened on a single-threaded runtime"
-                    .into(),
-            );
-            return None;
-        }
-        let handle = self.runtime.clone();
-        let (manager, warning) = tokio::task::block_in_place(|| {
-            handle.block_on(crate::mcp::start_servers(
-                &cfg,
-                project,
-                &approved,
-                trust_project,
-                emitter.clone(),
-                limit,
-            ))
-        });
+        let approved = {
+            let (cfg, project) = (cfg.clone(), project.to_path_buf());
+            self.on_store(move |store| Ok(crate::mcp::approved_servers(&cfg, &project, store)))
+                .await
+                .unwrap_or_else(|e| {
+                    // Fail closed: no project server counts as approved.
+                    warnings.push(format!("MCP approvals could not be read: {e}"));
+                    std::collections::HashSet::new()
+                })
+        };
+        let (manager, warning) = crate::mcp::start_servers(
+            &cfg,
+            project,
+            &approved,
+            trust_project,
+            emitter.clone(),
+            limit,
+        )
+        .await;
         warnings.extend(warning);
         Some(manager)
     }

@@ -80,10 +80,8 @@ pub async fn start_servers(
     });
     let mut warning = None;
     let secrets: Arc<dyn SecretLookup> = if needs_keychain {
-        match Keychain::open().require() {
-            Ok(store) => {
-                let keychain = KeychainSecrets(Keychain::Os(store));
-                let (values, problems) = read_secrets(cfg, &keychain);
+        match read_keychain(cfg).await {
+            Ok((keychain, values, problems)) => {
                 if !problems.is_empty() {
                     warning = Some(problems.join("; "));
                 }
@@ -156,6 +154,24 @@ impl SecretLookup for SessionSecrets {
         self.values().0.remove(account);
         Ok(())
     }
+}
+
+/// Opens the OS keychain and reads every value the servers of `cfg` name
+/// ([`read_secrets`]), both on one blocking thread: keychain calls block
+/// (D-Bus, the kernel), and the keyutils store answers only the thread that
+/// opened it. Returns the keychain, the values and the read errors; `Err`
+/// when there is no keychain (the reason).
+pub async fn read_keychain(
+    cfg: &McpConfig,
+) -> Result<(KeychainSecrets, MemorySecrets, Vec<String>), String> {
+    let cfg = cfg.clone();
+    tokio::task::spawn_blocking(move || {
+        let keychain = KeychainSecrets(Keychain::Os(Keychain::open().require()?));
+        let (values, problems) = read_secrets(&cfg, &keychain);
+        Ok((keychain, values, problems))
+    })
+    .await
+    .map_err(|e| format!("the keychain task failed: {e}"))?
 }
 
 /// Reads every keychain value the servers of `cfg` name, now, on this

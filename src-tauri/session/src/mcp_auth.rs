@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_agent::keychain::Keychain;
-use gatehouse_mcp::auth::{self, Opener, SignedIn};
+use gatehouse_mcp::auth::{self, SignedIn};
 use gatehouse_mcp::config::{self, ConfigLayout};
 use gatehouse_mcp::secrets::SecretLookup;
 use gatehouse_mcp::{McpConfig, ServerConfig};
@@ -17,7 +17,7 @@ use gatehouse_mcp::{McpConfig, ServerConfig};
 use crate::mcp::KeychainSecrets;
 
 // For front ends without a direct gatehouse-mcp dependency (the app).
-pub use gatehouse_mcp::auth::{DEFAULT_SIGN_IN_TIMEOUT, system_opener};
+pub use gatehouse_mcp::auth::{DEFAULT_SIGN_IN_TIMEOUT, Opener, system_opener};
 
 /// The outcome of a sign-out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,14 @@ pub fn keychain() -> Result<Arc<dyn SecretLookup>, String> {
         .require()
         .map_err(|e| format!("no keychain to keep MCP sign-in tokens in: {e}"))?;
     Ok(Arc::new(KeychainSecrets(Keychain::Os(store))))
+}
+
+/// [`keychain`], opened on a blocking thread (it talks to D-Bus or the
+/// kernel), for the async sign-in and sign-out.
+async fn open_keychain() -> Result<Arc<dyn SecretLookup>, String> {
+    tokio::task::spawn_blocking(keychain)
+        .await
+        .map_err(|e| format!("the keychain task failed: {e}"))?
 }
 
 /// The MCP configuration of `project` (with `home`'s user files).
@@ -78,7 +86,7 @@ pub async fn sign_in(
 ) -> Result<SignedIn, String> {
     let cfg = load_config(project, home);
     let server = oauth_server(&cfg, project, name)?;
-    let secrets = keychain()?;
+    let secrets = open_keychain().await?;
     auth::sign_in(server, secrets, opener, timeout)
         .await
         .map_err(|e| e.to_string())
@@ -89,7 +97,7 @@ pub async fn sign_out(project: &Path, home: &Path, name: &str) -> Result<SignedO
     let cfg = load_config(project, home);
     let server = oauth_server(&cfg, project, name)?;
     let url = auth::oauth_url(server).unwrap_or_default().to_owned();
-    let secrets = keychain()?;
+    let secrets = open_keychain().await?;
     let signed_out = auth::sign_out(server, secrets).await?;
     Ok(SignedOut {
         server: name.to_owned(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 use gatehouse_core::events::{Emitter, NullSink};
 use gatehouse_mcp::config::{self, ConfigScope, ServerTransport};
 use gatehouse_mcp::edit;
-use gatehouse_mcp::secrets::SecretLookup;
+use gatehouse_mcp::secrets::{MemorySecrets, SecretLookup};
 use gatehouse_mcp::{McpConfig, ServerConfig};
 use gatehouse_protocol::mcp::{
     McpApproval, McpConfigProblem, McpPanel, McpScope, McpServerDraft, McpServerEntry,
@@ -23,7 +23,7 @@ use gatehouse_agent::keychain::Keychain;
 /// Where a project's MCP configuration is read from (re-exported for the app).
 pub use gatehouse_mcp::config::ConfigLayout;
 
-use crate::mcp::{KeychainSecrets, approved_servers, read_secrets, start_servers_with_secrets};
+use crate::mcp::{KeychainSecrets, approved_servers, read_keychain, start_servers_with_secrets};
 
 /// The protocol's scope as the MCP crate's.
 pub fn config_scope(scope: McpScope) -> ConfigScope {
@@ -274,26 +274,20 @@ pub fn keychain() -> Box<dyn SecretLookup> {
     Box::new(KeychainSecrets(Keychain::open()))
 }
 
-/// [`probe`] with the keychain: its values are read first on this thread
-/// (see [`crate::mcp::read_secrets`]); then `runtime` connects the servers
-/// while this thread waits (front-end handlers are synchronous; inside a
-/// multi-threaded runtime the wait is `block_in_place`, as the host does).
-pub fn probe_with_keychain(
+/// [`probe`] with the keychain: its values are read first, on a blocking
+/// thread (see [`crate::mcp::read_keychain`]); without a keychain the
+/// servers connect without secrets (those needing one say so). Never blocks
+/// the runtime it runs on, whatever its flavour.
+pub async fn probe_with_keychain(
     layout: &ConfigLayout,
     approved: &HashSet<String>,
-    runtime: &tokio::runtime::Handle,
     limit: Duration,
-) -> Result<Vec<McpServerProbe>, String> {
-    let keychain = keychain();
-    let (secrets, _problems) = read_secrets(&config::load(layout), keychain.as_ref());
-    let run = || runtime.block_on(probe(layout, approved, Arc::new(secrets), limit));
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Err(_) => Ok(run()),
-        Ok(tokio::runtime::RuntimeFlavor::CurrentThread) => Err(
-            "cannot check MCP servers from a single-threaded runtime (it would block it)".into(),
-        ),
-        Ok(_) => Ok(tokio::task::block_in_place(run)),
-    }
+) -> Vec<McpServerProbe> {
+    let secrets = match read_keychain(&config::load(layout)).await {
+        Ok((_keychain, values, _problems)) => values,
+        Err(_no_keychain) => MemorySecrets::default(),
+    };
+    probe(layout, approved, Arc::new(secrets), limit).await
 }
 
 /// The approved project servers of the project (stored approvals of their

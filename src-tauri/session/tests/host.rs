@@ -75,9 +75,10 @@ impl Fixture {
         }
     }
 
-    fn start(&self, turns: Value) -> String {
+    async fn start(&self, turns: Value) -> String {
         self.host
             .start(self.spec(turns, None))
+            .await
             .unwrap()
             .handle
             .session_id
@@ -151,15 +152,17 @@ fn requested(events: &[Event], id: &str) -> bool {
 async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
     let f = Fixture::new();
     let file = "${PROJECT_DIR}/a.txt";
-    let id = f.start(json!([
-        tool("r1", "Read", json!({"file_path": file})),
-        tool(
-            "e1",
-            "Edit",
-            json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
-        ),
-        text("done"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("r1", "Read", json!({"file_path": file})),
+            tool(
+                "e1",
+                "Edit",
+                json!({"file_path": file, "old_string": "alpha", "new_string": "beta"})
+            ),
+            text("done"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "edit it").unwrap();
     let request = f.wait_for_request("e1").await;
     let EventBody::PermissionRequested {
@@ -224,10 +227,12 @@ async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_deny_carries_the_users_feedback_to_the_model() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
-        text("ok"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch made-by-bash"})),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -266,11 +271,13 @@ async fn a_deny_carries_the_users_feedback_to_the_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch one"})),
-        tool("b2", "Bash", json!({"command": "touch two"})),
-        text("ok"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch one"})),
+            tool("b2", "Bash", json!({"command": "touch two"})),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -293,11 +300,13 @@ async fn an_answered_ask_counts_once_as_an_ask_and_once_as_a_denial() {
 async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
     let f = Fixture::new();
     let call = json!({"command": "touch made.txt"});
-    let id = f.start(json!([
-        tool("b1", "Bash", call.clone()),
-        tool("b2", "Bash", call.clone()),
-        text("ok"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", call.clone()),
+            tool("b2", "Bash", call.clone()),
+            text("ok"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host
@@ -330,6 +339,7 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
             json!([tool("b3", "Bash", call.clone()), text("ok again")]),
             Some(id.clone()),
         ))
+        .await
         .unwrap();
     assert_eq!(resumed.handle.session_rules, ["Bash(touch made.txt)"]);
     assert!(
@@ -435,7 +445,9 @@ async fn an_imported_session_is_not_resumed_whatever_the_provider() {
 async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     let f = Fixture::new();
     let call = json!({"command": "touch t1"});
-    let id = f.start(json!([tool("b1", "Bash", call.clone()), text("ok"),]));
+    let id = f
+        .start(json!([tool("b1", "Bash", call.clone()), text("ok"),]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     let bad = f.host.answer_permission(
@@ -468,7 +480,7 @@ async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     assert_eq!(v["permissions"]["allow"], json!(["Bash(touch t1)"]));
     // A new session of the project runs it without asking: the user's
     // settings apply whether or not the project is trusted.
-    let id2 = f.start(json!([tool("b9", "Bash", call), text("ok")]));
+    let id2 = f.start(json!([tool("b9", "Bash", call), text("ok")])).await;
     f.done(f.host.send_prompt(&id2, "go").unwrap()).await;
     assert!(!requested(&f.sink.events(), "b9"));
 }
@@ -477,10 +489,12 @@ async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
 async fn set_mode_changes_what_asks_and_is_reported() {
     let f = Fixture::new();
     let file = "${PROJECT_DIR}/new.txt";
-    let id = f.start(json!([
-        tool("w1", "Write", json!({"file_path": file, "content": "x"})),
-        text("ok"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("w1", "Write", json!({"file_path": file, "content": "x"})),
+            text("ok"),
+        ]))
+        .await;
     f.host.set_mode(&id, PermissionMode::AcceptEdits).unwrap();
     assert_eq!(f.host.mode(&id).unwrap(), PermissionMode::AcceptEdits);
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
@@ -505,10 +519,12 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
     // A command that never ends by itself: only the interrupt ends the call
     // (else `done` fails, the exchange never ending).
     let command = format!("echo $$ > {}; sleep infinity", marker.display());
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": command})),
-        text("never"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": command})),
+            text("never"),
+        ]))
+        .await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();
@@ -547,10 +563,12 @@ async fn an_interrupt_stops_a_long_command_and_its_process() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_interrupt_withdraws_a_waiting_prompt_as_denied() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool("b1", "Bash", json!({"command": "touch x"})),
-        text("never"),
-    ]));
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch x"})),
+            text("never"),
+        ]))
+        .await;
     let ticket = f.host.send_prompt(&id, "go").unwrap();
     f.wait_for_request("b1").await;
     f.host.interrupt(&id).unwrap();
@@ -584,7 +602,7 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
     ]);
     let mut spec = f.spec(turns.clone(), None);
     spec.ask = AskPolicy::DenyAll;
-    let id = f.host.start(spec).unwrap().handle.session_id;
+    let id = f.host.start(spec).await.unwrap().handle.session_id;
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
     assert!(
         !f.dir().join("trusted-ok").exists(),
@@ -594,7 +612,7 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
     let mut spec = f.spec(turns, None);
     spec.ask = AskPolicy::DenyAll;
     spec.trust_project = true;
-    let id = f.host.start(spec).unwrap().handle.session_id;
+    let id = f.host.start(spec).await.unwrap().handle.session_id;
     f.done(f.host.send_prompt(&id, "go").unwrap()).await;
     assert!(
         f.dir().join("trusted-ok").exists(),
@@ -605,14 +623,16 @@ async fn project_allow_rules_apply_only_to_a_trusted_project() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn closing_a_session_stops_its_background_tasks() {
     let f = Fixture::new();
-    let id = f.start(json!([
-        tool(
-            "b1",
-            "Bash",
-            json!({"command": "sleep 60", "run_in_background": true})
-        ),
-        text("started"),
-    ]));
+    let id = f
+        .start(json!([
+            tool(
+                "b1",
+                "Bash",
+                json!({"command": "sleep 60", "run_in_background": true})
+            ),
+            text("started"),
+        ]))
+        .await;
     f.host
         .set_mode(&id, PermissionMode::BypassPermissions)
         .unwrap();

@@ -302,10 +302,13 @@ fn problems_and_read_only_sources_are_listed() {
     assert!(err.contains("belong to Claude Code"), "{err}");
 }
 
-/// The app calls the probe from synchronous handlers, on threads with and
-/// without a runtime of their own: it must neither panic nor block one.
-#[test]
-fn the_keychain_probe_runs_from_plain_threads_and_inside_a_multi_threaded_runtime() {
+/// The app's handlers await the probe: it connects the servers as it is
+/// awaited and reads the keychain on a blocking thread, so it runs on any
+/// runtime — here a current-thread one, where the blocking probe refused
+/// ("cannot check MCP servers from a single-threaded runtime") — and holds
+/// none of its threads meanwhile (a timer on the same thread keeps ticking).
+#[tokio::test]
+async fn the_keychain_probe_is_awaited_on_a_single_threaded_runtime_without_blocking_it() {
     let f = Fixture::new();
     let layout = f.layout();
     let secrets = Mutex::new(MemorySecrets::default());
@@ -318,42 +321,27 @@ fn the_keychain_probe_runs_from_plain_threads_and_inside_a_multi_threaded_runtim
         &secrets,
     )
     .unwrap();
-    let sessions = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let approved = mcp_panel::approved(&layout, &f.store);
-    let plain = mcp_panel::probe_with_keychain(
-        &layout,
-        &approved,
-        sessions.handle(),
-        Duration::from_secs(20),
-    )
-    .unwrap();
-    assert_eq!(
-        plain[0].state,
-        McpServerStatus::Connected,
-        "{:?}",
-        plain[0].message
-    );
-    // A handler running on another multi-threaded runtime's worker.
-    let handlers = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let handle = sessions.handle().clone();
-    let nested = handlers.block_on(async move {
-        tokio::spawn(async move {
-            mcp_panel::probe_with_keychain(&layout, &approved, &handle, Duration::from_secs(20))
-        })
-        .await
-        .unwrap()
+    let ticks = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let ticker = tokio::spawn({
+        let ticks = std::sync::Arc::clone(&ticks);
+        async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                ticks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
     });
-    let nested = nested.unwrap();
+    let probes = mcp_panel::probe_with_keychain(&layout, &approved, Duration::from_secs(20)).await;
+    ticker.abort();
     assert_eq!(
-        nested[0].state,
+        probes[0].state,
         McpServerStatus::Connected,
         "{:?}",
-        nested[0].message
+        probes[0].message
+    );
+    assert!(
+        ticks.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the runtime's only thread was held while the servers connected"
     );
 }

@@ -160,6 +160,7 @@ async fn sign_in_reconnects_the_waiting_server_of_an_open_session_and_sign_out_f
             settings_files: Vec::new(),
             mcp_startup_timeout: Some(Duration::from_secs(20)),
         })
+        .await
         .unwrap();
     sink.wait_for_state("web", McpServerStatus::NeedsAuth).await;
 

@@ -129,6 +129,7 @@ async fn list_changed_adds_and_removes_tools_mid_session() {
             settings_files: Vec::new(),
             mcp_startup_timeout: Some(Duration::from_secs(30)),
         })
+        .await
         .unwrap();
     let id = started.handle.session_id;
     wait_for_tools(&sink, "the server connected", |t| {
@@ -168,4 +169,69 @@ async fn list_changed_adds_and_removes_tools_mid_session() {
         )),
         "refused at lookup, before anything ran"
     );
+}
+
+/// `SessionHost::start` is async: the servers connect as it is awaited, on
+/// whatever runtime awaits it. The blocking start waited in place with
+/// `block_in_place`, so on a single-threaded runtime it started no server
+/// at all ("MCP servers were not started: … single-threaded runtime").
+#[tokio::test]
+async fn a_session_started_on_a_single_threaded_runtime_connects_its_mcp_servers() {
+    if !has_python() {
+        eprintln!(
+            "SKIPPED a_session_started_on_a_single_threaded_runtime_connects_its_mcp_servers: no python3"
+        );
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".claude.json"),
+        json!({"mcpServers": {"fault": {
+            "command": "python3",
+            "args": [fault_server().display().to_string()]
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let sink = Arc::new(MemorySink::new());
+    let mut config = HostConfig::new(data.path().to_path_buf());
+    config.home = home.path().to_path_buf();
+    let host = SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap();
+    let dir = project.path().canonicalize().unwrap();
+    let script = Script::parse(
+        &json!({"turns": [
+            tool("e1", "mcp__fault__echo", json!({"text": "on one thread"})),
+            text("done"),
+        ]})
+        .to_string(),
+    )
+    .unwrap()
+    .with_project_dir(&dir);
+    let started = host
+        .start(StartSpec {
+            project: dir.clone(),
+            provider: Arc::new(ReplayProvider::new(script)),
+            model: "replay".into(),
+            mode: None,
+            trust_project: false,
+            ask: AskPolicy::AllowAll,
+            resume: None,
+            settings_files: Vec::new(),
+            mcp_startup_timeout: Some(Duration::from_secs(30)),
+        })
+        .await
+        .unwrap();
+    assert!(started.warnings.is_empty(), "{:?}", started.warnings);
+    let id = started.handle.session_id;
+    wait_for_tools(&sink, "the server connected", |t| {
+        t.contains(&"mcp__fault__echo".to_owned())
+    })
+    .await;
+    exchange(&host, &sink, &id, "echo").await;
+    let (is_error, echoed) = completed(&sink.events(), "e1");
+    assert!(!is_error && echoed.contains("on one thread"), "{echoed}");
+    host.close(&id).await.unwrap();
+    host.finish().await;
 }

@@ -17,6 +17,8 @@ use anyhow::{Context, bail};
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 
+pub mod keyring;
+
 /// Where the app binary and the driver are, or `None` (with the reason
 /// printed) when the suite is not run through `cargo xtask test e2e`.
 pub fn setup() -> Option<(PathBuf, PathBuf)> {
