@@ -377,7 +377,11 @@ async fn allow_for_session_adds_rules_that_survive_closing_and_resuming() {
 #[tokio::test]
 async fn the_handle_names_the_files_always_allow_can_write() {
     let f = Fixture::new();
-    let started = f.host.start(f.spec(json!([text("hi")]), None)).unwrap();
+    let started = f
+        .host
+        .start(f.spec(json!([text("hi")]), None))
+        .await
+        .unwrap();
     let files: Vec<(RuleSource, PathBuf)> = started
         .handle
         .rule_files
@@ -425,6 +429,7 @@ async fn an_imported_session_is_not_resumed_whatever_the_provider() {
     let Err(e) = f
         .host
         .start(f.spec(json!([text("hi")]), Some("cc-imported".into())))
+        .await
     else {
         panic!("an imported session must not be resumed");
     };

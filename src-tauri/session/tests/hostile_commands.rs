@@ -100,6 +100,7 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
             settings_files: Vec::new(),
             mcp_startup_timeout: None,
         })
+        .await
         .unwrap()
         .handle
         .session_id;

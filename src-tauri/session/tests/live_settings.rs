@@ -59,7 +59,7 @@ impl Fixture {
     }
 
     /// A session whose model runs `ls` once per prompt, `prompts` times.
-    fn start(&self, prompts: usize) -> String {
+    async fn start(&self, prompts: usize) -> String {
         let mut turns = Vec::new();
         for i in 0..prompts {
             turns.push(tool(&format!("ls{i}"), "Bash", json!({"command": "ls"})));
@@ -80,6 +80,7 @@ impl Fixture {
                 settings_files: Vec::new(),
                 mcp_startup_timeout: None,
             })
+            .await
             .unwrap()
             .handle
             .session_id
@@ -156,7 +157,7 @@ fn write(path: &Path, text: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deny_rule_written_on_disk_reaches_the_open_session_and_a_broken_file_keeps_it() {
     let f = Fixture::new();
-    let session = f.start(3);
+    let session = f.start(3).await;
     // `ls` inside the project is read-only: allowed in default mode.
     let (decision, _) = f.ls_decision(&session, 0).await;
     assert_eq!(decision, PermissionBehavior::Allow);
@@ -194,7 +195,7 @@ async fn a_deny_rule_written_on_disk_reaches_the_open_session_and_a_broken_file_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_in_the_app_reloads_open_sessions_at_once() {
     let f = Fixture::new();
-    let session = f.start(2);
+    let session = f.start(2).await;
     let (decision, _) = f.ls_decision(&session, 0).await;
     assert_eq!(decision, PermissionBehavior::Allow);
     // Settings unchanged: nothing new to read, nothing reported.
@@ -220,7 +221,7 @@ async fn a_save_in_the_app_reloads_open_sessions_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_rules_saved_in_the_editor_reach_the_open_session() {
     let f = Fixture::new();
-    let session = f.start(2);
+    let session = f.start(2).await;
     let (decision, _) = f.ls_decision(&session, 0).await;
     assert_eq!(decision, PermissionBehavior::Allow);
     // The rule editor replaces the session's stored rules (its own

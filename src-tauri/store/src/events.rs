@@ -280,7 +280,7 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = immediate(&mut self.conn)?;
+        let tx = immediate(&mut self.conn, &self.path)?;
         let seq = append_in(
             &tx,
             &path,
@@ -303,7 +303,7 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = immediate(&mut self.conn)?;
+        let tx = immediate(&mut self.conn, &self.path)?;
         // Runs of consecutive events of one session share one counter
         // update; the order across sessions is kept.
         let mut start = 0;
@@ -510,9 +510,15 @@ fn settled_by_user(body: &Value) -> bool {
 /// connection (an import, a VACUUM) wrote in between: the session's writer
 /// lost 122 of 176 events that way during an import + replay + VACUUM (e2e
 /// tests/responsive.rs).
-fn immediate(conn: &mut rusqlite::Connection) -> Result<rusqlite::Transaction<'_>, StoreError> {
+fn immediate<'c>(
+    conn: &'c mut rusqlite::Connection,
+    path: &std::path::Path,
+) -> Result<Transaction<'c>, StoreError> {
     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(sqlite)
+        .map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 fn append_in<'a>(
