@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use gatehouse_core::events::Emitter;
 use gatehouse_core::tool::ProgressReporter;
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::event::{EventBody, McpServerStatus};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
@@ -25,7 +26,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -177,12 +178,11 @@ impl ClientHandler for Handler {
             .get(&params.progress_token)
             .cloned();
         if let Some(reporter) = reporter {
-            reporter.report(json!({
-                "type": "mcp_progress",
-                "progress": params.progress,
-                "total": params.total,
-                "message": params.message,
-            }));
+            reporter.report(ToolProgressData::mcp_progress(
+                params.progress,
+                params.total,
+                params.message,
+            ));
         }
     }
 
