@@ -683,7 +683,9 @@ impl ToolRuntime {
                 }
             }
             Err(ToolError::Cancelled) => Self::stopped(tokens),
-            Err(ToolError::CancelledWithOutput(output)) => Self::stopped_with_output(tokens, &output),
+            Err(ToolError::CancelledWithOutput(output)) => {
+                Self::stopped_with_output(tokens, &output)
+            }
             Err(error) => {
                 let text = format!("Error: {error}");
                 let stop = self

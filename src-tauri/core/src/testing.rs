@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, RuleSource,
     TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::ToolProgressData;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

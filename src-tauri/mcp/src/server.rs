@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use gatehouse_core::events::Emitter;
 use gatehouse_core::tool::ProgressReporter;
-use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::event::{EventBody, McpServerStatus};
+use gatehouse_protocol::progress::ToolProgressData;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
     Implementation, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,

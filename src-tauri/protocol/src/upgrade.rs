@@ -254,13 +254,37 @@ mod tests {
     #[test]
     fn old_tool_completed_gets_its_status_from_the_old_fields() {
         let events = read_all(&[
-            completed("ok", false, "Cancelled: looks like a cancellation but is a result"),
+            completed(
+                "ok",
+                false,
+                "Cancelled: looks like a cancellation but is a result",
+            ),
             completed("err", true, "Error: no such file"),
-            completed("int", true, "Interrupted by the user: the call was stopped."),
-            completed("notrun", true, "Not run: the user interrupted the turn before this call started."),
-            completed("sib", true, "Cancelled: parallel tool call a (Bash) failed, so this call was stopped."),
-            completed("bash-to", true, "Error: partial output\nCommand timed out after 100 ms: SIGTERM."),
-            completed("mcp-to", true, "Error: MCP server `s` did not answer within 5 s; the call was cancelled"),
+            completed(
+                "int",
+                true,
+                "Interrupted by the user: the call was stopped.",
+            ),
+            completed(
+                "notrun",
+                true,
+                "Not run: the user interrupted the turn before this call started.",
+            ),
+            completed(
+                "sib",
+                true,
+                "Cancelled: parallel tool call a (Bash) failed, so this call was stopped.",
+            ),
+            completed(
+                "bash-to",
+                true,
+                "Error: partial output\nCommand timed out after 100 ms: SIGTERM.",
+            ),
+            completed(
+                "mcp-to",
+                true,
+                "Error: MCP server `s` did not answer within 5 s; the call was cancelled",
+            ),
         ]);
         let statuses: Vec<_> = events.iter().map(status_of).collect();
         assert_eq!(
@@ -314,15 +338,18 @@ mod tests {
 
     #[test]
     fn old_progress_payloads_become_typed_or_other() {
-        let progress = |data: Value| {
-            json!({"session_id": "s", "ts_ms": 1, "type": "tool_progress", "tool_use_id": "a", "data": data})
-        };
-        let diff = json!({"path": "/p/a", "created": true, "hunks": [], "additions": 0, "deletions": 0});
+        let progress = |data: Value| json!({"session_id": "s", "ts_ms": 1, "type": "tool_progress", "tool_use_id": "a", "data": data});
+        let diff =
+            json!({"path": "/p/a", "created": true, "hunks": [], "additions": 0, "deletions": 0});
         let events = read_all(&[
             progress(json!({"type": "file_diff", "diff": diff})),
-            progress(json!({"type": "mcp_progress", "progress": 2, "total": 10, "message": "half"})),
+            progress(
+                json!({"type": "mcp_progress", "progress": 2, "total": 10, "message": "half"}),
+            ),
             progress(json!({"kind": "output", "text": "x", "skipped_bytes": 0, "total_bytes": 1})),
-            progress(json!({"kind": "started", "pid": 7, "cwd": "/p", "description": null, "output_path": "/o"})),
+            progress(
+                json!({"kind": "started", "pid": 7, "cwd": "/p", "description": null, "output_path": "/o"}),
+            ),
             progress(json!({"step": 3})),
             progress(json!({"kind": "from_the_future", "x": 1})),
         ]);
@@ -339,7 +366,10 @@ mod tests {
             ToolProgressData::mcp_progress(2.0, Some(10.0), Some("half".into()))
         );
         assert!(matches!(&data[2], ToolProgressData::BashOutput { text, .. } if text == "x"));
-        assert!(matches!(&data[3], ToolProgressData::BashStarted { pid: Some(7), .. }));
+        assert!(matches!(
+            &data[3],
+            ToolProgressData::BashStarted { pid: Some(7), .. }
+        ));
         assert_eq!(
             data[4],
             ToolProgressData::Other {
@@ -357,7 +387,13 @@ mod tests {
         let e = up
             .read(r#"{"session_id":"s","ts_ms":1,"type":"tool_queued","tool_use_id":"a","name":"Read","input":{}}"#)
             .unwrap();
-        assert!(matches!(e.body, EventBody::ToolQueued { read_only: false, .. }));
+        assert!(matches!(
+            e.body,
+            EventBody::ToolQueued {
+                read_only: false,
+                ..
+            }
+        ));
         assert!(
             up.read(r#"{"session_id":"s","ts_ms":1,"type":"from_the_future"}"#)
                 .is_err()

@@ -160,7 +160,10 @@ fn an_old_session_opens_with_statuses_and_typed_progress() {
         "{progress:?}"
     );
     assert!(matches!(progress[1], ToolProgressData::BashOutput { text, .. } if text == "tick\n"));
-    assert!(matches!(progress[2], ToolProgressData::BashInterrupted { .. }));
+    assert!(matches!(
+        progress[2],
+        ToolProgressData::BashInterrupted { .. }
+    ));
     assert_eq!(
         *progress[3],
         ToolProgressData::mcp_progress(1.0, Some(4.0), Some("compiling".into()))
@@ -187,7 +190,10 @@ fn every_read_path_upgrades_old_events() {
     let store = Store::open(data.path()).unwrap();
     // The tail a resumed session shows.
     let (tail, earlier) = store.session_events_tail("old", 3).unwrap();
-    assert_eq!(earlier, 1, "the tail starts at the turn's start, after the prompt");
+    assert_eq!(
+        earlier, 1,
+        "the tail starts at the turn's start, after the prompt"
+    );
     assert_eq!(status_of(&tail, "d"), ToolCallStatus::Denied);
     // The head, streaming (exports, stats) and single reads.
     let (head, skipped) = store.session_events_head("old", 100).unwrap();

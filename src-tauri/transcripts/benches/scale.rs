@@ -117,7 +117,11 @@ fn session_events(id: &str, rng: &mut Rng, t0: u64) -> Vec<EventRecord> {
             &mut out,
             EventBody::ToolCompleted {
                 tool_use_id,
-                status: if rng.next().is_multiple_of(40) { gatehouse_protocol::event::ToolCallStatus::Error } else { gatehouse_protocol::event::ToolCallStatus::Ok },
+                status: if rng.next().is_multiple_of(40) {
+                    gatehouse_protocol::event::ToolCallStatus::Error
+                } else {
+                    gatehouse_protocol::event::ToolCallStatus::Ok
+                },
                 is_error: rng.next().is_multiple_of(40),
                 content: vec![ContentBlock::Text { text: rng.text(60) }],
                 duration_ms: 12,

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
-use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::permission::PermissionBehavior;
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::session::{PermissionAnswer, SessionOrigin};
 use gatehouse_store::Store;
 use gatehouse_transcripts::claude::{self, ClaudeTranscript, ImportFileReport, ImportOutcome};

@@ -37,8 +37,8 @@ use gatehouse_core::budget::sanitize_file_stem;
 use gatehouse_core::context::ToolUseContext;
 use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use gatehouse_core::tool::{CallContext, InterruptBehavior, ProgressReporter, Tool, ToolResult};
-use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_core::typed::{Typed, TypedTool};
+use gatehouse_protocol::progress::ToolProgressData;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -97,7 +97,7 @@ impl Env {
     }
 
     /// The `tool_progress` payloads of one call, as the JSON they are on the
-/// wire (the tests check the keys front ends and CLI readers rely on).
+    /// wire (the tests check the keys front ends and CLI readers rely on).
     pub fn progress(&self, id: &str) -> Vec<Value> {
         progress_of(&self.events(), id)
     }

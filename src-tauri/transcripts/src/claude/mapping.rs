@@ -28,10 +28,10 @@ use std::collections::BTreeMap;
 
 use gatehouse_protocol::diff::{DiffHunk, DiffLine, DiffLineKind, FileDiff};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource, ToolCallStatus};
-use gatehouse_protocol::progress::{OutputStream, ToolProgressData};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionMode, TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::{OutputStream, ToolProgressData};
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::EventRecord;
 use serde::{Deserialize, Serialize};
@@ -475,7 +475,10 @@ impl Mapper {
         else {
             return false;
         };
-        for (stream, text) in [(OutputStream::Stdout, stdout), (OutputStream::Stderr, stderr)] {
+        for (stream, text) in [
+            (OutputStream::Stdout, stdout),
+            (OutputStream::Stderr, stderr),
+        ] {
             if !text.is_empty() {
                 out.push(self.event(
                     ts,
@@ -693,12 +696,20 @@ mod tests {
             (false, false, false, text("fine"), ToolCallStatus::Ok),
             (true, false, false, text("boom"), ToolCallStatus::Error),
             (true, true, false, text("refused"), ToolCallStatus::Denied),
-            (false, false, true, text("partial"), ToolCallStatus::Interrupted),
+            (
+                false,
+                false,
+                true,
+                text("partial"),
+                ToolCallStatus::Interrupted,
+            ),
             (
                 true,
                 false,
                 false,
-                text("The user doesn't want to proceed with this tool use. The tool use was rejected"),
+                text(
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected",
+                ),
                 ToolCallStatus::Denied,
             ),
             (
