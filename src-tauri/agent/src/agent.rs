@@ -580,6 +580,7 @@ impl Agent {
                     tool_use_id: id.clone(),
                     name: name.clone(),
                     input: Value::Null,
+                    read_only: false,
                 });
                 self.emitter().emit(EventBody::ToolInputRejected {
                     tool_use_id: id.clone(),
@@ -588,6 +589,7 @@ impl Agent {
                 });
                 self.emitter().emit(EventBody::ToolCompleted {
                     tool_use_id: id.clone(),
+                    status: gatehouse_protocol::event::ToolCallStatus::Error,
                     is_error: true,
                     content: vec![ContentBlock::Text {
                         text: message.clone(),

@@ -92,6 +92,8 @@ fn a_replayed_session_prints_every_event_and_stores_it() {
         .find(|l| l["type"] == "tool_completed")
         .unwrap();
     assert_eq!(completed["is_error"], true);
+    // Additive since issue 16: how the call ended, typed.
+    assert_eq!(completed["status"], "error");
     let session = lines[0]["session_id"].as_str().unwrap().to_owned();
     assert!(lines.iter().all(|l| l["session_id"] == session.as_str()));
 

@@ -21,6 +21,11 @@ pub enum ToolError {
     /// after the reason for the cancellation.
     #[error("cancelled: {0}")]
     CancelledWithOutput(String),
+    /// The call ran past its time limit and was stopped (Bash's `timeout`,
+    /// an MCP server's call timeout); the text says what happened and what
+    /// the call had produced by then. Reported as `timed_out`.
+    #[error("{0}")]
+    TimedOut(String),
     /// An I/O error, with what was being done.
     #[error("{context}: {source}")]
     Io {

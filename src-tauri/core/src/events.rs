@@ -363,7 +363,12 @@ mod tests {
                 ts_ms: i,
                 body: EventBody::ToolProgress {
                     tool_use_id: format!("t{i}"),
-                    data: serde_json::json!({"line": "a\nb"}),
+                    data: gatehouse_protocol::progress::ToolProgressData::BashOutput {
+                        text: "a\nb".into(),
+                        skipped_bytes: 0,
+                        total_bytes: 3,
+                        stream: None,
+                    },
                 },
             });
         }
@@ -383,13 +388,17 @@ mod tests {
         let emitter = Emitter::new("s", Arc::new(sink));
         emitter.emit(EventBody::ToolProgress {
             tool_use_id: "t".into(),
-            data: serde_json::Value::Null,
+            data: gatehouse_protocol::progress::ToolProgressData::Other {
+                data: serde_json::Value::Null,
+            },
         });
         assert!(rx.recv().await.is_some());
         drop(rx);
         emitter.emit(EventBody::ToolProgress {
             tool_use_id: "t".into(),
-            data: serde_json::Value::Null,
+            data: gatehouse_protocol::progress::ToolProgressData::Other {
+                data: serde_json::Value::Null,
+            },
         });
     }
 }

@@ -209,9 +209,9 @@ impl Actor {
                 self.finish_call(index, outcome, Duration::ZERO);
             }
         } else if self.interrupted {
-            self.cancel_queued(index, not_started_interrupt());
+            self.cancel_queued(index, CallStatus::Interrupted, not_started_interrupt());
         } else if let Some(reason) = self.sibling_error.clone() {
-            self.cancel_queued(index, reason);
+            self.cancel_queued(index, CallStatus::Cancelled, reason);
         }
     }
 
@@ -278,7 +278,7 @@ impl Actor {
         if !self.calls[i].prepared.safe {
             self.executing_unsafe = false;
         }
-        let failed = outcome.status == CallStatus::Failed;
+        let failed = outcome.status.is_failure();
         self.finish_call(i, outcome, elapsed);
         let prepared = Arc::clone(&self.calls[i].prepared);
         if failed && prepared.aborts_siblings_on_error() && self.sibling_error.is_none() {
@@ -315,8 +315,8 @@ impl Actor {
         self.calls[i].result = Some(result);
     }
 
-    fn cancel_queued(&mut self, i: usize, reason: String) {
-        let outcome = ToolRuntime::cancelled(reason);
+    fn cancel_queued(&mut self, i: usize, status: CallStatus, reason: String) {
+        let outcome = ToolRuntime::cancelled(status, reason);
         self.finish_call(i, outcome, Duration::ZERO);
     }
 
@@ -333,7 +333,7 @@ impl Actor {
                         tokens.cancel_with(reason.clone());
                     }
                 }
-                Status::Queued => self.cancel_queued(i, reason.clone()),
+                Status::Queued => self.cancel_queued(i, CallStatus::Cancelled, reason.clone()),
                 Status::Completed | Status::Yielded => {}
             }
         }
@@ -343,7 +343,7 @@ impl Actor {
         self.interrupted = true;
         for i in 0..self.calls.len() {
             if self.calls[i].status == Status::Queued {
-                self.cancel_queued(i, not_started_interrupt());
+                self.cancel_queued(i, CallStatus::Interrupted, not_started_interrupt());
             }
         }
     }

@@ -111,6 +111,17 @@ impl CallTokens {
         self.sibling.cancel();
     }
 
+    /// How a call stopped by these tokens ended: the user's interrupt, or
+    /// a cancellation for another reason (a failed sibling, or the tool
+    /// reporting one nobody asked for).
+    fn status(&self) -> CallStatus {
+        if !self.sibling.is_cancelled() && self.interrupt.is_cancelled() {
+            CallStatus::Interrupted
+        } else {
+            CallStatus::Cancelled
+        }
+    }
+
     fn why(&self) -> String {
         if self.sibling.is_cancelled() {
             self.reason
@@ -472,12 +483,6 @@ impl ToolRuntime {
         } else {
             input.clone()
         };
-        self.emitter.emit(EventBody::ToolQueued {
-            tool_use_id: id.clone(),
-            name: name.clone(),
-            input: event_input,
-        });
-
         let mut tool = None;
         let pool = self.pool();
         if rejection.is_none() {
@@ -496,6 +501,15 @@ impl ToolRuntime {
         }
         let safe =
             rejection.is_none() && tool.as_ref().is_some_and(|t| t.is_concurrency_safe(&input));
+        // Emitted once the tool is known, so the event can say whether the
+        // call is read-only (front ends group reads by it); nothing else is
+        // emitted in between.
+        self.emitter.emit(EventBody::ToolQueued {
+            tool_use_id: id.clone(),
+            name: name.clone(),
+            input: event_input,
+            read_only: rejection.is_none() && tool.as_ref().is_some_and(|t| t.is_read_only(&input)),
+        });
         Prepared {
             id,
             name,
@@ -535,6 +549,7 @@ impl ToolRuntime {
         let duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         self.emitter.emit(EventBody::ToolCompleted {
             tool_use_id: p.id.clone(),
+            status: outcome.status.event_status(),
             is_error: outcome.is_error,
             content: outcome.content.clone(),
             duration_ms,
@@ -557,14 +572,20 @@ impl ToolRuntime {
         (result, outcome.modifier)
     }
 
-    /// A result for a call that was cancelled before or while running.
-    pub(crate) fn cancelled(reason: String) -> Outcome {
-        Outcome::error(CallStatus::Cancelled, reason)
+    /// A result for a call that was cancelled (`status`: interrupted or
+    /// cancelled) before or while running.
+    pub(crate) fn cancelled(status: CallStatus, reason: String) -> Outcome {
+        Outcome::error(status, reason)
+    }
+
+    /// A result for a call stopped by `tokens`, with their reason.
+    fn stopped(tokens: &CallTokens) -> Outcome {
+        Self::cancelled(tokens.status(), tokens.why())
     }
 
     /// A cancelled call that reported what it had done before it stopped.
-    fn cancelled_with_output(reason: String, output: &str) -> Outcome {
-        Outcome::error(CallStatus::Cancelled, format!("{reason}\n\n{output}"))
+    fn stopped_with_output(tokens: &CallTokens, output: &str) -> Outcome {
+        Outcome::error(tokens.status(), format!("{}\n\n{output}", tokens.why()))
     }
 
     /// Stages 4–9 for a call that passed stages 1–3.
@@ -591,8 +612,8 @@ impl ToolRuntime {
         let pre_call = self.pre_call(p, &tool, &ctx);
         let approved = tokio::select! {
             biased;
-            () = tokens.interrupt.cancelled() => return Self::cancelled(tokens.why()),
-            () = tokens.sibling.cancelled() => return Self::cancelled(tokens.why()),
+            () = tokens.interrupt.cancelled() => return Self::stopped(tokens),
+            () = tokens.sibling.cancelled() => return Self::stopped(tokens),
             r = pre_call => r,
         };
         let approved = match approved {
@@ -627,9 +648,9 @@ impl ToolRuntime {
                 call_token.cancel();
                 return match tokio::time::timeout(CANCEL_GRACE, &mut call).await {
                     Ok(Ok(Err(ToolError::CancelledWithOutput(output)))) => {
-                        Self::cancelled_with_output(tokens.why(), &output)
+                        Self::stopped_with_output(tokens, &output)
                     }
-                    _ => Self::cancelled(tokens.why()),
+                    _ => Self::stopped(tokens),
                 };
             }
             Some(Err(panic)) => {
@@ -676,9 +697,9 @@ impl ToolRuntime {
                     prevent_continuation: stop,
                 }
             }
-            Err(ToolError::Cancelled) => Self::cancelled(tokens.why()),
+            Err(ToolError::Cancelled) => Self::stopped(tokens),
             Err(ToolError::CancelledWithOutput(output)) => {
-                Self::cancelled_with_output(tokens.why(), &output)
+                Self::stopped_with_output(tokens, &output)
             }
             Err(error) => {
                 let text = format!("Error: {error}");
@@ -695,7 +716,12 @@ impl ToolRuntime {
                         &mut messages,
                     )
                     .await;
-                let mut outcome = Outcome::error(CallStatus::Failed, text);
+                let status = if matches!(error, ToolError::TimedOut(_)) {
+                    CallStatus::TimedOut
+                } else {
+                    CallStatus::Failed
+                };
+                let mut outcome = Outcome::error(status, text);
                 outcome.new_messages = messages;
                 outcome.prevent_continuation = stop;
                 outcome

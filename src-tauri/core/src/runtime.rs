@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use gatehouse_protocol::event::{ContentBlock, EventBody, RejectionStage};
+use gatehouse_protocol::event::{ContentBlock, EventBody, RejectionStage, ToolCallStatus};
 use gatehouse_protocol::permission::PermissionMode;
 use serde::Deserialize;
 use serde_json::Value;
@@ -84,8 +84,33 @@ pub enum CallStatus {
     Rejected(RejectionStage),
     /// The permission decision (or the user) refused it.
     Denied,
-    /// It was cancelled (user interrupt or a failed sibling).
+    /// The user interrupted it (running, or before it started).
+    Interrupted,
+    /// It was cancelled for another reason: a failed sibling, or the tool
+    /// reported a cancellation nobody asked for.
     Cancelled,
+    /// It ran past its time limit and was stopped.
+    TimedOut,
+}
+
+impl CallStatus {
+    /// The status `tool_completed` reports.
+    pub fn event_status(self) -> ToolCallStatus {
+        match self {
+            Self::Succeeded => ToolCallStatus::Ok,
+            Self::Failed | Self::Rejected(_) => ToolCallStatus::Error,
+            Self::Denied => ToolCallStatus::Denied,
+            Self::Interrupted => ToolCallStatus::Interrupted,
+            Self::Cancelled => ToolCallStatus::Cancelled,
+            Self::TimedOut => ToolCallStatus::TimedOut,
+        }
+    }
+
+    /// Whether the call ran and failed on its own (a timeout included):
+    /// what aborts a Bash call's siblings.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Self::Failed | Self::TimedOut)
+    }
 }
 
 /// The result of one tool_use, as the agent loop sends it back.

@@ -16,6 +16,7 @@ use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, RuleSource,
     TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::ToolProgressData;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -100,6 +101,9 @@ pub struct TestInput {
     /// Fail with this message.
     #[serde(default)]
     pub fail: Option<String>,
+    /// Report a timeout with this message (`ToolError::TimedOut`).
+    #[serde(default)]
+    pub time_out: Option<String>,
     /// Answer this text (default: `ok:<tool_use_id>`).
     #[serde(default)]
     pub output: Option<String>,
@@ -260,7 +264,9 @@ impl TypedTool for TestTool {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         for i in 0..input.progress {
-            cx.progress.report(json!({ "step": i }));
+            cx.progress.report(ToolProgressData::Other {
+                data: json!({ "step": i }),
+            });
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         if input.sleep_ms > 0 {
@@ -282,6 +288,9 @@ impl TypedTool for TestTool {
             .push(cx.tool_use_id.to_owned());
         if let Some(message) = input.fail {
             return Err(ToolError::failed(message));
+        }
+        if let Some(message) = input.time_out {
+            return Err(ToolError::TimedOut(message));
         }
         if input.echo_cwd {
             return Ok(ToolResult::new(cx.ctx.cwd.display().to_string()));

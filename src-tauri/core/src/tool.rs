@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use gatehouse_protocol::event::{ContentBlock, EventBody};
+use gatehouse_protocol::progress::ToolProgressData;
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -169,8 +170,8 @@ impl ProgressReporter {
         }
     }
 
-    /// Reports one progress payload (tool-specific JSON).
-    pub fn report(&self, data: Value) {
+    /// Reports one progress payload.
+    pub fn report(&self, data: ToolProgressData) {
         self.emitter.emit(EventBody::ToolProgress {
             tool_use_id: self.tool_use_id.to_string(),
             data,

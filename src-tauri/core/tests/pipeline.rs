@@ -19,7 +19,7 @@ use gatehouse_core::tool::CallContext;
 use gatehouse_core::{
     CallStatus, ToolError, ToolResult, ToolRuntime, ToolUseContext, Typed, TypedTool,
 };
-use gatehouse_protocol::event::{Event, EventBody, RejectionStage};
+use gatehouse_protocol::event::{Event, EventBody, RejectionStage, ToolCallStatus};
 use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -213,11 +213,13 @@ async fn a_single_call_emits_every_stage_in_order_with_session_and_time() {
     match &events[6].body {
         EventBody::ToolCompleted {
             tool_use_id,
+            status,
             is_error,
             persisted_path,
             ..
         } => {
             assert_eq!(tool_use_id, "t1");
+            assert_eq!(*status, ToolCallStatus::Ok);
             assert!(!is_error);
             assert!(persisted_path.is_none());
         }
@@ -787,7 +789,7 @@ async fn an_interrupt_cancels_a_call_waiting_for_an_answer() {
     asked.notified().await;
     interrupt.cancel();
     let out = exec.collect().await;
-    assert_eq!(out.results[0].status, CallStatus::Cancelled);
+    assert_eq!(out.results[0].status, CallStatus::Interrupted);
     assert_eq!(probe.calls(), 0);
 }
 

@@ -380,9 +380,9 @@ async fn interrupt_cancels_cancel_tools_lets_block_tools_finish_and_skips_queued
     assert_eq!(
         statuses,
         [
-            CallStatus::Cancelled,
+            CallStatus::Interrupted,
             CallStatus::Succeeded,
-            CallStatus::Cancelled
+            CallStatus::Interrupted
         ]
     );
     assert!(out.results[0].text().contains("Interrupted by the user"));

@@ -17,6 +17,7 @@ use futures::future::FusedFuture as _;
 use gatehouse_core::events::Emitter;
 use gatehouse_core::tool::ProgressReporter;
 use gatehouse_protocol::event::{EventBody, McpServerStatus};
+use gatehouse_protocol::progress::ToolProgressData;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
     Implementation, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
@@ -27,7 +28,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -185,14 +186,9 @@ impl ClientHandler for Handler {
     }
 }
 
-/// The JSON of one `tool_progress` event of an MCP call.
-fn progress_payload(p: &ProgressNotificationParam) -> Value {
-    json!({
-        "type": "mcp_progress",
-        "progress": p.progress,
-        "total": p.total,
-        "message": p.message,
-    })
+/// The payload of one `tool_progress` event of an MCP call.
+fn progress_payload(p: ProgressNotificationParam) -> ToolProgressData {
+    ToolProgressData::mcp_progress(p.progress, p.total, p.message)
 }
 
 /// Options shared by every server of a session.
@@ -900,7 +896,7 @@ impl McpServer {
             let throttle = Throttle::new(
                 PROGRESS_INTERVAL,
                 move |param: ProgressNotificationParam| {
-                    reporter.report(progress_payload(&param));
+                    reporter.report(progress_payload(param));
                 },
             );
             ProgressRoute::new(&self.progress, handle.progress_token.clone(), throttle)

@@ -76,10 +76,12 @@ pub(crate) fn blocks_text(blocks: &[ContentBlock]) -> String {
         .join("\n")
 }
 
-/// A call error as a tool error (cancellation stays cancellation).
+/// A call error as a tool error (cancellation stays cancellation, a
+/// timeout is reported as one).
 pub(crate) fn tool_error(e: CallError) -> ToolError {
     match e {
         CallError::Cancelled => ToolError::Cancelled,
+        e @ CallError::Timeout { .. } => ToolError::TimedOut(e.to_string()),
         other => ToolError::failed(other.to_string()),
     }
 }

@@ -17,6 +17,7 @@
 
 mod common;
 
+use gatehouse_protocol::progress::ToolProgressData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -271,9 +272,10 @@ async fn a_million_progress_notifications_are_throttled_and_the_last_is_kept() {
         .events()
         .into_iter()
         .filter_map(|e| match e.body {
-            EventBody::ToolProgress { tool_use_id, data } if tool_use_id == "p1" => {
-                data["progress"].as_f64()
-            }
+            EventBody::ToolProgress {
+                tool_use_id,
+                data: ToolProgressData::McpProgress { progress, .. },
+            } if tool_use_id == "p1" => Some(progress),
             _ => None,
         })
         .collect();

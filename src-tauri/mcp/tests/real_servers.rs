@@ -122,7 +122,9 @@ async fn server_everything_over_stdio_tools_progress_and_resources() {
         .events()
         .into_iter()
         .filter_map(|e| match e.body {
-            EventBody::ToolProgress { tool_use_id, data } if tool_use_id == "t3" => Some(data),
+            EventBody::ToolProgress { tool_use_id, data } if tool_use_id == "t3" => {
+                Some(serde_json::to_value(data).unwrap())
+            }
             _ => None,
         })
         .collect();
@@ -136,6 +138,8 @@ async fn server_everything_over_stdio_tools_progress_and_resources() {
     let mut steps: Vec<u64> = progress
         .iter()
         .map(|p| {
+            assert_eq!(p["kind"], "mcp_progress", "{progress:?}");
+            // The key the payload had before it had `kind` is still written.
             assert_eq!(p["type"], "mcp_progress", "{progress:?}");
             assert_eq!(p["total"], 3.0, "{progress:?}");
             p["progress"].as_f64().unwrap() as u64

@@ -81,6 +81,7 @@ fn fill_store(data: &Path, project: &Path) -> Store {
                     tool_use_id: tool_use_id.clone(),
                     name: tool.into(),
                     input,
+                    read_only: false,
                 },
                 EventBody::PermissionDecided {
                     tool_use_id,

@@ -36,6 +36,12 @@ pub enum EventBody {
         name: String,
         /// The input as the model wrote it.
         input: serde_json::Value,
+        /// Whether the call changes nothing (the tool's `is_read_only` for
+        /// this input; for an MCP tool, its trusted `readOnlyHint`). False
+        /// when the tool is unknown or the input invalid, and in events of
+        /// builds before it existed. Front ends group reads by it.
+        #[serde(default)]
+        read_only: bool,
     },
     /// A call began executing.
     ToolStarted {
@@ -111,19 +117,23 @@ pub enum EventBody {
         /// Problems found in the files (also when applied).
         problems: Vec<SettingsProblem>,
     },
-    /// Progress streamed by a running call (output bytes, MCP progress…).
+    /// Progress streamed by a running call (output bytes, a file diff, MCP
+    /// progress…).
     ToolProgress {
         /// The call.
         tool_use_id: String,
-        /// Tool-specific progress payload.
-        data: serde_json::Value,
+        /// What it reported, tagged by `kind`.
+        data: crate::progress::ToolProgressData,
     },
     /// A call ended — ran, failed validation, was refused or was cancelled.
     /// Every `tool_queued` is closed by exactly one of these.
     ToolCompleted {
         /// The call.
         tool_use_id: String,
-        /// Whether the result is an error.
+        /// How the call ended. Front ends read this, never the text.
+        status: ToolCallStatus,
+        /// Whether the result is an error (as the model is told; true for
+        /// every status but `ok`).
         is_error: bool,
         /// The tool_result content sent to the model.
         content: Vec<ContentBlock>,
@@ -410,6 +420,34 @@ pub enum SessionStatus {
     TurnLimit,
     /// An error stopped it (see the preceding `session_error`).
     Failed,
+}
+
+/// How a tool call ended (`tool_completed`'s `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    /// It ran and succeeded.
+    Ok,
+    /// It ran and failed, or was refused before running because its
+    /// block or input was invalid (a `tool_input_rejected` precedes it).
+    Error,
+    /// The permission decision, a hook or the user refused it; nothing ran.
+    Denied,
+    /// The user interrupted it (while it ran, or before it started).
+    Interrupted,
+    /// It was stopped for another reason than the user: a parallel call
+    /// failed, or the tool reported that it was cancelled.
+    Cancelled,
+    /// It ran past its time limit and was stopped (Bash's `timeout`, an
+    /// MCP server's call timeout).
+    TimedOut,
+}
+
+impl ToolCallStatus {
+    /// Whether the model is told the result is an error.
+    pub fn is_error(self) -> bool {
+        self != Self::Ok
+    }
 }
 
 /// The pipeline stage that refused a call before it could run.

@@ -14,6 +14,9 @@
 //! * [`command`] — what a front end may ask the backend to do, with typed
 //!   arguments and results.
 //! * [`permission`] — permission decisions, their reasons and traces.
+//! * [`progress`] — the typed payloads of `tool_progress` events.
+//! * [`upgrade`] — reading events stored by earlier builds (read-time
+//!   upgrade of their old shapes).
 //! * [`diff`] — structured diffs of file changes (Write, Edit results).
 //! * [`mcp`] — the MCP panel: configured servers, probes, edits.
 //! * [`project`] — projects and application information.
@@ -29,8 +32,10 @@ pub mod event;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;
+pub mod progress;
 pub mod project;
 pub mod rules;
 pub mod session;
 pub mod transcript;
 pub mod typescript;
+pub mod upgrade;

@@ -63,7 +63,7 @@ pub fn bindings() -> String {
     };
     collector.visit::<Event>();
     collector.visit::<CommandError>();
-    // Sent inside `tool_progress` data (`{"type": "file_diff", "diff": …}`).
+    // Also reached through `tool_progress` data and permission previews.
     collector.visit::<FileDiff>();
     // Emitted on `RULES_REPLAY_PROGRESS_CHANNEL` while a replay runs.
     collector.visit::<crate::rules::RulesReplayProgress>();

@@ -70,6 +70,7 @@ fn record(store: &mut Store, project: &Path, id: &str, tool: &str, input: Value)
             tool_use_id: "t1".into(),
             name: tool.into(),
             input,
+            read_only: false,
         },
         EventBody::PermissionDecided {
             tool_use_id: "t1".into(),

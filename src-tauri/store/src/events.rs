@@ -11,11 +11,16 @@
 //! transaction together with the import's checkpoint, so an interrupted
 //! import resumes exactly after the last committed batch.
 //!
+//! Events are read back through `gatehouse_protocol::upgrade::EventUpgrader`,
+//! which upgrades the shapes of events stored by earlier builds (an old
+//! `tool_completed` without `status`, free-form `tool_progress` data).
+//!
 //! Events are stored verbatim as their JSON line, plus a few extracted
 //! columns for review, search and rule replay, and the session's counters
 //! are updated in the same transaction.
 
 use gatehouse_protocol::event::Event;
+use gatehouse_protocol::upgrade::EventUpgrader;
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
@@ -348,9 +353,10 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))?;
         let mut events = Vec::new();
         let mut skipped = 0;
+        let mut upgrader = EventUpgrader::new();
         while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
             let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
-            match serde_json::from_str(&body) {
+            match upgrader.read(&body) {
                 Ok(event) => events.push(event),
                 Err(_) => skipped += 1,
             }
@@ -411,10 +417,13 @@ impl Store {
             .map_err(sqlite)?;
         let mut rows = stmt.query(params![id, start]).map_err(sqlite)?;
         let mut events = Vec::new();
+        // The tail starts at a turn's start, so each call's events are all
+        // in it (what an old `tool_completed` needs for its status).
+        let mut upgrader = EventUpgrader::new();
         while let Some(row) = rows.next().map_err(sqlite)? {
             let body: String = row.get(0).map_err(sqlite)?;
             // Unreadable (newer) events are skipped, as everywhere.
-            if let Ok(event) = serde_json::from_str(&body) {
+            if let Ok(event) = upgrader.read(&body) {
                 events.push(event);
             }
         }
@@ -434,7 +443,7 @@ impl Store {
             )
             .optional()
             .map_err(|e| self.sqlite_error(e))?;
-        Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
+        Ok(body.and_then(|b| EventUpgrader::new().read(&b).ok()))
     }
 
     /// Streams the events of session `id` in order to `visit` without
@@ -451,9 +460,10 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))?;
         let mut rows = stmt.query(params![id]).map_err(|e| self.sqlite_error(e))?;
         let mut skipped = 0;
+        let mut upgrader = EventUpgrader::new();
         while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
             let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
-            match serde_json::from_str(&body) {
+            match upgrader.read(&body) {
                 Ok(event) => visit(event)?,
                 Err(_) => skipped += 1,
             }

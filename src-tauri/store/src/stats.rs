@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use gatehouse_protocol::browser::{DecisionBreakdown, SessionStats, ToolStats, TurnStats};
-use gatehouse_protocol::event::{Event, EventBody};
+use gatehouse_protocol::event::{Event, EventBody, ToolCallStatus};
 use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior};
 use gatehouse_protocol::session::PermissionAnswer;
 
@@ -176,6 +176,7 @@ impl SessionStatsBuilder {
             }
             EventBody::ToolCompleted {
                 tool_use_id,
+                status,
                 is_error,
                 duration_ms,
                 ..
@@ -192,7 +193,7 @@ impl SessionStatsBuilder {
                 tool.total_ms += duration_ms;
                 tool.max_ms = tool.max_ms.max(*duration_ms);
                 if *is_error {
-                    if call.denied {
+                    if call.denied || *status == ToolCallStatus::Denied {
                         tool.denials += 1;
                     } else {
                         tool.errors += 1;

@@ -34,6 +34,7 @@ fn queued(id: &str, name: &str, input: serde_json::Value) -> EventBody {
         tool_use_id: id.into(),
         name: name.into(),
         input,
+        read_only: false,
     }
 }
 
@@ -51,6 +52,11 @@ fn decided(id: &str, decision: PermissionBehavior) -> EventBody {
 fn completed(id: &str, is_error: bool, text: &str) -> EventBody {
     EventBody::ToolCompleted {
         tool_use_id: id.into(),
+        status: if is_error {
+            gatehouse_protocol::event::ToolCallStatus::Error
+        } else {
+            gatehouse_protocol::event::ToolCallStatus::Ok
+        },
         is_error,
         content: vec![ContentBlock::Text { text: text.into() }],
         duration_ms: 1,

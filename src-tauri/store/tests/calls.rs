@@ -38,6 +38,7 @@ impl Writer<'_> {
             tool_use_id: id.into(),
             name: "Bash".into(),
             input: json!({"command": command}),
+            read_only: false,
         });
         self.push(EventBody::PermissionDecided {
             tool_use_id: id.into(),
@@ -115,6 +116,7 @@ fn calls_carry_their_decision_mode_and_session_rules() {
             tool_use_id: "c".into(),
             name: "Bash".into(),
             input: json!({}),
+            read_only: false,
         });
     }
     {

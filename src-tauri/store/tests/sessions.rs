@@ -36,9 +36,11 @@ fn events_are_appended_in_order_survive_reopening_and_are_searchable() {
                 tool_use_id: "t1".into(),
                 name: "Grep".into(),
                 input: json!({"pattern": "zanzibar"}),
+                read_only: false,
             },
             EventBody::ToolCompleted {
                 tool_use_id: "t1".into(),
+                status: gatehouse_protocol::event::ToolCallStatus::Ok,
                 is_error: false,
                 content: vec![ContentBlock::Text {
                     text: "src/quokka.rs:3: fn main".into(),
@@ -124,9 +126,11 @@ fn a_long_sessions_tail_starts_at_a_turn_boundary_and_counts_what_comes_before()
             tool_use_id: format!("t{n}"),
             name: "Read".into(),
             input: json!({}),
+            read_only: false,
         });
         bodies.push(EventBody::ToolCompleted {
             tool_use_id: format!("t{n}"),
+            status: gatehouse_protocol::event::ToolCallStatus::Ok,
             is_error: false,
             content: Vec::new(),
             duration_ms: 1,

@@ -22,6 +22,7 @@ fn queued(id: &str, name: &str) -> EventBody {
         tool_use_id: id.into(),
         name: name.into(),
         input: json!({}),
+        read_only: false,
     }
 }
 
@@ -39,6 +40,11 @@ fn decided(id: &str, decision: PermissionBehavior) -> EventBody {
 fn completed(id: &str, is_error: bool, duration_ms: u64) -> EventBody {
     EventBody::ToolCompleted {
         tool_use_id: id.into(),
+        status: if is_error {
+            gatehouse_protocol::event::ToolCallStatus::Error
+        } else {
+            gatehouse_protocol::event::ToolCallStatus::Ok
+        },
         is_error,
         content: vec![ContentBlock::Text { text: "x".into() }],
         duration_ms,

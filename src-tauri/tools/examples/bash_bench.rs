@@ -33,8 +33,10 @@ struct Counter {
 
 impl EventSink for Counter {
     fn emit(&self, event: Event) {
-        if let EventBody::ToolProgress { data, .. } = &event.body
-            && data["kind"] == "output"
+        if let EventBody::ToolProgress {
+            data: gatehouse_protocol::progress::ToolProgressData::BashOutput { .. },
+            ..
+        } = &event.body
         {
             self.progress.fetch_add(1, Ordering::Relaxed);
         }

@@ -81,10 +81,11 @@ pub fn file_diff(path: &Path, old: &str, new: &str, created: bool) -> FileDiff {
     }
 }
 
-/// Streams a diff to the UI as a `tool_progress` event:
-/// `{"type": "file_diff", "diff": FileDiff}`.
+/// Streams a diff to the UI as a `tool_progress` event of kind `file_diff`.
 pub fn report(progress: &gatehouse_core::tool::ProgressReporter, diff: &FileDiff) {
-    progress.report(serde_json::json!({ "type": "file_diff", "diff": diff }));
+    progress.report(gatehouse_protocol::progress::ToolProgressData::file_diff(
+        diff.clone(),
+    ));
 }
 
 /// Renders a diff as unified-diff text (`@@ -a,b +c,d @@`, ` `/`-`/`+`).

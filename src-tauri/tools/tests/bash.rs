@@ -8,7 +8,8 @@ use std::sync::Arc;
 use gatehouse_core::events::{EventSink, MemorySink};
 use gatehouse_core::permission::ToolPermissionVerdict;
 use gatehouse_core::{CallStatus, ToolUseBlock};
-use gatehouse_protocol::event::{Event, EventBody, RejectionStage};
+use gatehouse_protocol::event::{Event, EventBody, RejectionStage, ToolCallStatus};
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_tools::bash::classifier::CommandClassifier;
 use serde_json::json;
 use shell_support::{STUBBORN, env, env_with, printed_pids, progress_of, survivors};
@@ -168,7 +169,13 @@ async fn a_timeout_stops_the_group_and_returns_the_output_so_far() {
             json!({ "command": "echo started; sleep 60", "timeout": 3_000 }),
         )
         .await;
-    assert_eq!(r.status, CallStatus::Failed);
+    assert_eq!(r.status, CallStatus::TimedOut);
+    // The UI reads the timeout from the event, not from the text.
+    let status = env.events().iter().find_map(|e| match &e.body {
+        EventBody::ToolCompleted { status, .. } => Some(*status),
+        _ => None,
+    });
+    assert_eq!(status, Some(ToolCallStatus::TimedOut));
     let text = r.text();
     assert!(text.contains("started"), "{text}");
     assert!(text.contains("timed out after 3000 ms"), "{text}");
@@ -188,7 +195,7 @@ async fn children_that_ignore_sigterm_are_killed_on_timeout() {
         )
         .await;
     let text = r.text();
-    assert_eq!(r.status, CallStatus::Failed, "{text}");
+    assert_eq!(r.status, CallStatus::TimedOut, "{text}");
     let pids = printed_pids(&text);
     assert!(text.contains("ready"), "the machine is too slow: {text}");
     assert_eq!(pids.len(), 4, "{text}");
@@ -205,8 +212,11 @@ struct Trigger {
 
 impl EventSink for Trigger {
     fn emit(&self, event: Event) {
-        if let EventBody::ToolProgress { data, .. } = &event.body
-            && data["text"].as_str().is_some_and(|t| t.contains(self.word))
+        if let EventBody::ToolProgress {
+            data: ToolProgressData::BashOutput { text, .. },
+            ..
+        } = &event.body
+            && text.contains(self.word)
         {
             self.token.cancel();
         }
@@ -232,7 +242,7 @@ async fn a_user_interrupt_kills_the_whole_group_and_leaves_no_orphans() {
             &token,
         )
         .await;
-    assert_eq!(r.status, CallStatus::Cancelled, "{}", r.text());
+    assert_eq!(r.status, CallStatus::Interrupted, "{}", r.text());
     // The model learns why the call stopped and gets the output so far.
     let text = r.text();
     assert!(text.starts_with("Interrupted by the user"), "{text}");
@@ -316,7 +326,7 @@ async fn a_command_that_closes_its_output_but_keeps_running_times_out() {
             json!({ "command": "echo bye; exec >&- 2>&-; sleep 60", "timeout": 3_000 }),
         )
         .await;
-    assert_eq!(r.status, CallStatus::Failed);
+    assert_eq!(r.status, CallStatus::TimedOut);
     assert!(r.text().contains("bye"), "{}", r.text());
     assert!(r.text().contains("timed out"), "{}", r.text());
 }

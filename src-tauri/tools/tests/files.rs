@@ -10,6 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use file_support::{Session, s};
 use gatehouse_core::CallStatus;
 use gatehouse_protocol::event::{EventBody, RejectionStage};
+use gatehouse_protocol::progress::ToolProgressData;
 use serde_json::json;
 
 // ---------------------------------------------------------------- Read
@@ -255,9 +256,10 @@ async fn write_creates_files_and_parents_and_returns_a_diff() {
         .events()
         .into_iter()
         .find_map(|e| match e.body {
-            EventBody::ToolProgress { data, .. } if data["type"] == "file_diff" => {
-                Some(data["diff"].clone())
-            }
+            EventBody::ToolProgress {
+                data: ToolProgressData::FileDiff { diff, .. },
+                ..
+            } => Some(serde_json::to_value(diff).unwrap()),
             _ => None,
         })
         .expect("a file_diff progress event");

@@ -94,6 +94,7 @@ fn session_events(id: &str, rng: &mut Rng, t0: u64) -> Vec<EventRecord> {
                 tool_use_id: tool_use_id.clone(),
                 name: ["Read", "Grep", "Bash", "Edit"][call as usize % 4].into(),
                 input: json!({"command": rng.text(6), "file_path": format!("/src/{}.rs", rng.word())}),
+                read_only: false,
             },
         );
         let decision = match rng.next() % 50 {
@@ -116,6 +117,11 @@ fn session_events(id: &str, rng: &mut Rng, t0: u64) -> Vec<EventRecord> {
             &mut out,
             EventBody::ToolCompleted {
                 tool_use_id,
+                status: if rng.next().is_multiple_of(40) {
+                    gatehouse_protocol::event::ToolCallStatus::Error
+                } else {
+                    gatehouse_protocol::event::ToolCallStatus::Ok
+                },
                 is_error: rng.next().is_multiple_of(40),
                 content: vec![ContentBlock::Text { text: rng.text(60) }],
                 duration_ms: 12,

@@ -12,7 +12,8 @@ use std::io::Write;
 use std::path::Path;
 
 use gatehouse_protocol::diff::{DiffLineKind, FileDiff};
-use gatehouse_protocol::event::{ContentBlock, Event, EventBody};
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::session::{PermissionAnswer, SessionSummary};
 use serde_json::Value;
 
@@ -144,19 +145,21 @@ fn render_diff(out: &mut String, diff: &FileDiff) {
     out.push_str("</table>");
 }
 
+/// `status` is `None` for a call the session ended before it completed.
 fn render_card(
     out: &mut String,
     tool_use_id: &str,
     card: &Card,
-    is_error: bool,
+    status: Option<ToolCallStatus>,
     content: &[ContentBlock],
     duration_ms: u64,
 ) {
+    let failed = status.is_some_and(ToolCallStatus::is_error);
     let _ = write!(
         out,
         "<details class=\"call\" id=\"call-{}\"><summary>{} <b>{}</b> {}",
         escape(tool_use_id),
-        if is_error { "✗" } else { "✓" },
+        if failed { "✗" } else { "✓" },
         escape(&card.name),
         escape(&input_summary(&card.input))
     );
@@ -179,8 +182,16 @@ fn render_card(
             escape(answer)
         );
     }
-    if is_error {
-        out.push_str("<span class=\"badge err\">error</span>");
+    let word = match status {
+        Some(ToolCallStatus::Ok) | None => None,
+        Some(ToolCallStatus::Error) => Some("error"),
+        Some(ToolCallStatus::Denied) => Some("denied"),
+        Some(ToolCallStatus::Interrupted) => Some("interrupted"),
+        Some(ToolCallStatus::Cancelled) => Some("cancelled"),
+        Some(ToolCallStatus::TimedOut) => Some("timed out"),
+    };
+    if let Some(word) = word {
+        let _ = write!(out, "<span class=\"badge err\">{word}</span>");
     }
     let _ = write!(
         out,
@@ -340,6 +351,7 @@ impl<'a> HtmlWriter<'a> {
                 tool_use_id,
                 name,
                 input,
+                ..
             } => {
                 cards.insert(
                     tool_use_id,
@@ -375,18 +387,14 @@ impl<'a> HtmlWriter<'a> {
             }
             EventBody::ToolProgress { tool_use_id, data } => {
                 if let Some(card) = cards.get_mut(&tool_use_id) {
-                    if data.get("type").and_then(Value::as_str) == Some("file_diff") {
-                        if let Some(diff) = data
-                            .get("diff")
-                            .and_then(|d| serde_json::from_value::<FileDiff>(d.clone()).ok())
+                    match data {
+                        ToolProgressData::FileDiff { diff, .. } => card.diffs.push(diff),
+                        ToolProgressData::BashOutput { text, .. }
+                            if card.output.len() < MAX_OUTPUT_CHARS * 4 =>
                         {
-                            card.diffs.push(diff);
+                            card.output.push_str(&text);
                         }
-                    } else if data.get("kind").and_then(Value::as_str) == Some("output")
-                        && card.output.len() < MAX_OUTPUT_CHARS * 4
-                        && let Some(text) = data.get("text").and_then(Value::as_str)
-                    {
-                        card.output.push_str(text);
+                        _ => {}
                     }
                 }
             }
@@ -401,7 +409,7 @@ impl<'a> HtmlWriter<'a> {
             }
             EventBody::ToolCompleted {
                 tool_use_id,
-                is_error,
+                status,
                 content,
                 duration_ms,
                 ..
@@ -411,7 +419,7 @@ impl<'a> HtmlWriter<'a> {
                     &mut html,
                     &tool_use_id,
                     &card,
-                    is_error,
+                    Some(status),
                     &content,
                     duration_ms,
                 );
@@ -432,7 +440,7 @@ impl<'a> HtmlWriter<'a> {
         open.sort_by_key(|(id, _)| id.as_str());
         for (id, card) in open {
             // The session was cut off before these calls ended.
-            render_card(&mut tail, id, card, false, &[], 0);
+            render_card(&mut tail, id, card, None, &[], 0);
         }
         let _ = write!(
             tail,

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::session::SessionOrigin;
+use gatehouse_protocol::upgrade::EventUpgrader;
 use gatehouse_store::{
     EventRecord, ImportCheckpoint, NewSession, SessionProvenance, Store, validate_session_id,
 };
@@ -149,6 +150,8 @@ pub fn import_jsonl(
         problems: Vec::new(),
     };
     let mut batch: Vec<EventRecord> = Vec::new();
+    // A file exported by an earlier build holds its events' old shapes.
+    let mut upgrader = EventUpgrader::new();
     let mut created = false;
     let key = canonical.to_string_lossy().into_owned();
     loop {
@@ -161,7 +164,7 @@ pub fn import_jsonl(
             Line::TooLong(len) => Some(format!("the line is {len} bytes, over the limit; skipped")),
             Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => None,
             Line::Text(text) => match serde_json::from_slice::<Value>(&text) {
-                Ok(value) => match to_event(value, &file_id, &session_id, line_no) {
+                Ok(value) => match to_event(&mut upgrader, value, &file_id, &session_id, line_no) {
                     Ok(event) => {
                         batch.push(EventRecord { event, raw: None });
                         None
@@ -235,8 +238,15 @@ fn append(
     Ok(())
 }
 
-/// One line's value as an event of `session_id`.
-fn to_event(value: Value, file_id: &str, session_id: &str, line: u64) -> Result<Event, String> {
+/// One line's value as an event of `session_id` (upgraded when an earlier
+/// build wrote it).
+fn to_event(
+    upgrader: &mut EventUpgrader,
+    value: Value,
+    file_id: &str,
+    session_id: &str,
+    line: u64,
+) -> Result<Event, String> {
     let Value::Object(map) = &value else {
         return Err("not a JSON object; skipped".into());
     };
@@ -253,7 +263,7 @@ fn to_event(value: Value, file_id: &str, session_id: &str, line: u64) -> Result<
         .and_then(Value::as_str)
         .unwrap_or("unknown")
         .to_owned();
-    let body = match serde_json::from_value::<Event>(value.clone()) {
+    let body = match upgrader.read_value(value.clone()) {
         Ok(event) => event.body,
         // A type (or shape) this build does not know: kept verbatim.
         Err(_) => EventBody::ImportedEntry {

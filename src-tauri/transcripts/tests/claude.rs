@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_protocol::event::{ContentBlock, Event, EventBody};
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
 use gatehouse_protocol::permission::PermissionBehavior;
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::session::{PermissionAnswer, SessionOrigin};
 use gatehouse_store::Store;
 use gatehouse_transcripts::claude::{self, ClaudeTranscript, ImportFileReport, ImportOutcome};
@@ -124,6 +125,10 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
             .filter(|e| matches!(&e.body, EventBody::ToolCompleted { tool_use_id: t, .. } if t == tool_use_id))
             .count();
         assert_eq!(completed, 1, "{tool_use_id} is closed exactly once");
+        let ok = events.iter().any(|e| {
+            matches!(&e.body, EventBody::ToolCompleted { tool_use_id: t, status: ToolCallStatus::Ok, .. } if t == tool_use_id)
+        });
+        assert!(ok, "{tool_use_id} completed ok");
         let decided = events.iter().any(|e| {
             matches!(&e.body, EventBody::PermissionDecided { tool_use_id: t, decision: PermissionBehavior::Allow, .. } if t == tool_use_id)
         });
@@ -133,9 +138,10 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
     let diff = events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::ToolProgress { data, .. } if data["type"] == "file_diff" => {
-                Some(data["diff"].clone())
-            }
+            EventBody::ToolProgress {
+                data: ToolProgressData::FileDiff { diff, .. },
+                ..
+            } => Some(serde_json::to_value(diff).unwrap()),
             _ => None,
         })
         .expect("the Edit's structuredPatch becomes a file_diff");
@@ -148,7 +154,10 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
     assert_eq!(diff["hunks"][0]["lines"][1]["new_line"], 1);
 
     let bash_output = events.iter().find_map(|e| match &e.body {
-        EventBody::ToolProgress { data, .. } if data["kind"] == "output" => Some(data.clone()),
+        EventBody::ToolProgress {
+            data: data @ ToolProgressData::BashOutput { .. },
+            ..
+        } => Some(serde_json::to_value(data).unwrap()),
         _ => None,
     });
     let bash_output = bash_output.expect("Bash stdout becomes output progress");
@@ -227,6 +236,16 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
     assert!(kept.iter().any(|(t, _)| *t == "attachment"));
 }
 
+fn completed_statuses(events: &[Event]) -> Vec<ToolCallStatus> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCompleted { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn refusals_by_rule_and_refused_approvals_count_as_denials_and_asks() {
     let denied = std::fs::read(fixture("permission-denied-1.jsonl")).unwrap();
@@ -250,6 +269,7 @@ fn refusals_by_rule_and_refused_approvals_count_as_denials_and_asks() {
     });
     let (decision, reason, trace) = reason.unwrap();
     assert_eq!(decision, PermissionBehavior::Deny);
+    assert_eq!(completed_statuses(&ev), [ToolCallStatus::Denied]);
     let reason = serde_json::to_string(&reason).unwrap();
     assert!(reason.contains("projectSettings"), "{reason}");
     assert_eq!(trace[0].layer, "claude_code");
@@ -257,6 +277,7 @@ fn refusals_by_rule_and_refused_approvals_count_as_denials_and_asks() {
     let s = store.session("cc-approval").unwrap().unwrap();
     assert_eq!((s.tool_calls, s.asks, s.denials, s.errors), (1, 1, 1, 0));
     let ev = events(&store, "cc-approval");
+    assert_eq!(completed_statuses(&ev), [ToolCallStatus::Denied]);
     assert!(ev.iter().any(|e| matches!(
         &e.body,
         EventBody::PermissionAnswered {

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use gatehouse_protocol::event::{Event, EventBody};
+use gatehouse_protocol::event::{Event, EventBody, ToolCallStatus};
+use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_store::{NewSession, Store};
 use gatehouse_transcripts::{claude, html, jsonl};
 
@@ -140,6 +141,53 @@ fn jsonl_import_keeps_unknown_event_types_and_reports_bad_lines() {
     assert!(jsonl::import_jsonl(&mut store, &bad_id, None).is_err());
 }
 
+/// A JSONL export of a build before issue 16 (no `status`, progress tagged
+/// by `type`) imports with its statuses derived and its progress typed,
+/// instead of its calls turning into `imported_entry` rows.
+#[test]
+fn an_old_jsonl_export_imports_upgraded() {
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    let file = data.path().join("old.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"session_id":"g2","ts_ms":10,"type":"session_started","provider":"replay","model":"m","project":"/p","resumed":false}"#, "\n",
+            r#"{"session_id":"g2","ts_ms":11,"type":"tool_queued","tool_use_id":"w","name":"Write","input":{"file_path":"/p/a"}}"#, "\n",
+            r#"{"session_id":"g2","ts_ms":12,"type":"tool_progress","tool_use_id":"w","data":{"type":"file_diff","diff":{"path":"/p/a","created":true,"hunks":[],"additions":1,"deletions":0}}}"#, "\n",
+            r#"{"session_id":"g2","ts_ms":13,"type":"tool_completed","tool_use_id":"w","is_error":false,"content":[{"type":"text","text":"File created"}],"duration_ms":1,"persisted_path":null}"#, "\n",
+            r#"{"session_id":"g2","ts_ms":14,"type":"tool_queued","tool_use_id":"x","name":"Bash","input":{"command":"ls"}}"#, "\n",
+            r#"{"session_id":"g2","ts_ms":15,"type":"tool_completed","tool_use_id":"x","is_error":true,"content":[{"type":"text","text":"Cancelled: parallel tool call y (Bash) failed, so this call was stopped."}],"duration_ms":1,"persisted_path":null}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let report = jsonl::import_jsonl(&mut store, &file, None).unwrap();
+    assert_eq!((report.events, report.skipped_lines), (6, 0));
+    let (events, skipped) = store.session_events("g2").unwrap();
+    assert_eq!(skipped, 0);
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e.body, EventBody::ImportedEntry { .. })),
+        "{events:?}"
+    );
+    assert!(matches!(
+        &events[2].body,
+        EventBody::ToolProgress {
+            data: ToolProgressData::FileDiff { diff, .. },
+            ..
+        } if diff.created
+    ));
+    let statuses: Vec<ToolCallStatus> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCompleted { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [ToolCallStatus::Ok, ToolCallStatus::Cancelled]);
+}
+
 fn html_of(store: &Store, id: &str) -> String {
     let mut out = Vec::new();
     html::export_html(store, id, &mut out).unwrap();
@@ -203,11 +251,13 @@ fn html_escapes_everything_from_the_session() {
             tool_use_id: "t\"<".into(),
             name: "<Bash>".into(),
             input: serde_json::json!({"command": "echo '<iframe>'"}),
+            read_only: false,
         }))
         .unwrap();
     store
         .append_event(&ev(EventBody::ToolCompleted {
             tool_use_id: "t\"<".into(),
+            status: gatehouse_protocol::event::ToolCallStatus::Ok,
             is_error: false,
             content: vec![gatehouse_protocol::event::ContentBlock::Text {
                 text: "</pre><script>bad()</script>".into(),

@@ -81,6 +81,7 @@ fn seed_calls(data: &Path, project: &Path) -> anyhow::Result<()> {
                     tool_use_id: tool_use_id.clone(),
                     name: name.into(),
                     input,
+                    read_only: name == "Read",
                 },
                 EventBody::PermissionDecided {
                     tool_use_id,

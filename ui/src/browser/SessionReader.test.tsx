@@ -29,11 +29,11 @@ function events() {
     .complete("r2", "b")
     .queue("e1", "Edit", { file_path: "/p/src/greeter.py", old_string: "a", new_string: "b" })
     .allow("e1")
-    .progress("e1", { type: "file_diff", diff: sampleDiff() } as never)
+    .progress("e1", { kind: "file_diff", diff: sampleDiff() })
     .complete("e1", "edited")
     .queue("b1", "Bash", { command: "pytest" })
     .allow("b1")
-    .complete("b1", "1 failed", true)
+    .complete("b1", "1 failed", "error")
     .turnDone(1, 4)
     .done().events;
 }

@@ -23,14 +23,14 @@ function session() {
     .complete("g1", "found 3 ocelots")
     .queue("b1", "Bash", { command: "cargo test" })
     .allow("b1")
-    .complete("b1", "test failed", true)
+    .complete("b1", "test failed", "error")
     .queue("e1", "Edit", { file_path: "/p/a", old_string: "a", new_string: "b" })
     .ask("e1", "Edit", { file_path: "/p/a" })
     .answer("e1", { kind: "deny", feedback: null })
-    .complete("e1", "denied by the user", true)
+    .complete("e1", "denied by the user", "denied")
     .queue("b2", "Bash", { command: "rm -rf /" })
     .add({ type: "permission_decided", tool_use_id: "b2", decision: "deny", reason: { kind: "mode", mode: "default" }, trace: [] })
-    .complete("b2", "denied by rule", true)
+    .complete("b2", "denied by rule", "denied")
     .turnDone(1, 6)
     .done();
   return s.events;

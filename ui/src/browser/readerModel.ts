@@ -29,7 +29,7 @@ export function isFiltering(filter: CallFilter): boolean {
 /** Whether one call passes the filter. */
 export function callMatches(call: ToolCall, filter: CallFilter): boolean {
   if (filter.tool !== null && call.name !== filter.tool) return false;
-  if (filter.errorsOnly && call.status !== "error") return false;
+  if (filter.errorsOnly && call.status !== "error" && call.status !== "timed_out") return false;
   switch (filter.decision) {
     case "all":
       return true;

@@ -370,7 +370,14 @@ name: string,
 /**
  * The input as the model wrote it.
  */
-input: JsonValue, } | { "type": "tool_started", 
+input: JsonValue, 
+/**
+ * Whether the call changes nothing (the tool's `is_read_only` for
+ * this input; for an MCP tool, its trusted `readOnlyHint`). False
+ * when the tool is unknown or the input invalid, and in events of
+ * builds before it existed. Front ends group reads by it.
+ */
+read_only: boolean, } | { "type": "tool_started", 
 /**
  * The call.
  */
@@ -450,15 +457,20 @@ mode: PermissionMode, } | { "type": "tool_progress",
  */
 tool_use_id: string, 
 /**
- * Tool-specific progress payload.
+ * What it reported, tagged by `kind`.
  */
-data: JsonValue, } | { "type": "tool_completed", 
+data: ToolProgressData, } | { "type": "tool_completed", 
 /**
  * The call.
  */
 tool_use_id: string, 
 /**
- * Whether the result is an error.
+ * How the call ended. Front ends read this, never the text.
+ */
+status: ToolCallStatus, 
+/**
+ * Whether the result is an error (as the model is told; true for
+ * every status but `ok`).
  */
 is_error: boolean, 
 /**
@@ -1380,6 +1392,11 @@ export type OpenProjectArgs = {
  * The project's row id.
  */
 id: number, };
+
+/**
+ * The stream a piece of output came from.
+ */
+export type OutputStream = "stdout" | "stderr";
 
 /**
  * Project files a path rule matches.
@@ -2459,6 +2476,77 @@ input: JsonValue,
  * The mode to decide in.
  */
 mode: PermissionMode, };
+
+/**
+ * How a tool call ended (`tool_completed`'s `status`).
+ */
+export type ToolCallStatus = "ok" | "error" | "denied" | "interrupted" | "cancelled" | "timed_out";
+
+/**
+ * What a running call reported; the variant name is the payload's `kind`.
+ */
+export type ToolProgressData = { "kind": "started", 
+/**
+ * The process group id of the command.
+ */
+pid: number | null, 
+/**
+ * The directory it runs in.
+ */
+cwd: string | null, 
+/**
+ * The model's description of the command, if it gave one.
+ */
+description: string | null, 
+/**
+ * Where the command's whole output is being written.
+ */
+output_path: string | null, } | { "kind": "output", 
+/**
+ * The new text.
+ */
+text: string, 
+/**
+ * Bytes produced since the last event that this one does not carry.
+ */
+skipped_bytes: number, 
+/**
+ * Bytes the command has produced in all so far.
+ */
+total_bytes: number, 
+/**
+ * Which stream the text is from, when it is known apart from the
+ * other (imported transcripts; Gatehouse's Bash interleaves them).
+ */
+stream: OutputStream | null, } | { "kind": "interrupted", 
+/**
+ * How the process group ended, for people.
+ */
+message: string, 
+/**
+ * Where the whole output is, when there is a file.
+ */
+output_path: string | null, } | { "kind": "file_diff", 
+/**
+ * The change.
+ */
+diff: FileDiff, } | { "kind": "mcp_progress", 
+/**
+ * Progress so far (the server's unit; increases with each one).
+ */
+progress: number, 
+/**
+ * The total, if the server knows it.
+ */
+total: number | null, 
+/**
+ * The server's message, if any.
+ */
+message: string | null, } | { "kind": "other", 
+/**
+ * The payload as it was.
+ */
+data: JsonValue, };
 
 /**
  * Calls and time of one tool within a session.

@@ -143,7 +143,7 @@ describe("SessionScreen", () => {
     expect(props.onAnswer).toHaveBeenCalledWith("b", { kind: "allow_for_session" });
     expect(screen.queryByTestId("permission-modal")).toBeNull();
     s.answer("b", { kind: "allow_for_session" }).add({ type: "session_rules_added", rules: ["Bash(npm test)"] });
-    s.progress("b", { kind: "output", text: "ok\n", skipped_bytes: 0, total_bytes: 3 });
+    s.progress("b", { kind: "output", text: "ok\n", skipped_bytes: 0, total_bytes: 3, stream: null });
     update({ events: s.events.slice() });
     expect(screen.getByTestId("tool-call").getAttribute("data-status")).toBe("running");
     expect(screen.getByTestId("bash-output").textContent).toBe("ok");

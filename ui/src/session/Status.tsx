@@ -1,4 +1,4 @@
-import { Ban, Check, CircleStop, CircleX, Clock, LoaderCircle, ShieldAlert } from "lucide-react";
+import { Ban, Check, CircleStop, CircleX, Clock, LoaderCircle, ShieldAlert, TimerOff } from "lucide-react";
 
 import { useNow } from "../state/clock";
 import { formatDuration, formatElapsed } from "./format";
@@ -12,6 +12,8 @@ const LABELS: Record<ToolStatus, string> = {
   error: "Error",
   denied: "Denied",
   interrupted: "Interrupted",
+  cancelled: "Cancelled",
+  timed_out: "Timed out",
 };
 
 /** A spinning circle for work in progress. */
@@ -29,6 +31,8 @@ export function StatusBadge({ status }: { status: ToolStatus }) {
     error: <CircleX size={14} aria-hidden="true" />,
     denied: <Ban size={14} aria-hidden="true" />,
     interrupted: <CircleStop size={14} aria-hidden="true" />,
+    cancelled: <CircleStop size={14} aria-hidden="true" />,
+    timed_out: <TimerOff size={14} aria-hidden="true" />,
   }[status];
   return (
     <span className={`status status-${status}`} title={LABELS[status]}>

@@ -100,7 +100,16 @@ export const ToolCallView = memo(function ToolCallView({ call, project }: { call
 
 /** The status of a group: the "worst" of its calls while any runs, else done/error. */
 function groupStatus(calls: readonly ToolCall[]): ToolCall["status"] {
-  const order: ToolCall["status"][] = ["waiting_permission", "running", "queued", "error", "denied", "interrupted"];
+  const order: ToolCall["status"][] = [
+    "waiting_permission",
+    "running",
+    "queued",
+    "error",
+    "timed_out",
+    "denied",
+    "interrupted",
+    "cancelled",
+  ];
   for (const s of order) if (calls.some((c) => c.status === s)) return s;
   return "completed";
 }

@@ -115,7 +115,7 @@ describe("statuses and timestamps", () => {
     s.answer("t1", { kind: "allow_once" }, 500);
     expect(step()?.status).toBe("running");
     expect(model.pending).toEqual([]);
-    s.complete("t1", "ok", false, 50);
+    s.complete("t1", "ok", "ok", 50);
     const call = must(step());
     expect(call.status).toBe("completed");
     expect(call.startedMs).toBe(started);
@@ -125,21 +125,21 @@ describe("statuses and timestamps", () => {
 
   it("marks a failed call error, a rejected one error with its stage", () => {
     const s = new Script().request(1);
-    s.queue("a", "Bash", { command: "false" }).start("a").allow("a").complete("a", "Exit code 1", true);
+    s.queue("a", "Bash", { command: "false" }).start("a").allow("a").complete("a", "Exit code 1", "error");
     s.queue("b", "Read", {}).add({ type: "tool_input_rejected", tool_use_id: "b", stage: "schema", message: "file_path is required" });
-    s.complete("b", "file_path is required", true);
+    s.complete("b", "file_path is required", "error");
     const model = foldEvents(s.events);
     expect(model.calls.get("a")?.status).toBe("error");
     expect(model.calls.get("b")).toMatchObject({ status: "error", rejection: { stage: "schema" } });
   });
 
-  it("marks interrupted calls: Bash's notice, the runtime's wording, and calls left open at the end", () => {
+  it("marks interrupted calls: by their status (with Bash's notice), and calls left open at the end", () => {
     const s = new Script().prompt("x").request(1);
     s.queue("bash", "Bash", { command: "sleep 100" }).start("bash", 0, false);
     s.queue("read", "Read", { file_path: "/a" }).queue("never", "Bash", { command: "ls" });
-    s.start("read").progress("bash", { kind: "interrupted", message: "SIGTERM sent" });
-    s.complete("bash", "Interrupted by the user: the call was stopped.\n\npartial", true);
-    s.complete("read", "Interrupted by the user: the call was stopped.", true);
+    s.start("read").progress("bash", { kind: "interrupted", message: "SIGTERM sent", output_path: null });
+    s.complete("bash", "Interrupted by the user: the call was stopped.\n\npartial", "interrupted");
+    s.complete("read", "Interrupted by the user: the call was stopped.", "interrupted");
     s.done("interrupted");
     const model = foldEvents(s.events);
     expect(model.calls.get("bash")).toMatchObject({ status: "interrupted", interruptMessage: "SIGTERM sent" });
@@ -156,7 +156,7 @@ describe("statuses and timestamps", () => {
     let model = foldEvents(s.events);
     expect(pendingRequests(model).map((r) => r.toolUseId)).toEqual(["e1", "e2", "e3"]);
     expect(pendingRequests(model)[0]?.preview?.path).toBe("/p/src/greeter.py");
-    s.answer("e2", { kind: "deny", feedback: "not that file" }).complete("e2", "The user denied permission", true);
+    s.answer("e2", { kind: "deny", feedback: "not that file" }).complete("e2", "The user denied permission", "denied");
     model = foldEvents(s.events);
     expect(pendingRequests(model).map((r) => r.toolUseId)).toEqual(["e1", "e3"]);
     expect(model.calls.get("e2")).toMatchObject({ status: "denied", answer: { kind: "deny", feedback: "not that file" } });
@@ -174,6 +174,25 @@ describe("statuses and timestamps", () => {
     expect(model.mode).toBe("plan");
     expect(model.modeEventIndex).toBe(3);
     expect(model.usage).toEqual({ input: 20, output: 10, cacheRead: 4, cacheWrite: 2 });
+  });
+
+  it("takes a call's final status from tool_completed's status, never from its text", () => {
+    const s = new Script().request(1);
+    // An error whose text starts with the runtime's old cancellation wording is an error.
+    s.queue("a", "Read", { file_path: "/a" }).start("a").complete("a", "Cancelled: that is what the file says", "error");
+    s.queue("b", "Read", { file_path: "/b" }).start("b").complete("b", "Interrupted by the user: quoted", "error");
+    // Cancelled (a sibling failed) and timed out are their own statuses.
+    s.queue("c", "Bash", { command: "ls" }).start("c").complete("c", "Cancelled: parallel tool call x (Bash) failed", "cancelled");
+    s.queue("d", "Bash", { command: "sleep 9" }).start("d").complete("d", "Error: Command timed out after 100 ms", "timed_out");
+    // A denial without any permission event in view is still a denial.
+    s.queue("e", "Bash", { command: "rm x" }).start("e").complete("e", "no", "denied");
+    // A Bash interrupt notice does not override a status that says otherwise.
+    s.queue("f", "Bash", { command: "ls" }).start("f").progress("f", { kind: "interrupted", message: "SIGTERM", output_path: null });
+    s.complete("f", "Cancelled: parallel tool call y (Bash) failed", "cancelled");
+    const model = foldEvents(s.events);
+    const status = (id: string) => model.calls.get(id)?.status;
+    expect(["a", "b", "c", "d", "e", "f"].map(status)).toEqual(["error", "error", "cancelled", "timed_out", "denied", "cancelled"]);
+    expect(model.calls.get("f")?.interruptMessage).toBe("SIGTERM");
   });
 
   it("reports a session error and ends open calls when it is not recoverable", () => {
@@ -213,11 +232,15 @@ describe("grouping", () => {
     expect(kinds(foldEvents(s.events).transcript)).toEqual(["timeline", "tool", "assistant", "tool"]);
   });
 
-  it("treats read-verb MCP tools as reads and others not", () => {
-    expect(isGroupable({ name: "mcp__github__get_issue", kind: toolKind("mcp__github__get_issue") })).toBe(true);
-    expect(isGroupable({ name: "mcp__db__listTables", kind: toolKind("mcp__db__listTables") })).toBe(true);
-    expect(isGroupable({ name: "mcp__github__create_issue", kind: toolKind("mcp__github__create_issue") })).toBe(false);
-    expect(isGroupable({ name: "Bash", kind: "bash" })).toBe(false);
+  it("treats MCP tools as reads only when tool_queued says read_only, whatever their name", () => {
+    expect(isGroupable({ kind: toolKind("mcp__github__get_issue"), readOnly: false })).toBe(false);
+    expect(isGroupable({ kind: toolKind("mcp__db__run_query"), readOnly: true })).toBe(true);
+    expect(isGroupable({ kind: "bash", readOnly: true })).toBe(false);
+    expect(isGroupable({ kind: "read", readOnly: false })).toBe(true);
+    const s = new Script().request(1);
+    s.queue("m1", "mcp__github__get_issue", {}).queue("m2", "mcp__github__list_prs", {});
+    s.queue("m3", "mcp__db__run_query", {}, 10, true).queue("m4", "mcp__db__explain", {}, 10, true);
+    expect(kinds(foldEvents(s.events).transcript)).toEqual(["timeline", "tool", "tool", "group"]);
     expect(mcpParts("mcp__my_server__do_it")).toEqual({ server: "my_server", tool: "do_it" });
     expect(mcpParts("Read")).toBeNull();
   });
@@ -245,7 +268,7 @@ describe("bounded output", () => {
         ts_ms: i,
         type: "tool_progress",
         tool_use_id: "b",
-        data: { kind: "output", text: chunk, skipped_bytes: 0, total_bytes: i * chunk.length },
+        data: { kind: "output", text: chunk, skipped_bytes: 0, total_bytes: i * chunk.length, stream: null },
       });
     }
     const out = must(must(model.calls.get("b")).output);
@@ -271,10 +294,10 @@ describe("bounded output", () => {
 
   it("keeps a bounded list of non-output progress payloads", () => {
     const s = new Script().request(1).queue("m", "mcp__srv__long_job", {}).start("m");
-    for (let i = 0; i < 200; i++) s.progress("m", { progress: i, total: 200 }, 1);
+    for (let i = 0; i < 200; i++) s.progress("m", { kind: "mcp_progress", progress: i, total: 200, message: null }, 1);
     const call = must(foldEvents(s.events).calls.get("m"));
     expect(call.progress).toHaveLength(50);
-    expect(call.progress.at(-1)).toEqual({ progress: 199, total: 200 });
+    expect(call.progress.at(-1)).toEqual({ kind: "mcp_progress", progress: 199, total: 200, message: null });
   });
 });
 

@@ -12,19 +12,16 @@
 // `version` counts applied events for everything else.
 //
 // The model never duplicates backend logic: statuses come from the events.
-// Two things the events do not say outright, and how they are read:
-// - an interrupted call: Bash says so in a `tool_progress` of kind
-//   `interrupted`; any other call ends with an error result whose text starts
-//   with the runtime's cancellation wording ("Interrupted by the user" /
-//   "Cancelled:"); and calls still open when the exchange ends
-//   (`session_completed`, an unrecoverable `session_error`) are interrupted.
-// - a read-only MCP tool: events carry no MCP annotations, so an MCP call is
-//   grouped as a read when its tool part starts with a read verb (get, list,
-//   read, search, find, query, fetch, describe, show). A wrong guess only
-//   changes grouping, never what runs.
+// A call's final status is `tool_completed`'s typed `status` (ok, error,
+// denied, interrupted, cancelled, timed_out); only calls still open when the
+// exchange ends (`session_completed`, an unrecoverable `session_error`) are
+// marked interrupted here, because no `tool_completed` will come for them.
+// Progress payloads are read by their typed `kind`; whether an MCP call is a
+// read comes from `tool_queued`'s `read_only` (the tool's trusted
+// annotations), never from its name.
 //
 // Grouping: consecutive calls of one turn whose kind is read, search, list or
-// read-only MCP (Read, Grep, Glob, `mcp__s__get_x`…) become one group once
+// read-only MCP (Read, Grep, Glob, an MCP tool whose `read_only` is set) become one group once
 // there are two of them; a lone read stays a plain call. The summary counts
 // calls by verb: Read → "read N files", Grep → "searched N patterns",
 // Glob → "listed N globs" (Glob lists files matching a pattern, so "listed";
@@ -45,6 +42,8 @@ import type {
   SessionErrorKind,
   SessionStatus,
   TaskStatus,
+  ToolCallStatus,
+  ToolProgressData,
   TraceStep,
 } from "../generated/protocol";
 
@@ -56,7 +55,9 @@ export type ToolStatus =
   | "completed"
   | "error"
   | "denied"
-  | "interrupted";
+  | "interrupted"
+  | "cancelled"
+  | "timed_out";
 
 /** What family a tool belongs to: picks its renderer, icon and grouping. */
 export type ToolKind =
@@ -147,6 +148,8 @@ export interface ToolCall {
   readonly name: string;
   readonly kind: ToolKind;
   readonly input: JsonValue;
+  /** Whether the call changes nothing (`tool_queued`'s `read_only`). */
+  readonly readOnly: boolean;
   /** Key of the turn (model request) that made it. */
   readonly turnKey: number;
   readonly status: ToolStatus;
@@ -166,7 +169,7 @@ export interface ToolCall {
   /** The change an Edit/Write/NotebookEdit made (from its `file_diff` progress). */
   readonly diff: FileDiff | null;
   /** Other progress payloads (MCP notifications…), newest last, at most `KEPT_PROGRESS_ITEMS`. */
-  readonly progress: readonly JsonValue[];
+  readonly progress: readonly ToolProgressData[];
   readonly result: ToolResult | null;
   readonly rejection: { stage: RejectionStage; message: string } | null;
   readonly hooks: readonly HookRun[];
@@ -277,8 +280,6 @@ export function foldEvents(events: readonly Event[]): SessionModel {
   return model;
 }
 
-const READ_VERBS = /^(get|list|read|search|find|query|fetch|describe|show)(_|-|[A-Z]|$)/;
-
 /** Splits `mcp__server__tool` into its parts; null for non-MCP names. */
 export function mcpParts(name: string): { server: string; tool: string } | null {
   if (!name.startsWith("mcp__")) return null;
@@ -318,10 +319,9 @@ export function toolKind(name: string): ToolKind {
 }
 
 /** Whether a call joins a read/search group. */
-export function isGroupable(call: Pick<ToolCall, "name" | "kind">): boolean {
+export function isGroupable(call: Pick<ToolCall, "kind" | "readOnly">): boolean {
   if (call.kind === "read" || call.kind === "search" || call.kind === "list") return true;
-  if (call.kind === "mcp") return READ_VERBS.test(mcpParts(call.name)?.tool ?? "");
-  return false;
+  return call.kind === "mcp" && call.readOnly;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -349,14 +349,14 @@ export function groupSummary(calls: readonly Pick<ToolCall, "name" | "kind">[]):
 
 /** Whether a call has ended (no more events expected for it). */
 export function isFinished(status: ToolStatus): boolean {
-  return status === "completed" || status === "error" || status === "denied" || status === "interrupted";
-}
-
-const CANCELLED = /^(Interrupted by the user|Cancelled:)/;
-
-function firstText(content: readonly ContentBlock[]): string {
-  for (const block of content) if (block.type === "text") return block.text;
-  return "";
+  return (
+    status === "completed" ||
+    status === "error" ||
+    status === "denied" ||
+    status === "interrupted" ||
+    status === "cancelled" ||
+    status === "timed_out"
+  );
 }
 
 function asRecord(value: JsonValue | undefined): Record<string, JsonValue> | null {
@@ -365,10 +365,6 @@ function asRecord(value: JsonValue | undefined): Record<string, JsonValue> | nul
 
 function str(value: JsonValue | undefined): string | null {
   return typeof value === "string" ? value : null;
-}
-
-function num(value: JsonValue | undefined): number | null {
-  return typeof value === "number" ? value : null;
 }
 
 /** Appends text to a bounded output, dropping the oldest chunks past the cap. */
@@ -417,12 +413,13 @@ function countLines(text: string): number {
   return n;
 }
 
-function newCall(id: string, name: string, input: JsonValue, turnKey: number, ts: number): ToolCall {
+function newCall(id: string, name: string, input: JsonValue, readOnly: boolean, turnKey: number, ts: number): ToolCall {
   return {
     id,
     name,
     kind: toolKind(name),
     input,
+    readOnly,
     turnKey,
     status: "queued",
     queuedMs: ts,
@@ -543,12 +540,9 @@ function appendStreamedText(model: SessionModel, kind: "assistant" | "thinking",
   );
 }
 
-/** The final status of a call from its result. */
-function completedStatus(call: ToolCall, isError: boolean, content: ContentBlock[]): ToolStatus {
-  if (!isError) return "completed";
-  if (call.decision?.behavior === "deny" || call.answer?.kind === "deny") return "denied";
-  if (call.interruptMessage !== null || CANCELLED.test(firstText(content))) return "interrupted";
-  return "error";
+/** The screen's status for `tool_completed`'s status. */
+export function completedStatus(status: ToolCallStatus): ToolStatus {
+  return status === "ok" ? "completed" : status;
 }
 
 /**
@@ -624,7 +618,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
     }
     case "tool_queued": {
       if (model.calls.has(event.tool_use_id)) break;
-      const call = newCall(event.tool_use_id, event.name, event.input, model.currentTurnKey, ts);
+      const call = newCall(event.tool_use_id, event.name, event.input, event.read_only, model.currentTurnKey, ts);
       model.calls.set(call.id, call);
       addToolToTranscript(model, call);
       break;
@@ -691,7 +685,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
     case "tool_completed": {
       removePending(model, event.tool_use_id);
       updateCall(model, event.tool_use_id, (c) => ({
-        status: completedStatus(c, event.is_error, event.content),
+        status: completedStatus(event.status),
         endedMs: ts,
         startedMs: c.startedMs ?? ts,
         waits: closeWaits(c.waits, ts),
@@ -799,32 +793,30 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
   return model;
 }
 
-function progressChange(call: ToolCall, data: JsonValue): Partial<ToolCall> {
-  const d = asRecord(data);
-  if (d && d["type"] === "file_diff") {
-    const diff = asRecord(d["diff"]);
-    if (diff && Array.isArray(diff["hunks"])) return { diff: diff as unknown as FileDiff };
-  }
-  if (d && call.kind === "bash") {
-    switch (d["kind"]) {
-      case "started":
-        return {
-          bash: {
-            cwd: str(d["cwd"]),
-            pid: num(d["pid"]),
-            outputPath: str(d["output_path"]),
-            description: str(d["description"]),
-          },
-        };
-      case "output":
-        return { output: appendOutput(call.output, str(d["text"]) ?? "", num(d["total_bytes"])) };
-      case "interrupted":
-        return { interruptMessage: str(d["message"]) ?? "The command was stopped." };
+function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCall> {
+  switch (data.kind) {
+    case "file_diff":
+      return { diff: data.diff };
+    case "started":
+      return {
+        bash: {
+          cwd: data.cwd,
+          pid: data.pid,
+          outputPath: data.output_path,
+          description: data.description,
+        },
+      };
+    case "output":
+      return { output: appendOutput(call.output, data.text, data.total_bytes) };
+    case "interrupted":
+      return { interruptMessage: data.message };
+    case "mcp_progress":
+    case "other": {
+      const progress = [...call.progress, data];
+      if (progress.length > KEPT_PROGRESS_ITEMS) progress.splice(0, progress.length - KEPT_PROGRESS_ITEMS);
+      return { progress };
     }
   }
-  const progress = [...call.progress, data];
-  if (progress.length > KEPT_PROGRESS_ITEMS) progress.splice(0, progress.length - KEPT_PROGRESS_ITEMS);
-  return { progress };
 }
 
 /** The calls that are waiting for an answer, oldest request first. */

@@ -120,8 +120,8 @@ describe("BashView", () => {
   it("renders ANSI colours as classes, escapes HTML, shows exit 0 and duration", () => {
     const s = new Script().request(1).queue("b", "Bash", { command: "ls --color", description: "List" }).start("b", 0, false).allow("b");
     s.progress("b", { kind: "started", pid: 42, cwd: "/p", description: "List", output_path: "/d/b.log" });
-    s.progress("b", { kind: "output", text: "\u001b[32mgreen\u001b[0m <b>bold?</b>\n", skipped_bytes: 0, total_bytes: 30 });
-    s.complete("b", "green <b>bold?</b>", false, 1234);
+    s.progress("b", { kind: "output", text: "\u001b[32mgreen\u001b[0m <b>bold?</b>\n", skipped_bytes: 0, total_bytes: 30, stream: null });
+    s.complete("b", "green <b>bold?</b>", "ok", 1234);
     const { container } = render(<BashView call={callFrom(s, "b")} />);
     const out = screen.getByTestId("bash-output");
     expect(out.querySelector(".ansi-green-fg")?.textContent).toBe("green");
@@ -132,13 +132,24 @@ describe("BashView", () => {
   });
 
   it("shows the exit code of a failed command and the interrupted state", () => {
-    const s = new Script().request(1).queue("b", "Bash", { command: "false" }).start("b").complete("b", "Error: oops\nExit code 2", true);
+    const s = new Script().request(1).queue("b", "Bash", { command: "false" }).start("b").complete("b", "Error: oops\nExit code 2", "error");
     expect(bashExit(callFrom(s, "b"))).toEqual({ label: "exit 2", ok: false });
-    s.queue("c", "Bash", { command: "sleep 9" }).start("c").progress("c", { kind: "interrupted", message: "SIGTERM" });
-    s.complete("c", "Interrupted by the user: the call was stopped.", true);
+    s.queue("c", "Bash", { command: "sleep 9" }).start("c").progress("c", { kind: "interrupted", message: "SIGTERM", output_path: null });
+    s.complete("c", "Interrupted by the user: the call was stopped.", "interrupted");
     render(<BashView call={callFrom(s, "c")} />);
     expect(screen.getByTestId("bash-exit").textContent).toContain("interrupted");
     expect(screen.getByTestId("bash-exit").textContent).toContain("SIGTERM");
+  });
+
+  it("reads a timeout from the status, not from the text", () => {
+    const s = new Script().request(1).queue("t", "Bash", { command: "sleep 9" }).start("t");
+    s.complete("t", "Error: partial\nCommand timed out after 100 ms: SIGTERM.", "timed_out");
+    expect(bashExit(callFrom(s, "t"))).toEqual({ label: "timed out", ok: false });
+    // A failure whose output merely mentions a timeout is a failure.
+    s.queue("f", "Bash", { command: "make" }).start("f").complete("f", "Error: the test timed out\nExit code 1", "error");
+    expect(bashExit(callFrom(s, "f"))).toEqual({ label: "exit 1", ok: false });
+    s.queue("g", "Bash", { command: "make" }).start("g").complete("g", "Error: the test timed out", "error");
+    expect(bashExit(callFrom(s, "g"))).toEqual({ label: "failed", ok: false });
   });
 
   it("reserves the output pane and the status row while running, so finishing moves nothing", () => {
@@ -156,7 +167,7 @@ describe("BashView", () => {
   it("marks how much earlier output was dropped from a 100 MB stream", () => {
     const s = new Script().request(1).queue("b", "Bash", { command: "yes" }).start("b");
     s.progress("b", { kind: "started", pid: 1, cwd: "/p", description: null, output_path: "/d/yes.log" });
-    s.progress("b", { kind: "output", text: "y\n".repeat(1000), skipped_bytes: 99_998_000, total_bytes: 100_000_000 });
+    s.progress("b", { kind: "output", text: "y\n".repeat(1000), skipped_bytes: 99_998_000, total_bytes: 100_000_000, stream: null });
     render(<BashView call={callFrom(s, "b")} />);
     expect(screen.getByTestId("earlier-output").textContent).toBe("… 100.0 MB earlier output (all of it in /d/yes.log)");
     // Only the newest lines are in the DOM.
@@ -171,6 +182,7 @@ describe("McpView", () => {
     s.add({
       type: "tool_completed",
       tool_use_id: "m",
+      status: "ok",
       is_error: false,
       content: [
         { type: "text", text: '{"title":"Bug","state":"open"}' },
@@ -188,7 +200,7 @@ describe("McpView", () => {
   });
 
   it("shows progress notifications while running", () => {
-    const s = new Script().request(1).queue("m", "mcp__build__run", {}).start("m").progress("m", { progress: 3, total: 10, message: "compiling" });
+    const s = new Script().request(1).queue("m", "mcp__build__run", {}).start("m").progress("m", { kind: "mcp_progress", progress: 3, total: 10, message: "compiling" });
     render(<McpView call={callFrom(s, "m")} />);
     const bar = screen.getByTestId("mcp-progress");
     expect(bar.querySelector("progress")?.getAttribute("value")).toBe("3");
@@ -199,7 +211,7 @@ describe("McpView", () => {
 describe("RefusalView and ToolCallView", () => {
   it("explains a denial: feedback, reason and trace", () => {
     const s = new Script().request(1).queue("b", "Bash", { command: "rm -rf /" }).start("b").ask("b", "Bash", {});
-    s.answer("b", { kind: "deny", feedback: "never" }).complete("b", "The user denied permission", true);
+    s.answer("b", { kind: "deny", feedback: "never" }).complete("b", "The user denied permission", "denied");
     render(<RefusalView call={callFrom(s, "b")} />);
     const refusal = screen.getByTestId("refusal");
     expect(refusal.textContent).toContain("never");
@@ -216,21 +228,21 @@ describe("RefusalView and ToolCallView", () => {
       decision: "deny",
       reason: { kind: "default", message: "denied by rule Bash(echo:*)" },
       trace: [{ layer: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
-    }).complete("d", "Permission to use Bash was denied", true);
+    }).complete("d", "Permission to use Bash was denied", "denied");
     render(<RefusalView call={callFrom(s, "d")} />);
     expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 layer)");
   });
 
   it("explains an input rejection by its stage", () => {
     const s = new Script().request(1).queue("r", "Read", {}).add({ type: "tool_input_rejected", tool_use_id: "r", stage: "schema", message: "file_path is required" });
-    s.complete("r", "file_path is required", true);
+    s.complete("r", "file_path is required", "error");
     render(<RefusalView call={callFrom(s, "r")} />);
     expect(screen.getByTestId("refusal").textContent).toBe("Rejected (schema): file_path is required");
   });
 
   it("renders the header with the test-id contract and the 'why' trace on demand", () => {
     const s = new Script().request(1).queue("e", "Edit", { file_path: "/p/src/greeter.py", old_string: "a", new_string: "b" }).start("e").allow("e");
-    s.progress("e", { type: "file_diff", diff: sampleDiff() }).complete("e", "updated");
+    s.progress("e", { kind: "file_diff", diff: sampleDiff() }).complete("e", "updated");
     render(<ToolCallView call={callFrom(s, "e")} project="/p" />);
     const el = screen.getByTestId("tool-call");
     expect(el.getAttribute("data-tool-name")).toBe("Edit");

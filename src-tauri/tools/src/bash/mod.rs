@@ -38,9 +38,9 @@ use gatehouse_core::context::ToolUseContext;
 use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use gatehouse_core::tool::{CallContext, InterruptBehavior, ProgressReporter, Tool, ToolResult};
 use gatehouse_core::typed::{Typed, TypedTool};
+use gatehouse_protocol::progress::ToolProgressData;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use self::classifier::{CommandClassifier, FailClosedClassifier};
 use self::cwd::{COMMAND_VAR, CWD_FILE_VAR, ShellDirs, WRAPPER, working_dirs};
@@ -268,11 +268,10 @@ struct DropNotice {
 impl Drop for DropNotice {
     fn drop(&mut self) {
         if self.armed {
-            self.progress.report(json!({
-                "kind": "interrupted",
-                "message": "The call was cancelled; the command's process group was sent SIGTERM (SIGKILL follows after the grace period).",
-                "output_path": self.output_path.display().to_string(),
-            }));
+            self.progress.report(ToolProgressData::BashInterrupted {
+                message: "The call was cancelled; the command's process group was sent SIGTERM (SIGKILL follows after the grace period).".into(),
+                output_path: Some(self.output_path.display().to_string()),
+            });
         }
     }
 }
@@ -400,13 +399,12 @@ impl TypedTool for BashTool {
             .config
             .output_dir
             .join(format!("{}.log", sanitize_file_stem(cx.tool_use_id)));
-        cx.progress.report(json!({
-            "kind": "started",
-            "pid": spawned.pgid,
-            "cwd": start.dir.display().to_string(),
-            "description": input.description,
-            "output_path": output_path.display().to_string(),
-        }));
+        cx.progress.report(ToolProgressData::BashStarted {
+            pid: Some(spawned.pgid),
+            cwd: Some(start.dir.display().to_string()),
+            description: input.description.clone(),
+            output_path: Some(output_path.display().to_string()),
+        });
         let mut notice = DropNotice {
             progress: cx.progress.clone(),
             output_path: output_path.clone(),
@@ -452,15 +450,19 @@ impl TypedTool for BashTool {
             // A cancelled call is not a failure (no sibling abort, no
             // failure hooks); the UI has the output and is told how the
             // group ended, the file has all of it.
-            cx.progress.report(json!({
-                "kind": "interrupted",
-                "message": result.termination,
-                "output_path": result.output_path,
-            }));
+            cx.progress.report(ToolProgressData::BashInterrupted {
+                message: result
+                    .termination
+                    .clone()
+                    .unwrap_or_else(|| "The command was interrupted.".into()),
+                output_path: result.output_path.clone(),
+            });
             return Err(ToolError::CancelledWithOutput(result.text()));
         }
         if result.is_success() {
             Ok(ToolResult::new(result))
+        } else if result.outcome == BashOutcome::TimedOut {
+            Err(ToolError::TimedOut(result.text()))
         } else {
             Err(ToolError::failed(result.text()))
         }

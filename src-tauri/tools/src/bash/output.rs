@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::tool::ProgressReporter;
-use serde_json::json;
+use gatehouse_protocol::progress::ToolProgressData;
 
 /// The most raw bytes one progress event carries; anything beyond is
 /// counted as skipped (the whole output is on disk).
@@ -277,12 +277,12 @@ impl ProgressCoalescer {
         let rest = self.pending.split_off(cut);
         let text = String::from_utf8_lossy(&self.pending).into_owned();
         self.pending = rest;
-        progress.report(json!({
-            "kind": "output",
-            "text": text,
-            "skipped_bytes": self.skipped,
-            "total_bytes": self.total,
-        }));
+        progress.report(ToolProgressData::BashOutput {
+            text,
+            skipped_bytes: self.skipped,
+            total_bytes: self.total,
+            stream: None,
+        });
         self.skipped = 0;
         self.events += 1;
     }
@@ -294,12 +294,12 @@ impl ProgressCoalescer {
         if !self.pending.is_empty() {
             let text = String::from_utf8_lossy(&self.pending).into_owned();
             self.pending.clear();
-            progress.report(json!({
-                "kind": "output",
-                "text": text,
-                "skipped_bytes": 0,
-                "total_bytes": self.total,
-            }));
+            progress.report(ToolProgressData::BashOutput {
+                text,
+                skipped_bytes: 0,
+                total_bytes: self.total,
+                stream: None,
+            });
             self.events += 1;
         }
     }

@@ -96,7 +96,8 @@ impl Env {
         self.sink.events()
     }
 
-    /// The `tool_progress` payloads of one call.
+    /// The `tool_progress` payloads of one call, as the JSON they are on the
+    /// wire (the tests check the keys front ends and CLI readers rely on).
     pub fn progress(&self, id: &str) -> Vec<Value> {
         progress_of(&self.events(), id)
     }
@@ -116,7 +117,7 @@ pub fn progress_of(events: &[Event], id: &str) -> Vec<Value> {
         .iter()
         .filter_map(|e| match &e.body {
             EventBody::ToolProgress { tool_use_id, data } if tool_use_id == id => {
-                Some(data.clone())
+                Some(serde_json::to_value(data).unwrap())
             }
             _ => None,
         })

@@ -27,10 +27,11 @@
 use std::collections::BTreeMap;
 
 use gatehouse_protocol::diff::{DiffHunk, DiffLine, DiffLineKind, FileDiff};
-use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource};
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource, ToolCallStatus};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionMode, TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::{OutputStream, ToolProgressData};
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::EventRecord;
 use serde::{Deserialize, Serialize};
@@ -280,6 +281,7 @@ impl Mapper {
             out.push(self.event(
                 ts,
                 EventBody::ToolQueued {
+                    read_only: is_read_only_tool(&name),
                     tool_use_id,
                     name,
                     input,
@@ -334,20 +336,24 @@ impl Mapper {
                 .unwrap_or_default()
                 .to_owned();
             let call = self.state.open_calls.remove(&tool_use_id);
-            if let Some(decision) = &decision {
-                self.permission(ts, &tool_use_id, decision, denial_kind.as_deref(), out);
-            }
+            let refused = decision.as_ref().is_some_and(|decision| {
+                self.permission(ts, &tool_use_id, decision, denial_kind.as_deref(), out)
+            });
             // `toolUseResult` describes the entry's (single) result.
+            let mut interrupted = false;
             if single && let Some(detail) = &detail {
                 detail_mapped = self.detail(ts, &tool_use_id, detail, out);
+                interrupted = detail.get("interrupted").and_then(Value::as_bool) == Some(true);
             }
             let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+            let content = result_content(block.get("content"));
             out.push(self.event(
                 ts,
                 EventBody::ToolCompleted {
                     tool_use_id,
+                    status: result_status(is_error, refused, interrupted, &content),
                     is_error,
-                    content: result_content(block.get("content")),
+                    content,
                     duration_ms: call.map_or(0, |c| ts.saturating_sub(c.ts_ms)),
                     persisted_path: None,
                 },
@@ -379,6 +385,8 @@ impl Mapper {
         }
     }
 
+    /// Maps `permissionDecision`; true when the call was refused (by the
+    /// rules or by the user).
     fn permission(
         &self,
         ts: u64,
@@ -386,7 +394,7 @@ impl Mapper {
         decision: &Value,
         denial_kind: Option<&str>,
         out: &mut Vec<EventRecord>,
-    ) {
+    ) -> bool {
         let verdict = str_field(decision, "decision").unwrap_or_default();
         let asked_and_refused = denial_kind == Some("user-rejected");
         let behavior = match verdict {
@@ -440,6 +448,7 @@ impl Mapper {
                 },
             ));
         }
+        asked_and_refused || behavior == PermissionBehavior::Deny
     }
 
     /// `toolUseResult` details as `tool_progress` events; true when it was
@@ -456,7 +465,7 @@ impl Mapper {
                 ts,
                 EventBody::ToolProgress {
                     tool_use_id: tool_use_id.to_owned(),
-                    data: json!({"type": "file_diff", "diff": diff}),
+                    data: ToolProgressData::file_diff(diff),
                 },
             ));
             return false; // originalFile and friends stay raw
@@ -466,19 +475,21 @@ impl Mapper {
         else {
             return false;
         };
-        for (stream, text) in [("stdout", stdout), ("stderr", stderr)] {
+        for (stream, text) in [
+            (OutputStream::Stdout, stdout),
+            (OutputStream::Stderr, stderr),
+        ] {
             if !text.is_empty() {
                 out.push(self.event(
                     ts,
                     EventBody::ToolProgress {
                         tool_use_id: tool_use_id.to_owned(),
-                        data: json!({
-                            "kind": "output",
-                            "stream": stream,
-                            "text": text,
-                            "skipped_bytes": 0,
-                            "total_bytes": text.len(),
-                        }),
+                        data: ToolProgressData::BashOutput {
+                            text: text.to_owned(),
+                            skipped_bytes: 0,
+                            total_bytes: text.len() as u64,
+                            stream: Some(stream),
+                        },
                     },
                 ));
             }
@@ -488,13 +499,54 @@ impl Mapper {
                 ts,
                 EventBody::ToolProgress {
                     tool_use_id: tool_use_id.to_owned(),
-                    data: json!({"kind": "interrupted", "message": "interrupted (Claude Code)"}),
+                    data: ToolProgressData::BashInterrupted {
+                        message: "interrupted (Claude Code)".into(),
+                        output_path: None,
+                    },
                 },
             ));
         }
         true
     }
 }
+
+/// Claude Code's built-in tools that change nothing, whatever their input
+/// (an MCP tool's annotations are not in the transcript: not read-only).
+fn is_read_only_tool(name: &str) -> bool {
+    matches!(name, "Read" | "Grep" | "Glob" | "LS" | "NotebookRead")
+}
+
+/// The status of an imported result. Claude Code records refusals in
+/// `permissionDecision` and interrupts in Bash's `toolUseResult`; without
+/// them, the fixed texts it sends the model in their place say so.
+fn result_status(
+    is_error: bool,
+    refused: bool,
+    interrupted: bool,
+    content: &[ContentBlock],
+) -> ToolCallStatus {
+    let text = content
+        .iter()
+        .find_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            ContentBlock::Image { .. } => None,
+        })
+        .unwrap_or("");
+    if refused || text.starts_with(CLAUDE_CODE_REJECTED) {
+        ToolCallStatus::Denied
+    } else if interrupted || text.starts_with(CLAUDE_CODE_INTERRUPTED) {
+        ToolCallStatus::Interrupted
+    } else if is_error {
+        ToolCallStatus::Error
+    } else {
+        ToolCallStatus::Ok
+    }
+}
+
+/// The tool_result text Claude Code sends when the user rejects a call.
+const CLAUDE_CODE_REJECTED: &str = "The user doesn't want to proceed with this tool use";
+/// The tool_result text Claude Code sends for a call the user interrupted.
+const CLAUDE_CODE_INTERRUPTED: &str = "[Request interrupted by user";
 
 /// A tool_result's content as Gatehouse content blocks.
 fn result_content(content: Option<&Value>) -> Vec<ContentBlock> {
@@ -636,6 +688,46 @@ pub(crate) fn file_diff(detail: &Value) -> Option<FileDiff> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn imported_results_get_a_status_from_claude_codes_fields_and_fixed_texts() {
+        let text = |t: &str| vec![ContentBlock::Text { text: t.into() }];
+        let cases = [
+            (false, false, false, text("fine"), ToolCallStatus::Ok),
+            (true, false, false, text("boom"), ToolCallStatus::Error),
+            (true, true, false, text("refused"), ToolCallStatus::Denied),
+            (
+                false,
+                false,
+                true,
+                text("partial"),
+                ToolCallStatus::Interrupted,
+            ),
+            (
+                true,
+                false,
+                false,
+                text(
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected",
+                ),
+                ToolCallStatus::Denied,
+            ),
+            (
+                true,
+                false,
+                false,
+                text("[Request interrupted by user for tool use]"),
+                ToolCallStatus::Interrupted,
+            ),
+        ];
+        for (is_error, refused, interrupted, content, want) in cases {
+            assert_eq!(
+                result_status(is_error, refused, interrupted, &content),
+                want,
+                "{content:?}"
+            );
+        }
+    }
 
     #[test]
     fn structured_patches_become_numbered_diffs() {

@@ -17,12 +17,15 @@ export function bashExit(call: ToolCall): { label: string; ok: boolean } | null 
       return { label: "not run", ok: false };
     case "interrupted":
       return { label: "interrupted", ok: false };
+    case "cancelled":
+      return { label: "cancelled", ok: false };
+    case "timed_out":
+      return { label: "timed out", ok: false };
   }
   const code = /Exit code (-?\d+)/.exec(text);
   if (code) return { label: `exit ${code[1]}`, ok: false };
   const signal = /killed by signal (\d+)/.exec(text);
   if (signal) return { label: `signal ${signal[1]}`, ok: false };
-  if (/timed out|ran past its timeout/i.test(text)) return { label: "timed out", ok: false };
   return { label: "failed", ok: false };
 }
 

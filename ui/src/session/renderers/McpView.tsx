@@ -15,22 +15,19 @@ export function maybeJson(text: string): string {
   }
 }
 
-/** An MCP progress notification's fraction, if it has one. */
-function progressOf(data: unknown): { value: number; total: number | null; message: string | null } | null {
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return null;
-  const d = data as Record<string, unknown>;
-  if (typeof d["progress"] !== "number") return null;
-  return {
-    value: d["progress"],
-    total: typeof d["total"] === "number" ? d["total"] : null,
-    message: typeof d["message"] === "string" ? d["message"] : null,
-  };
+/** The newest MCP progress notification of a call, if it had one. */
+function lastProgress(call: ToolCall): { value: number; total: number | null; message: string | null } | null {
+  for (let i = call.progress.length - 1; i >= 0; i--) {
+    const p = call.progress[i];
+    if (p?.kind === "mcp_progress") return { value: p.progress, total: p.total, message: p.message };
+  }
+  return null;
 }
 
 /** An MCP call: server and tool, the JSON input, progress, the output and images. */
 export const McpView = memo(function McpView({ call }: { call: ToolCall }) {
   const parts = mcpParts(call.name);
-  const last = progressOf(call.progress.at(-1));
+  const last = lastProgress(call);
   const texts = call.result?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])) ?? [];
   return (
     <div className="mcp">

@@ -70,14 +70,14 @@ export const RefusalView = memo(function RefusalView({ call }: { call: ToolCall 
       </div>
     );
   }
-  if (call.status === "interrupted") {
+  if (call.status === "interrupted" || call.status === "cancelled") {
     return (
       <div className="refusal interrupted" data-testid="refusal">
         {call.interruptMessage ?? (resultText(call).split("\n")[0] || "Stopped before it finished.")}
       </div>
     );
   }
-  if (call.status === "error") {
+  if (call.status === "error" || call.status === "timed_out") {
     return (
       <div className="refusal" data-testid="refusal">
         <pre className="result-text">{resultText(call)}</pre>

@@ -1,0 +1,186 @@
+//! The payload of a `tool_progress` event: one typed variant per kind of
+//! progress a call streams, tagged by `kind`.
+//!
+//! The wire keys are the ones these payloads had before they were typed
+//! (`gatehouse-cli run` prints them, and its JSON lines are a public
+//! contract): Bash's `{"kind": "started" | "output" | "interrupted", …}`
+//! are unchanged; the file diff and MCP progress payloads were tagged by
+//! `type` (`{"type": "file_diff", …}`, `{"type": "mcp_progress", …}`) and
+//! now carry `kind` as well, with `type` still written beside it. Stored
+//! payloads of earlier builds that fit none of the variants are read as
+//! [`ToolProgressData::Other`] by [`crate::upgrade`].
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::diff::FileDiff;
+
+/// What a running call reported; the variant name is the payload's `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolProgressData {
+    /// Bash started the command.
+    #[serde(rename = "started")]
+    BashStarted {
+        /// The process group id of the command.
+        pid: Option<i32>,
+        /// The directory it runs in.
+        cwd: Option<String>,
+        /// The model's description of the command, if it gave one.
+        #[serde(default)]
+        description: Option<String>,
+        /// Where the command's whole output is being written.
+        #[serde(default)]
+        output_path: Option<String>,
+    },
+    /// New output of a Bash command (ANSI escapes kept), at most one event
+    /// per tick. Bytes dropped since the previous event (the event carries
+    /// only the newest) are counted in `skipped_bytes`.
+    #[serde(rename = "output")]
+    BashOutput {
+        /// The new text.
+        text: String,
+        /// Bytes produced since the last event that this one does not carry.
+        #[serde(default)]
+        skipped_bytes: u64,
+        /// Bytes the command has produced in all so far.
+        #[serde(default)]
+        total_bytes: u64,
+        /// Which stream the text is from, when it is known apart from the
+        /// other (imported transcripts; Gatehouse's Bash interleaves them).
+        #[serde(default)]
+        stream: Option<OutputStream>,
+    },
+    /// A Bash command was stopped before it finished (interrupt or
+    /// cancellation); the call's `tool_completed` follows.
+    #[serde(rename = "interrupted")]
+    BashInterrupted {
+        /// How the process group ended, for people.
+        message: String,
+        /// Where the whole output is, when there is a file.
+        #[serde(default)]
+        output_path: Option<String>,
+    },
+    /// The change an Edit/Write/NotebookEdit call made.
+    FileDiff {
+        /// The change.
+        diff: FileDiff,
+        /// Always `file_diff`: the payload's tag before it had `kind`,
+        /// still written for readers of the old key.
+        #[serde(rename = "type", default)]
+        #[ts(skip)]
+        legacy_type: FileDiffTag,
+    },
+    /// An MCP server's `notifications/progress` for the call.
+    McpProgress {
+        /// Progress so far (the server's unit; increases with each one).
+        progress: f64,
+        /// The total, if the server knows it.
+        #[serde(default)]
+        total: Option<f64>,
+        /// The server's message, if any.
+        #[serde(default)]
+        message: Option<String>,
+        /// Always `mcp_progress`: the payload's tag before it had `kind`,
+        /// still written for readers of the old key.
+        #[serde(rename = "type", default)]
+        #[ts(skip)]
+        legacy_type: McpProgressTag,
+    },
+    /// A payload of no known kind: a stored payload of an earlier build
+    /// that fits no variant, a newer build's kind, or a test tool's own.
+    /// Shown as JSON; never interpreted.
+    Other {
+        /// The payload as it was.
+        data: serde_json::Value,
+    },
+}
+
+impl ToolProgressData {
+    /// A file diff payload.
+    pub fn file_diff(diff: FileDiff) -> Self {
+        Self::FileDiff {
+            diff,
+            legacy_type: FileDiffTag::FileDiff,
+        }
+    }
+
+    /// An MCP progress payload.
+    pub fn mcp_progress(progress: f64, total: Option<f64>, message: Option<String>) -> Self {
+        Self::McpProgress {
+            progress,
+            total,
+            message,
+            legacy_type: McpProgressTag::McpProgress,
+        }
+    }
+}
+
+/// The stream a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// The constant `"file_diff"` (see [`ToolProgressData::FileDiff`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileDiffTag {
+    /// `file_diff`.
+    #[default]
+    #[serde(rename = "file_diff")]
+    FileDiff,
+}
+
+/// The constant `"mcp_progress"` (see [`ToolProgressData::McpProgress`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum McpProgressTag {
+    /// `mcp_progress`.
+    #[default]
+    #[serde(rename = "mcp_progress")]
+    McpProgress,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn file_diff_and_mcp_progress_keep_their_old_type_key() {
+        let diff = FileDiff {
+            path: "/p/a".into(),
+            created: false,
+            hunks: Vec::new(),
+            additions: 0,
+            deletions: 0,
+        };
+        let v = serde_json::to_value(ToolProgressData::file_diff(diff)).unwrap();
+        assert_eq!(v["kind"], "file_diff");
+        assert_eq!(v["type"], "file_diff");
+        let v = serde_json::to_value(ToolProgressData::mcp_progress(1.0, Some(4.0), None)).unwrap();
+        assert_eq!(v["kind"], "mcp_progress");
+        assert_eq!(v["type"], "mcp_progress");
+        assert_eq!(v["progress"], 1.0);
+        assert_eq!(v["total"], 4.0);
+    }
+
+    #[test]
+    fn bash_payloads_keep_their_shape() {
+        let v = serde_json::to_value(ToolProgressData::BashOutput {
+            text: "hi\n".into(),
+            skipped_bytes: 0,
+            total_bytes: 3,
+            stream: None,
+        })
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"kind": "output", "text": "hi\n", "skipped_bytes": 0, "total_bytes": 3, "stream": null})
+        );
+    }
+}
