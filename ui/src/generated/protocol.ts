@@ -451,7 +451,19 @@ rules: Array<string>, } | { "type": "mode_changed",
 /**
  * The new mode.
  */
-mode: PermissionMode, } | { "type": "tool_progress", 
+mode: PermissionMode, } | { "type": "settings_reloaded", 
+/**
+ * Whether the settings just read are now in force.
+ */
+applied: boolean, 
+/**
+ * What made the session read them.
+ */
+trigger: SettingsReloadTrigger, 
+/**
+ * Problems found in the files (also when applied).
+ */
+problems: Array<SettingsProblem>, } | { "type": "tool_progress", 
 /**
  * The call.
  */
@@ -2089,6 +2101,45 @@ export type SessionArgs = {
 session_id: string, };
 
 /**
+ * A session's diagnostics: how the runtime under it stands. The shell
+ * parser counts are process-wide (every session's permission engine parses
+ * through the same single helper-thread slot).
+ */
+export type SessionDiagnostics = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * Shell-parser helper threads that ran past their deadline and still
+ * run (at most one: while it runs, no other such parse starts).
+ */
+parser_threads_abandoned_running: number, 
+/**
+ * Helper threads abandoned since the process started.
+ */
+parser_threads_abandoned_total: number, 
+/**
+ * Command lines not parsed because the helper thread was busy (each
+ * failed closed to an ask) since the process started.
+ */
+parser_refused_busy_total: number, 
+/**
+ * Whether the session's settings watcher runs (false: file changes do
+ * not reach the session; saves in the app still do).
+ */
+settings_watcher_running: boolean, 
+/**
+ * Settings reloads of this session so far.
+ */
+settings_reloads: number, 
+/**
+ * Of those, how many kept the previous rules (the new files would have
+ * lost restrictions).
+ */
+settings_reloads_kept_previous: number, };
+
+/**
  * What kind of failure a `session_error` reports.
  */
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
@@ -2372,6 +2423,37 @@ days: number | null,
  * Also delete now the sessions the new setting expires.
  */
 apply?: boolean, };
+
+/**
+ * One problem in a settings file, where it is.
+ */
+export type SettingsProblem = { 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * Its line (from 1).
+ */
+line: number, 
+/**
+ * Its column (characters, from 1).
+ */
+column: number, 
+/**
+ * What is wrong.
+ */
+message: string, 
+/**
+ * True when the problem may hide deny or ask rules (such settings are
+ * not put in force by a reload).
+ */
+loses_restrictions: boolean, };
+
+/**
+ * What made a session read its settings files again.
+ */
+export type SettingsReloadTrigger = "file_changed" | "rules_saved";
 
 /**
  * Arguments of `smoke_report`.
