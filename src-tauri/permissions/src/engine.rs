@@ -1130,7 +1130,20 @@ impl<'a> Decider<'a> {
         if text.is_empty() {
             return PieceOutcome::Mode; // assignments only
         }
-        if let Some(r) = self.bash_rule(RuleKind::Allow, &text) {
+        // A rule copied from the command line keeps its quotes
+        // (`Bash(python3 -c 'print(1)')`): it matches the command as written
+        // as well as its unquoted words.
+        let raw = c.core_raw_text();
+        if let Some(r) = self
+            .bash_rule(RuleKind::Allow, &text)
+            .or_else(|| {
+                if raw == text {
+                    None
+                } else {
+                    self.bash_rule(RuleKind::Allow, &raw)
+                }
+            })
+        {
             return PieceOutcome::Rule(r);
         }
         if c.via_xargs() {
