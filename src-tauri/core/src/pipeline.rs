@@ -182,6 +182,7 @@ pub fn resolve_hook_decision(
         layer: format!("hook:{hook_name}"),
         outcome,
         detail,
+        not_applied: None,
     };
     match decision {
         HookDecision::Deny => {
@@ -903,6 +904,7 @@ impl ToolRuntime {
                     PermissionBehavior::Deny => TraceOutcome::Deny,
                 },
                 detail,
+                not_applied: None,
             });
             PermissionDecision {
                 decision,
@@ -923,6 +925,7 @@ impl ToolRuntime {
                 layer: "ask".into(),
                 outcome: TraceOutcome::Deny,
                 detail: "no ask handler is connected".into(),
+                not_applied: None,
             });
             return PermissionDecision {
                 decision: PermissionBehavior::Deny,
