@@ -710,7 +710,8 @@ impl<'a> Decider<'a> {
             return None;
         }
         let tool = self.tool().to_string();
-        let exact = self.index
+        let exact = self
+            .index
             .for_tool(RuleKind::Allow, &tool)
             .filter(|r| r.rule.rule.tool == ToolMatcher::Exact(tool.clone()))
             .find(|r| self.allow_specifier_matches(r, subject))
@@ -1079,7 +1080,8 @@ impl<'a> Decider<'a> {
             {
                 return self.bash_ask(reason);
             }
-            let blanket = self.index
+            let blanket = self
+                .index
                 .for_tool(RuleKind::Allow, self.tool())
                 .find(|r| r.rule.rule.specifier == Specifier::Any)
                 .cloned();
@@ -1225,16 +1227,13 @@ impl<'a> Decider<'a> {
         // (`Bash(python3 -c 'print(1)')`): it matches the command as written
         // as well as its unquoted words.
         let raw = c.core_raw_text();
-        if let Some(r) = self
-            .bash_rule(RuleKind::Allow, &text)
-            .or_else(|| {
-                if raw == text {
-                    None
-                } else {
-                    self.bash_rule(RuleKind::Allow, &raw)
-                }
-            })
-        {
+        if let Some(r) = self.bash_rule(RuleKind::Allow, &text).or_else(|| {
+            if raw == text {
+                None
+            } else {
+                self.bash_rule(RuleKind::Allow, &raw)
+            }
+        }) {
             return PieceOutcome::Rule(r);
         }
         if c.via_xargs() {

@@ -443,11 +443,17 @@ mod tests {
                 "Bash",
                 json!({"command": "cat a.txt | python3 -c 'import sys; print(sys.stdin.read())' | sort"}),
             ),
-            ("Bash", json!({"command": "DEBUG=1 ./run.sh 'two words' \"x y\""})),
+            (
+                "Bash",
+                json!({"command": "DEBUG=1 ./run.sh 'two words' \"x y\""}),
+            ),
             ("Bash", json!({"command": "env LANG=C ./run.sh --fast"})),
             ("Bash", json!({"command": "./tool.sh 'a*b' \"c * d\""})),
             ("Bash", json!({"command": r"./tool.sh a\ b 'back\slash'"})),
-            ("Bash", json!({"command": "git commit -m \"fix: a (b) * c\""})),
+            (
+                "Bash",
+                json!({"command": "git commit -m \"fix: a (b) * c\""}),
+            ),
             ("Bash", json!({"command": "echo hi > out.txt"})),
             ("Bash", json!({"command": "echo hi >> \"my notes.txt\""})),
             (
@@ -466,7 +472,10 @@ mod tests {
                 "NotebookEdit",
                 json!({"notebook_path": cwd.join("nb (copy).ipynb"), "new_source": "x"}),
             ),
-            ("Write", json!({"file_path": home.join("notes.txt"), "content": "x"})),
+            (
+                "Write",
+                json!({"file_path": home.join("notes.txt"), "content": "x"}),
+            ),
             ("Read", json!({"file_path": home.join("some docs/a.md")})),
             ("Glob", json!({"pattern": "*.rs", "path": home.join("lib")})),
             (
@@ -599,7 +608,8 @@ mod tests {
             );
         }
         // The same relative file in another project is not covered.
-        let elsewhere = json!({"file_path": other.join("src/a.rs"), "old_string": "a", "new_string": "b"});
+        let elsewhere =
+            json!({"file_path": other.join("src/a.rs"), "old_string": "a", "new_string": "b"});
         assert_ne!(
             engine_for(&other, &home)
                 .decide_input("Edit", &elsewhere)
