@@ -390,6 +390,7 @@ impl SessionHost {
                     rules: Arc::clone(&rules),
                     session_id: session_id.clone(),
                     setup: setup.clone(),
+                    store: Some(Arc::clone(&self.store)),
                 },
             ))
         });
