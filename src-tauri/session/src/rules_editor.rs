@@ -93,20 +93,42 @@ fn problems_of(report: LintReport) -> Vec<RuleProblem> {
         .collect()
 }
 
-/// The rules of one list with their 30-day counts.
+/// Where the rules of one view come from: a settings file, or a session.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    File(RuleSource, &'a str),
+    Session(&'a str),
+}
+
+impl Origin<'_> {
+    /// Whether a stored decision's rule came from here (file paths compared
+    /// without the rule's position, which the store already dropped).
+    fn decided(&self, count: &RuleDecisionCount) -> bool {
+        match *self {
+            Origin::File(source, path) => {
+                count.source == source_key(source) && count.file.as_deref() == Some(path)
+            }
+            Origin::Session(id) => {
+                count.source == source_key(RuleSource::Session)
+                    && count.session_id.as_deref() == Some(id)
+            }
+        }
+    }
+}
+
+/// The rules of one list with their 30-day counts: the stored decisions
+/// each rule made (by its text, from this file or session).
 fn rule_views(
     lists: [(RuleList, &[String]); 3],
     counts: &[RuleDecisionCount],
-    source: RuleSource,
-    file: Option<&str>,
+    origin: Origin<'_>,
 ) -> Vec<RuleView> {
-    let source = source_key(source);
     let mut out = Vec::new();
     for (list, rules) in lists {
         for text in rules {
             let decided_30d = counts
                 .iter()
-                .filter(|c| c.rule == *text && c.source == source && c.file.as_deref() == file)
+                .filter(|c| c.rule == *text && origin.decided(c))
                 .map(|c| c.total)
                 .sum();
             out.push(RuleView {
@@ -146,8 +168,7 @@ pub fn rules_view(
                         (RuleList::Deny, state.lists.deny.as_slice()),
                     ],
                     &counts,
-                    file.source,
-                    Some(&path),
+                    Origin::File(file.source, &path),
                 ),
                 path,
                 source: file.source,
@@ -184,8 +205,7 @@ pub fn rules_view(
                     (RuleList::Deny, deny.as_slice()),
                 ],
                 &counts,
-                RuleSource::Session,
-                None,
+                Origin::Session(&session_id),
             ),
             session_id,
             title,
