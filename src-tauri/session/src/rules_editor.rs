@@ -14,7 +14,7 @@ use gatehouse_permissions::editor::{
     read_rule_file, undo_writes, validate_rule_text, write_files,
 };
 use gatehouse_permissions::lint::{LintReport, Severity, lint, lint_with_edits};
-use gatehouse_permissions::replay::{ReplayCall, ReplayReport, ReplayRules, replay_calls};
+use gatehouse_permissions::replay::{EditReplayReport, ReplayCall, ReplayRules, replay_edit_calls};
 use gatehouse_permissions::rule::{BUILT_IN_TOOLS, parse_rule};
 use gatehouse_permissions::sources::{SettingsLayout, load, os_managed_policy_paths};
 use gatehouse_protocol::permission::{PermissionDecision, RuleSource};
@@ -288,8 +288,10 @@ pub fn replay_view(call: &StoredCall) -> ReplayCall<'_> {
 /// Progress is reported every this many calls.
 const PROGRESS_EVERY: u64 = 2_000;
 
-/// Re-decides the stored calls in `scope` with the project's rules plus
-/// `edits`, reporting `progress(done, total)` as calls are read.
+/// Re-decides the stored calls in `scope` with the project's saved rules
+/// and with those plus `edits`: the report counts what the edit changes
+/// (saved → edited) and, apart, what changed since the calls were recorded
+/// (recorded → saved). Reports `progress(done, total)` as calls are read.
 pub fn replay(
     store: &Store,
     project: &Project,
@@ -308,13 +310,17 @@ pub fn replay(
         .map(|p| PathBuf::from(p.path))
         .collect();
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let rules = ReplayRules {
+    let saved = ReplayRules {
         home_dir: home.to_path_buf(),
         managed_file: Some(managed_file),
         managed_dropin_dir: Some(managed_dropin_dir),
         settings_files: Vec::new(),
-        edits: texts,
+        edits: HashMap::new(),
         trusted_projects,
+    };
+    let edited = ReplayRules {
+        edits: texts,
+        ..saved.clone()
     };
     let project_path = Some(project.path.clone());
     let filter = match scope {
@@ -338,8 +344,11 @@ pub fn replay(
     progress(0, total);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut unreadable = 0;
-    let report: ReplayReport<StoredCall> =
-        replay_calls(&rules, limit, threads, replay_view, |push| {
+    let EditReplayReport {
+        edit: report,
+        since_recorded,
+    }: EditReplayReport<StoredCall> =
+        replay_edit_calls(&saved, &edited, limit, threads, replay_view, |push| {
             let mut done = 0u64;
             let scan = store.for_each_stored_call(&filter, |call| {
                 push(call);
@@ -356,6 +365,7 @@ pub fn replay(
         total: report.total,
         unchanged: report.unchanged,
         changes: report.changes,
+        since_recorded,
         changed_calls: report
             .changed_calls
             .into_iter()
@@ -369,6 +379,7 @@ pub fn replay(
                 input: c.call.input,
                 from: c.from,
                 to: c.to,
+                recorded: c.call.decision,
                 new_reason: c.new_reason,
             })
             .collect(),

@@ -6,16 +6,16 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_permissions::sources::load;
 use gatehouse_permissions::{EngineContext, PermissionEngine};
+use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, RuleSource,
 };
 use gatehouse_protocol::project::Project;
 use gatehouse_protocol::rules::{
-    ReplayScope, RuleEdits, RuleFileEdit, RuleList, SaveRulesOutcome, SessionRulesEdit,
-    TestRuleCallArgs,
+    ChangeCount, ReplayScope, RuleEdits, RuleFileEdit, RuleList, SaveRulesOutcome,
+    SessionRulesEdit, TestRuleCallArgs,
 };
 use gatehouse_session::rules_editor::{
     RuleSaves, check_edits, project_layout, replay, rules_view, test_call, validate_rule,
@@ -208,12 +208,29 @@ fn unsaved_edits_drive_the_tester_lint_and_replay_and_save_keeps_other_keys() {
         .iter()
         .find(|c| c.session_id == "s1")
         .unwrap();
-    assert_eq!(npm.to, PermissionBehavior::Deny);
+    assert_eq!(
+        (npm.recorded, npm.from, npm.to),
+        (
+            PermissionBehavior::Allow,
+            PermissionBehavior::Allow,
+            PermissionBehavior::Deny
+        )
+    );
+    // FrobTool asks under the saved rules as under the edited ones: not a
+    // change the edit makes, but one since it was recorded (allowed then).
     assert!(
         report
             .changed_calls
             .iter()
-            .any(|c| c.tool_name == "FrobTool" && c.to != PermissionBehavior::Allow)
+            .all(|c| c.tool_name != "FrobTool")
+    );
+    assert_eq!(
+        report.since_recorded,
+        [ChangeCount {
+            from: PermissionBehavior::Allow,
+            to: PermissionBehavior::Ask,
+            count: 1
+        }]
     );
     assert_eq!(progress.first(), Some(&(0, 2)));
     assert_eq!(progress.last(), Some(&(2, 2)));
@@ -433,4 +450,89 @@ fn a_rule_that_decided_calls_shows_their_count() {
             .decided_30d
     };
     assert_eq!((count_of("s2"), count_of("s3")), (1, 0));
+}
+
+/// Issue 17 item 5: adding one deny rule reported "ask → allow: 3" — calls
+/// asked when they ran and allowed by a rule saved since, not by the edit.
+/// Replay compares the edited rules with the saved ones, and reports what
+/// changed since the calls were recorded apart.
+#[test]
+fn replay_reports_the_edits_effect_against_the_saved_rules() {
+    let mut f = fixture();
+    let dir = PathBuf::from(&f.project.path);
+    // Recorded before `Bash(npm test:*)` was saved: they asked.
+    let asked = PermissionDecision {
+        decision: PermissionBehavior::Ask,
+        reason: DecisionReason::Default {
+            message: "no rule or mode allows Bash".into(),
+        },
+        trace: Vec::new(),
+    };
+    session_with_calls(
+        &mut f.store,
+        &dir,
+        "s1",
+        &[
+            ("t1", "npm test", asked.clone()),
+            ("t2", "npm test --watch", asked.clone()),
+            ("t3", "npm test -- a", asked.clone()),
+            ("t4", "rm -rf build", asked.clone()),
+        ],
+    );
+    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let fingerprint = view
+        .files
+        .iter()
+        .find(|file| file.source == RuleSource::Project)
+        .unwrap()
+        .fingerprint
+        .clone();
+    let edits = edit_with_deny(&f, &fingerprint, &["Bash(rm:*)"]);
+    let report = replay(
+        &f.store,
+        &f.project,
+        &f.home,
+        &edits,
+        &ReplayScope::Project,
+        100,
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.total, 4);
+    assert_eq!(
+        report.changes,
+        [ChangeCount {
+            from: PermissionBehavior::Ask,
+            to: PermissionBehavior::Deny,
+            count: 1
+        }],
+        "only the rm call changes with the edit"
+    );
+    assert_eq!(report.unchanged, 3);
+    assert_eq!(report.changed_calls.len(), 1);
+    assert_eq!(report.changed_calls[0].seq, 7);
+    assert_eq!(
+        report.since_recorded,
+        [ChangeCount {
+            from: PermissionBehavior::Ask,
+            to: PermissionBehavior::Allow,
+            count: 3
+        }],
+        "the saved allow rule, apart from the edit"
+    );
+
+    // No edit at all: nothing changes, and the drift is still reported.
+    let unedited = edit_with_deny(&f, &fingerprint, &[]);
+    let report = replay(
+        &f.store,
+        &f.project,
+        &f.home,
+        &unedited,
+        &ReplayScope::Project,
+        100,
+        |_, _| {},
+    )
+    .unwrap();
+    assert!(report.changes.is_empty(), "{:?}", report.changes);
+    assert_eq!(report.since_recorded[0].count, 3);
 }
