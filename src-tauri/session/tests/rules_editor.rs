@@ -324,15 +324,15 @@ fn validation_reports_the_parsers_error_span_and_previews() {
     );
 }
 
-fn now_ms() -> i64 {
+fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .as_millis() as i64
+        .as_millis() as u64
 }
 
 /// Stores session `id` with one call per `(tool_use_id, command, decision)`,
-/// queued and decided `ago_ms` before now.
+/// queued and decided a minute ago.
 fn session_with_calls(
     store: &mut Store,
     project: &Path,
