@@ -1894,7 +1894,9 @@ done: number,
 total: number, };
 
 /**
- * What a replay found.
+ * What a replay found: the effect of the unsaved edit (each call decided
+ * with the saved rules, then with the edited ones) and, apart from it,
+ * what changed since the calls were recorded.
  */
 export type RulesReplayReport = { 
 /**
