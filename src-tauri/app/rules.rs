@@ -161,7 +161,10 @@ async fn tell_open_sessions(state: &State<'_, AppState>, outcome: &SaveRulesOutc
     .await;
     match told {
         Ok(problems) => problems.iter().for_each(|p| eprintln!("gatehouse: {p}")),
-        Err(e) => eprintln!("gatehouse: telling open sessions about saved rules: {}", e.message),
+        Err(e) => eprintln!(
+            "gatehouse: telling open sessions about saved rules: {}",
+            e.message
+        ),
     }
 }
 

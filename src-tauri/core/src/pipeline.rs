@@ -196,6 +196,7 @@ pub fn resolve_hook_decision(
         layer: format!("hook:{hook_name}"),
         outcome,
         detail,
+        not_applied: None,
     };
     match decision {
         HookDecision::Deny => {
@@ -403,7 +404,6 @@ fn refused_by_tool(tool: &dyn Tool, error: &ToolError) -> Rejection {
         message: format!("{} refused the input: {error}", tool.name()),
     }
 }
-
 
 /// Resolves when `token` fires, if `enabled`; never otherwise.
 /// How long a cancelled call may take to stop and report (Bash sends
@@ -799,7 +799,8 @@ impl ToolRuntime {
             if let Some((rewritten, hook)) = combined.updated_input {
                 // A rewritten input is untrusted like the model's: validate
                 // it again and let the rules see it.
-                self.revalidate(p, tool.as_ref(), &rewritten, &hook, ctx).await?;
+                self.revalidate(p, tool.as_ref(), &rewritten, &hook, ctx)
+                    .await?;
                 observable = rewritten.clone();
                 tool.backfill_observable_input(&mut observable);
                 call_input = rewritten;
@@ -927,6 +928,7 @@ impl ToolRuntime {
                 layer: "engine".into(),
                 outcome: TraceOutcome::Ask,
                 detail: format!("the decision task failed: {e}"),
+                not_applied: None,
             }],
         })
     }
@@ -998,6 +1000,7 @@ impl ToolRuntime {
                     PermissionBehavior::Deny => TraceOutcome::Deny,
                 },
                 detail,
+                not_applied: None,
             });
             PermissionDecision {
                 decision,
@@ -1018,6 +1021,7 @@ impl ToolRuntime {
                 layer: "ask".into(),
                 outcome: TraceOutcome::Deny,
                 detail: "no ask handler is connected".into(),
+                not_applied: None,
             });
             return PermissionDecision {
                 decision: PermissionBehavior::Deny,

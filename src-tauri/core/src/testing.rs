@@ -333,6 +333,7 @@ pub fn decision(behavior: PermissionBehavior, reason: DecisionReason) -> Permiss
                 PermissionBehavior::Deny => TraceOutcome::Deny,
             },
             detail: "test resolver".into(),
+            not_applied: None,
         }],
     }
 }

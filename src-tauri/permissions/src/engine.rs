@@ -22,8 +22,8 @@ use gatehouse_core::permission::{
     PermissionQuery, PermissionResolver, PermissionSubject, ToolPermissionVerdict,
 };
 use gatehouse_protocol::permission::{
-    DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, RuleSource,
-    TraceOutcome, TraceStep,
+    DecisionReason, NotAppliedRule, NotAppliedWhy, PermissionBehavior, PermissionDecision,
+    PermissionMode, RuleSource, TraceOutcome, TraceStep,
 };
 
 use crate::domain::url_host;
@@ -110,6 +110,11 @@ struct State {
     settings: LoadedSettings,
     session_rules: Vec<SourcedRule>,
     index: RuleIndex,
+    /// The index with the allow rules the settings read but ignored (an
+    /// untrusted project's, or non-policy ones under a policy-only policy)
+    /// added; `None` when none were ignored. A call these would have allowed
+    /// says so in its trace instead of "no allow rule matches".
+    with_ignored_allows: Option<RuleIndex>,
 }
 
 impl State {
@@ -133,7 +138,75 @@ impl State {
             &self.cwd,
             &self.home,
         );
+        let ignored: Vec<&SourcedRule> = self
+            .settings
+            .ignored
+            .iter()
+            .map(|i| &i.rule)
+            .filter(|r| r.kind == RuleKind::Allow)
+            .collect();
+        self.with_ignored_allows = (!ignored.is_empty()).then(|| {
+            RuleIndex::build(
+                self.settings
+                    .rules
+                    .iter()
+                    .chain(
+                        self.session_rules
+                            .iter()
+                            .filter(|r| !(managed_only && r.kind == RuleKind::Allow)),
+                    )
+                    .chain(ignored),
+                &self.cwd,
+                &self.home,
+            )
+        });
     }
+}
+
+/// The trace step of an ignored allow rule that would have allowed the
+/// call (decided again with the ignored rules in force), if one would.
+fn not_applied_step(
+    st: &State,
+    with_ignored: &RuleIndex,
+    query: &PermissionQuery<'_>,
+) -> Option<TraceStep> {
+    let what_if = Decider::new(st, with_ignored, query).run();
+    let DecisionReason::Rule { rule, source, file } = what_if.reason else {
+        return None;
+    };
+    if what_if.decision != PermissionBehavior::Allow {
+        return None;
+    }
+    let ignored = st.settings.ignored.iter().find(|i| {
+        i.rule.kind == RuleKind::Allow && i.rule.source == source && i.rule.rule.text == rule
+    })?;
+    // `sources::load` ignores an allow rule for one of two reasons, trust
+    // first; only a trusted project's rules are ignored by policy.
+    let why = if ignored.why.contains("not trusted") {
+        NotAppliedWhy::ProjectNotTrusted
+    } else {
+        NotAppliedWhy::ManagedPolicyOnly
+    };
+    let where_ = ignored
+        .rule
+        .file
+        .as_deref()
+        .map_or_else(|| format!("{source:?}"), |f| format!("`{}`", f.display()));
+    let because = match why {
+        NotAppliedWhy::ProjectNotTrusted => "the project is not trusted",
+        NotAppliedWhy::ManagedPolicyOnly => "managed policy lets only its own rules allow",
+    };
+    Some(TraceStep {
+        layer: "allow_rules".into(),
+        outcome: TraceOutcome::Passthrough,
+        detail: format!("`{rule}` in {where_} would allow this call — not applied: {because}"),
+        not_applied: Some(NotAppliedRule {
+            rule,
+            source,
+            file,
+            why,
+        }),
+    })
 }
 
 /// One rule as a decision reason.
@@ -156,6 +229,7 @@ fn step(layer: &str, outcome: TraceOutcome, detail: impl Into<String>) -> TraceS
         layer: layer.to_string(),
         outcome,
         detail: detail.into(),
+        not_applied: None,
     }
 }
 
@@ -191,6 +265,7 @@ impl PermissionEngine {
             settings,
             session_rules: Vec::new(),
             index: RuleIndex::default(),
+            with_ignored_allows: None,
         };
         state.rebuild_index();
         PermissionEngine {
@@ -345,12 +420,28 @@ impl PermissionResolver for PermissionEngine {
 
     fn decide(&self, query: &PermissionQuery<'_>) -> PermissionDecision {
         let st = self.read();
-        Decider::new(&st, query).run()
+        let mut decision = Decider::new(&st, &st.index, query).run();
+        if decision.decision != PermissionBehavior::Allow
+            && let Some(with_ignored) = &st.with_ignored_allows
+            && let Some(step) = not_applied_step(&st, with_ignored, query)
+        {
+            // Said before the final "ask", where the user looks for why.
+            let at = decision
+                .trace
+                .iter()
+                .rposition(|s| s.layer == "allow_rules")
+                .map_or(decision.trace.len(), |i| i + 1);
+            decision.trace.insert(at, step);
+        }
+        decision
     }
 }
 
 struct Decider<'a> {
     st: &'a State,
+    /// The rules decided with: the state's, or for the "would an ignored
+    /// rule have allowed it?" check, those plus the ignored allow rules.
+    index: &'a RuleIndex,
     q: &'a PermissionQuery<'a>,
     mode: PermissionMode,
     trace: Vec<TraceStep>,
@@ -367,7 +458,7 @@ enum PieceOutcome {
 }
 
 impl<'a> Decider<'a> {
-    fn new(st: &'a State, q: &'a PermissionQuery<'a>) -> Self {
+    fn new(st: &'a State, index: &'a RuleIndex, q: &'a PermissionQuery<'a>) -> Self {
         let mut trace = Vec::new();
         let mut mode = st.mode;
         if mode == PermissionMode::BypassPermissions && st.settings.bypass_disabled {
@@ -378,7 +469,13 @@ impl<'a> Decider<'a> {
             ));
             mode = PermissionMode::Default;
         }
-        Decider { st, q, mode, trace }
+        Decider {
+            st,
+            index,
+            q,
+            mode,
+            trace,
+        }
     }
 
     fn run(mut self) -> PermissionDecision {
@@ -492,7 +589,7 @@ impl<'a> Decider<'a> {
     ) -> Option<Arc<IndexedRule>> {
         let matching = |form: Option<&Path>| -> Option<Arc<IndexedRule>> {
             for tool in self.path_rule_tools(kind, write) {
-                let Some(list) = self.st.index.list(kind, tool) else {
+                let Some(list) = self.index.list(kind, tool) else {
                     continue;
                 };
                 let hit = match form {
@@ -531,8 +628,7 @@ impl<'a> Decider<'a> {
             Subject::Url(u) => url_host(u),
             _ => None,
         };
-        self.st
-            .index
+        self.index
             .for_tool(kind, self.tool())
             .find(|r| match &r.rule.rule.specifier {
                 Specifier::Any => true,
@@ -656,7 +752,6 @@ impl<'a> Decider<'a> {
         }
         let tool = self.tool().to_string();
         let exact = self
-            .st
             .index
             .for_tool(RuleKind::Allow, &tool)
             .filter(|r| r.rule.rule.tool == ToolMatcher::Exact(tool.clone()))
@@ -840,8 +935,7 @@ impl<'a> Decider<'a> {
 
     fn bash_rule(&self, kind: RuleKind, text: &str) -> Option<Arc<IndexedRule>> {
         let first = text.split(' ').next().unwrap_or("");
-        self.st
-            .index
+        self.index
             .for_command(kind, self.tool(), first)
             .find(|r| match &r.rule.rule.specifier {
                 Specifier::Any => true,
@@ -1028,7 +1122,6 @@ impl<'a> Decider<'a> {
                 return self.bash_ask(reason);
             }
             let blanket = self
-                .st
                 .index
                 .for_tool(RuleKind::Allow, self.tool())
                 .find(|r| r.rule.rule.specifier == Specifier::Any)
@@ -1171,7 +1264,17 @@ impl<'a> Decider<'a> {
         if text.is_empty() {
             return PieceOutcome::Mode; // assignments only
         }
-        if let Some(r) = self.bash_rule(RuleKind::Allow, &text) {
+        // A rule copied from the command line keeps its quotes
+        // (`Bash(python3 -c 'print(1)')`): it matches the command as written
+        // as well as its unquoted words.
+        let raw = c.core_raw_text();
+        if let Some(r) = self.bash_rule(RuleKind::Allow, &text).or_else(|| {
+            if raw == text {
+                None
+            } else {
+                self.bash_rule(RuleKind::Allow, &raw)
+            }
+        }) {
             return PieceOutcome::Rule(r);
         }
         if c.via_xargs() {

@@ -79,6 +79,7 @@ pub fn combine(engine: PermissionDecision, hook: Option<&HookVerdict>) -> Permis
                 .map(|m| format!(": {m}"))
                 .unwrap_or_default()
         ),
+        not_applied: None,
     });
     let (decision, reason) = match verdict {
         PermissionBehavior::Deny => (PermissionBehavior::Deny, hook_reason),
@@ -92,6 +93,7 @@ pub fn combine(engine: PermissionDecision, hook: Option<&HookVerdict>) -> Permis
                     layer: "hook".into(),
                     outcome: TraceOutcome::Passthrough,
                     detail: "a hook's allow does not override a rule, safety, tool or working-directory check".into(),
+                    not_applied: None,
                 });
                 (engine.decision, engine.reason)
             } else if engine.decision == PermissionBehavior::Deny {

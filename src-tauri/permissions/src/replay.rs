@@ -305,6 +305,16 @@ impl<C> ReplayTally<C> {
         }
     }
 
+    /// Counts one call's change without keeping the call.
+    fn count(&mut self, from: PermissionBehavior, to: PermissionBehavior) {
+        self.total += 1;
+        if from == to {
+            self.unchanged += 1;
+        } else {
+            *self.changes.entry((rank(from), rank(to))).or_insert(0) += 1;
+        }
+    }
+
     /// Adds the calls `other` recorded. Each tally keeps its first `limit`
     /// changed calls, so the first `limit` of all are among them.
     fn merge(&mut self, other: ReplayTally<C>) {
@@ -351,8 +361,9 @@ const BATCH: usize = 256;
 /// Replays every call `feed` produces, deciding on `threads` threads (each
 /// with its own [`Replayer`]) while `feed` reads on the calling thread —
 /// e.g. `|push| store.for_each_stored_call(&filter, |c| push(c))`. `view`
-/// gives the engine's view of a call. Changed calls are listed in the
-/// order `feed` produced them, at most `limit`.
+/// gives the engine's view of a call. Each call's new decision is compared
+/// with the one it got when it ran. Changed calls are listed in the order
+/// `feed` produced them, at most `limit`.
 pub fn replay_calls<C, E>(
     rules: &ReplayRules,
     limit: usize,
@@ -363,7 +374,62 @@ pub fn replay_calls<C, E>(
 where
     C: Send,
 {
+    replay_against(rules, None, limit, threads, view, feed).map(|(report, _)| report)
+}
+
+/// What an unsaved edit changes ([`replay_edit_calls`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditReplayReport<C> {
+    /// The edit's effect: each call decided with the saved rules (`from`)
+    /// and with the edited ones (`to`).
+    pub edit: ReplayReport<C>,
+    /// Apart from the edit: how the saved rules' decisions differ from the
+    /// decisions recorded when the calls ran (rules saved, trust given or a
+    /// file changed since), per (recorded, saved), most first.
+    pub since_recorded: Vec<ChangeCount>,
+}
+
+/// Replays every call twice, with the `saved` rules and with the `edited`
+/// ones, so the report counts what the edit itself changes (saved →
+/// edited) and, separately, what changed since the calls were recorded
+/// (recorded → saved). Otherwise as [`replay_calls`].
+pub fn replay_edit_calls<C, E>(
+    saved: &ReplayRules,
+    edited: &ReplayRules,
+    limit: usize,
+    threads: usize,
+    view: for<'a> fn(&'a C) -> ReplayCall<'a>,
+    feed: impl FnOnce(&mut dyn FnMut(C)) -> Result<(), E>,
+) -> Result<EditReplayReport<C>, E>
+where
+    C: Send,
+{
+    replay_against(edited, Some(saved), limit, threads, view, feed).map(|(edit, drift)| {
+        let since_recorded = drift.finish(Vec::new()).changes;
+        EditReplayReport {
+            edit,
+            since_recorded,
+        }
+    })
+}
+
+/// The replay loop: `rules` decide each call; its `from` is the decision
+/// `baseline` gives (when given; the drift from the recorded decisions is
+/// tallied too), else the recorded one.
+fn replay_against<C, E>(
+    rules: &ReplayRules,
+    baseline: Option<&ReplayRules>,
+    limit: usize,
+    threads: usize,
+    view: for<'a> fn(&'a C) -> ReplayCall<'a>,
+    feed: impl FnOnce(&mut dyn FnMut(C)) -> Result<(), E>,
+) -> Result<(ReplayReport<C>, ReplayTally<()>), E>
+where
+    C: Send,
+{
     let threads = threads.max(1);
+    // No edit: the edited rules are the saved ones, decided once.
+    let same_rules = baseline == Some(rules);
     std::thread::scope(|scope| {
         let mut senders = Vec::new();
         let mut workers = Vec::new();
@@ -371,18 +437,40 @@ where
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(u64, C)>>(4);
             senders.push(tx);
             let rules = rules.clone();
+            let baseline = baseline.cloned();
             workers.push(scope.spawn(move || {
                 let mut replayer = Replayer::new(rules);
+                let mut base = baseline.map(Replayer::new);
                 let mut tally = ReplayTally::new(limit);
+                let mut drift = ReplayTally::<()>::new(0);
                 for batch in rx {
                     for (position, call) in batch {
                         let view_of_call = view(&call);
-                        let decision = replayer.decide(&view_of_call);
-                        let from = view_of_call.original;
+                        let recorded = view_of_call.original;
+                        let (from, decision) = match base.as_mut() {
+                            Some(base) => {
+                                let saved = base.decide(&view_of_call);
+                                drift.count(recorded, saved.decision);
+                                let from = saved.decision;
+                                let edited = if same_rules {
+                                    saved
+                                } else {
+                                    replayer.decide(&view_of_call)
+                                };
+                                (from, edited)
+                            }
+                            None => (recorded, replayer.decide(&view_of_call)),
+                        };
                         tally.record_at(position, call, from, decision);
                     }
                 }
-                (tally, replayer.settings_errors())
+                let mut errors = replayer.settings_errors();
+                for e in base.map(|b| b.settings_errors()).unwrap_or_default() {
+                    if !errors.contains(&e) {
+                        errors.push(e);
+                    }
+                }
+                (tally, drift, errors)
             }));
         }
         let mut position = 0u64;
@@ -409,11 +497,13 @@ where
         }
         drop(senders);
         let mut tally = ReplayTally::new(limit);
+        let mut drift = ReplayTally::<()>::new(0);
         let mut errors: Vec<SettingsError> = Vec::new();
         for worker in workers {
             match worker.join() {
-                Ok((part, part_errors)) => {
+                Ok((part, part_drift, part_errors)) => {
                     tally.merge(part);
+                    drift.merge(part_drift);
                     for e in part_errors {
                         if !errors.contains(&e) {
                             errors.push(e);
@@ -425,7 +515,7 @@ where
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        fed.map(|()| tally.finish(errors))
+        fed.map(|()| (tally.finish(errors), drift))
     })
 }
 

@@ -15,7 +15,7 @@ use gatehouse_permissions::session::{self, MemorySessionRuleStore, SessionRuleSt
 use gatehouse_permissions::sources::{SettingsLayout, load};
 use gatehouse_permissions::{CheckRequest, EngineContext, PermissionEngine, check};
 use gatehouse_protocol::permission::{
-    DecisionReason, PermissionBehavior, PermissionMode, RuleSource, TraceOutcome,
+    DecisionReason, NotAppliedWhy, PermissionBehavior, PermissionMode, RuleSource, TraceOutcome,
 };
 use serde_json::json;
 
@@ -325,6 +325,67 @@ fn untrusted_project_rules_are_listed_as_ignored() {
     assert!(report.ignored_rules[0].contains("not trusted"));
     request.trust_project = true;
     assert_eq!(check(&request).decision, PermissionBehavior::Allow);
+}
+
+#[test]
+fn an_untrusted_projects_allow_rule_that_would_match_is_named_in_the_trace() {
+    let f = fixture(json!({}));
+    fs::create_dir_all(f.project.join(".claude")).unwrap();
+    let local = f.project.join(".claude/settings.local.json");
+    fs::write(
+        &local,
+        r#"{"permissions": {"allow": ["Edit(./src/greeter.py)", "Bash(make test)"]}}"#,
+    )
+    .unwrap();
+    let engine = engine(&f, PermissionMode::Default);
+    let edit = json!({"file_path": f.project.join("src/greeter.py"), "old_string": "a", "new_string": "b"});
+    for (tool, input, rule) in [
+        ("Edit", edit, "Edit(./src/greeter.py)"),
+        ("Bash", json!({"command": "make test"}), "Bash(make test)"),
+    ] {
+        let decision = engine.decide_input(tool, &input);
+        assert_eq!(decision.decision, PermissionBehavior::Ask, "{tool}");
+        let step = decision
+            .trace
+            .iter()
+            .find(|s| s.not_applied.is_some())
+            .unwrap_or_else(|| panic!("{tool}: no not-applied step in {:#?}", decision.trace));
+        let not_applied = step.not_applied.as_ref().unwrap();
+        assert_eq!(not_applied.rule, rule);
+        assert_eq!(not_applied.source, RuleSource::Local);
+        assert_eq!(not_applied.why, NotAppliedWhy::ProjectNotTrusted);
+        assert!(
+            not_applied
+                .file
+                .as_deref()
+                .unwrap()
+                .starts_with(&local.display().to_string())
+        );
+        assert_eq!(step.layer, "allow_rules");
+        assert!(step.detail.contains("not applied"), "{}", step.detail);
+        // It comes before the final ask, after the allow layer's own line.
+        let at = decision.trace.iter().position(|s| s.not_applied.is_some());
+        assert_eq!(decision.trace.last().unwrap().layer, "default");
+        assert!(at.unwrap() < decision.trace.len() - 1);
+    }
+    // A call no ignored rule matches says nothing of them.
+    let other = engine.decide_input("Bash", &json!({"command": "make clean"}));
+    assert!(other.trace.iter().all(|s| s.not_applied.is_none()));
+    // Trusted, the rule applies and no step is "not applied".
+    let mut layout = SettingsLayout::new(&f.project, &f.home);
+    layout.project_trusted = true;
+    let trusted = PermissionEngine::new(
+        EngineContext {
+            cwd: f.project.clone(),
+            home: f.home.clone(),
+            additional_dirs: Vec::new(),
+            mode: PermissionMode::Default,
+        },
+        load(&layout),
+    );
+    let allowed = trusted.decide_input("Bash", &json!({"command": "make test"}));
+    assert_eq!(allowed.decision, PermissionBehavior::Allow);
+    assert!(allowed.trace.iter().all(|s| s.not_applied.is_none()));
 }
 
 #[test]

@@ -81,6 +81,12 @@ pub enum EventBody {
         /// Rules that "allow for this session" / "always allow" would add —
         /// one per sub-command for a compound shell command.
         suggestions: Vec<String>,
+        /// The same rules for the user's own settings file (read in every
+        /// project): paths relative to the project made absolute (`//…`).
+        /// Absent in events stored before it existed.
+        #[serde(default)]
+        #[ts(optional, as = "Option<Vec<String>>")]
+        user_suggestions: Vec<String>,
         /// The change an Edit/Write/NotebookEdit would make, when the tool
         /// can preview it.
         preview: Option<crate::diff::FileDiff>,

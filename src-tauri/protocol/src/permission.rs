@@ -179,6 +179,36 @@ pub struct TraceStep {
     pub outcome: TraceOutcome,
     /// Details: the rule that matched, the rules tried, the hook's message.
     pub detail: String,
+    /// A rule that would have decided this layer but was not applied (an
+    /// untrusted project's allow rule): the UI says "allowed by … — not
+    /// applied: project not trusted" from these fields, not from `detail`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub not_applied: Option<NotAppliedRule>,
+}
+
+/// A rule read from a settings file that matched the call but does not
+/// apply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NotAppliedRule {
+    /// The rule as written, e.g. `Edit(./src/greeter.py)`.
+    pub rule: String,
+    /// Which source it came from.
+    pub source: RuleSource,
+    /// The settings file it was read from (`path:line:column`).
+    pub file: Option<String>,
+    /// Why it does not apply.
+    pub why: NotAppliedWhy,
+}
+
+/// Why a matching rule was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum NotAppliedWhy {
+    /// The project is not trusted: its settings' allow rules are ignored.
+    ProjectNotTrusted,
+    /// The managed policy lets only its own rules allow.
+    ManagedPolicyOnly,
 }
 
 /// A complete, explained permission decision.

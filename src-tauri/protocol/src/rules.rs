@@ -339,26 +339,36 @@ pub struct ReplayChangedCall {
     pub tool_name: String,
     /// The input.
     pub input: serde_json::Value,
-    /// The decision it got.
+    /// The decision the saved rules give it (before the edit).
     pub from: PermissionBehavior,
     /// The decision the edited rules give.
     pub to: PermissionBehavior,
+    /// The decision it got when it ran (may differ from `from` when rules
+    /// were saved or trust given since).
+    pub recorded: PermissionBehavior,
     /// Why the edited rules decide so.
     pub new_reason: DecisionReason,
 }
 
-/// What a replay found.
+/// What a replay found: the effect of the unsaved edit (each call decided
+/// with the saved rules, then with the edited ones) and, apart from it,
+/// what changed since the calls were recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct RulesReplayReport {
     /// Calls re-decided.
     #[ts(type = "number")]
     pub total: u64,
-    /// Calls whose decision is the same.
+    /// Calls the edit does not change.
     #[ts(type = "number")]
     pub unchanged: u64,
-    /// Counts per change, most first.
+    /// Counts per change the edit makes (saved rules → edited rules), most
+    /// first.
     pub changes: Vec<ChangeCount>,
-    /// The changed calls, in store order.
+    /// Not the edit: counts per difference between the decision recorded
+    /// when a call ran and the saved rules' decision now (recorded →
+    /// saved), most first.
+    pub since_recorded: Vec<ChangeCount>,
+    /// The calls the edit changes, in store order.
     pub changed_calls: Vec<ReplayChangedCall>,
     /// True when more calls changed than are listed.
     pub changed_calls_truncated: bool,

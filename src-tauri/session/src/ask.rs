@@ -9,7 +9,10 @@
 //!   resume), and the call runs;
 //! * always allow — the rules the user kept are written into the settings
 //!   file picked (local, project or user; atomic, formatting kept), the
-//!   settings are reloaded, and the call runs;
+//!   settings are reloaded, and the call runs. Saving a rule into the
+//!   project's own files is an act of trust: the project is recorded as
+//!   trusted (in SQLite, as the "Trust this project?" answer is), so the
+//!   rule applies now and in the project's next sessions;
 //! * deny — the call is refused and the user's feedback reaches the model
 //!   in the tool_result.
 //!
@@ -18,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -27,11 +31,12 @@ use gatehouse_core::events::Emitter;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::rule::RuleKind;
 use gatehouse_permissions::session::{SessionRuleStore, grant};
-use gatehouse_permissions::suggest::suggest_rules;
+use gatehouse_permissions::suggest::{absolute_rules, suggest_rules_with_home};
 use gatehouse_permissions::writeback::add_rule;
 use gatehouse_protocol::event::{EventBody, SessionErrorKind};
 use gatehouse_protocol::permission::RuleSource;
 use gatehouse_protocol::session::PermissionAnswer;
+use gatehouse_store::Store;
 use tokio::sync::oneshot;
 
 /// What an answer may change: the session's engine, its session rules and
@@ -45,6 +50,10 @@ pub struct SessionPermissions {
     pub session_id: String,
     /// Where the engine's settings come from (reloaded after "always allow").
     pub setup: EngineSetup,
+    /// Where the project's trust is recorded when "always allow" saves a
+    /// rule into the project's own settings files (`None`: not recorded,
+    /// the rule still applies for this session).
+    pub store: Option<Arc<Mutex<Store>>>,
 }
 
 impl std::fmt::Debug for SessionPermissions {
@@ -69,39 +78,97 @@ impl SessionPermissions {
         }
     }
 
-    /// Adds `rules` as allow rules of the session; returns those granted.
-    fn grant_all(&self, rules: &[String]) -> (Vec<String>, Vec<String>) {
-        let mut granted = Vec::new();
-        let mut errors = Vec::new();
-        for rule in rules {
-            match grant(
-                &self.engine,
-                self.rules.as_ref(),
-                &self.session_id,
-                RuleKind::Allow,
-                rule,
-            ) {
-                Ok(()) => granted.push(rule.clone()),
-                Err(e) => errors.push(format!("session rule {rule:?} was not added: {e}")),
+    /// Adds `rules` as allow rules of the session (stored in SQLite, on a
+    /// blocking thread); returns those granted and the errors.
+    async fn grant_all(&self, rules: &[String]) -> (Vec<String>, Vec<String>) {
+        let engine = Arc::clone(&self.engine);
+        let store = Arc::clone(&self.rules);
+        let session_id = self.session_id.clone();
+        let rules = rules.to_vec();
+        let job = move || {
+            let mut granted = Vec::new();
+            let mut errors = Vec::new();
+            for rule in rules {
+                match grant(&engine, store.as_ref(), &session_id, RuleKind::Allow, &rule) {
+                    Ok(()) => granted.push(rule),
+                    Err(e) => errors.push(format!("session rule {rule:?} was not added: {e}")),
+                }
             }
-        }
-        (granted, errors)
+            (granted, errors)
+        };
+        tokio::task::spawn_blocking(job).await.unwrap_or_else(|e| {
+            (
+                Vec::new(),
+                vec![format!("\"allow for this session\" failed: {e}")],
+            )
+        })
     }
+}
 
-    /// Writes `rules` into `file` and reloads the engine's settings.
-    fn write_rules(&self, file: &Path, rules: &[String]) -> Vec<String> {
+/// What "always allow" needs on the blocking thread it runs on.
+struct AlwaysAllow {
+    engine: Arc<PermissionEngine>,
+    setup: EngineSetup,
+    store: Option<Arc<Mutex<Store>>>,
+    trusted: Arc<AtomicBool>,
+}
+
+impl AlwaysAllow {
+    /// Writes `rules` into `file`; a rule saved into the project's own files
+    /// (`project_scoped`) records the project as trusted; then reloads the
+    /// engine's settings (with the trust now in force). Returns the errors.
+    fn run(self, file: &Path, rules: &[String], project_scoped: bool) -> Vec<String> {
         let mut errors = Vec::new();
+        let mut written = 0;
         for rule in rules {
-            if let Err(e) = add_rule(file, RuleKind::Allow, rule) {
-                errors.push(format!(
+            match add_rule(file, RuleKind::Allow, rule) {
+                // Already there counts: the rule is in the file.
+                Ok(_) => written += 1,
+                Err(e) => errors.push(format!(
                     "rule {rule:?} was not written to {}: {e}",
                     file.display()
-                ));
+                )),
             }
         }
+        if project_scoped && written > 0 && !self.trusted.load(Ordering::SeqCst) {
+            match self.record_trust() {
+                Ok(()) => self.trusted.store(true, Ordering::SeqCst),
+                Err(e) => errors.push(format!(
+                    "the rule was saved in {}, but the project {} could not be recorded as \
+                     trusted, so its allow rules do not apply yet: {e}",
+                    file.display(),
+                    self.setup.project.display()
+                )),
+            }
+        }
+        let mut setup = self.setup.clone();
+        setup.trust_project = self.trusted.load(Ordering::SeqCst);
         self.engine
-            .replace_settings(gatehouse_agent::load_settings(&self.setup));
+            .replace_settings(gatehouse_agent::load_settings(&setup));
         errors
+    }
+
+    /// Marks the project trusted in the store (adding it when a session
+    /// ran in a folder never opened as a project).
+    fn record_trust(&self) -> Result<(), String> {
+        let Some(store) = &self.store else {
+            // No store to record it in: trusted for this session only.
+            return Ok(());
+        };
+        let store = store.lock().unwrap_or_else(|p| p.into_inner());
+        let path = self.setup.project.to_string_lossy();
+        let project = match store.project_by_path(&path).map_err(|e| e.to_string())? {
+            Some(p) => p,
+            None => store
+                .add_project(&self.setup.project)
+                .map_err(|e| e.to_string())?,
+        };
+        if project.trusted_at_ms.is_none() {
+            store
+                .set_project_trust(project.id, true)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 }
 
@@ -112,6 +179,9 @@ pub struct InteractiveAsk {
     emitter: Emitter,
     permissions: SessionPermissions,
     pending: Mutex<HashMap<String, Pending>>,
+    /// Whether the project's allow rules apply: as the session started,
+    /// until an "always allow" into the project's files trusts it.
+    trusted: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for InteractiveAsk {
@@ -126,10 +196,12 @@ impl std::fmt::Debug for InteractiveAsk {
 impl InteractiveAsk {
     /// Prompts emitted through `emitter`, answers applied to `permissions`.
     pub fn new(emitter: Emitter, permissions: SessionPermissions) -> Self {
+        let trusted = Arc::new(AtomicBool::new(permissions.setup.trust_project));
         Self {
             emitter,
             permissions,
             pending: Mutex::new(HashMap::new()),
+            trusted,
         }
     }
 
@@ -180,11 +252,13 @@ impl InteractiveAsk {
     }
 
     /// Applies an answer's lasting effects and turns it into the pipeline's.
-    fn settle(&self, answer: PermissionAnswer, suggestions: &[String]) -> AskAnswer {
+    /// Files and SQLite are written on a blocking thread, never on the
+    /// runtime's.
+    async fn settle(&self, answer: PermissionAnswer, suggestions: &[String]) -> AskAnswer {
         match answer {
             PermissionAnswer::AllowOnce => AskAnswer::AllowOnce,
             PermissionAnswer::AllowForSession => {
-                let (granted, errors) = self.permissions.grant_all(suggestions);
+                let (granted, errors) = self.permissions.grant_all(suggestions).await;
                 if !granted.is_empty() {
                     self.emitter
                         .emit(EventBody::SessionRulesAdded { rules: granted });
@@ -194,7 +268,19 @@ impl InteractiveAsk {
             }
             PermissionAnswer::AlwaysAllow { rules, destination } => {
                 let errors = match self.permissions.settings_file(destination) {
-                    Ok(file) => self.permissions.write_rules(&file, &rules),
+                    Ok(file) => {
+                        let job = AlwaysAllow {
+                            engine: Arc::clone(&self.permissions.engine),
+                            setup: self.permissions.setup.clone(),
+                            store: self.permissions.store.clone(),
+                            trusted: Arc::clone(&self.trusted),
+                        };
+                        let project_scoped =
+                            matches!(destination, RuleSource::Local | RuleSource::Project);
+                        tokio::task::spawn_blocking(move || job.run(&file, &rules, project_scoped))
+                            .await
+                            .unwrap_or_else(|e| vec![format!("\"always allow\" failed: {e}")])
+                    }
                     Err(e) => vec![e],
                 };
                 self.report_errors(errors);
@@ -236,10 +322,16 @@ impl AskHandler for InteractiveAsk {
         // Both are blocking: suggestions analyse a shell command (a parse
         // may take up to its deadline), a preview reads the file.
         let (tool, input) = (request.tool_name.clone(), request.input.clone());
-        let project = self.permissions.setup.project.clone();
-        let (suggestions, preview) = tokio::task::spawn_blocking(move || {
+        let setup = &self.permissions.setup;
+        let (project, home) = (setup.project.clone(), setup.home.clone());
+        let (suggestions, user_suggestions, preview) = tokio::task::spawn_blocking(move || {
+            let suggestions = suggest_rules_with_home(&tool, &input, &project, Some(&home));
+            // The user's file is read in every project: relative paths there
+            // would name a different file in each.
+            let user_suggestions = absolute_rules(&suggestions, &project);
             (
-                suggest_rules(&tool, &input, &project),
+                suggestions,
+                user_suggestions,
                 crate::preview::preview(&tool, &input),
             )
         })
@@ -259,6 +351,7 @@ impl AskHandler for InteractiveAsk {
             reason: request.decision.reason,
             trace: request.decision.trace,
             suggestions: suggestions.clone(),
+            user_suggestions,
             preview,
         });
         let answer = rx.await;
@@ -273,6 +366,6 @@ impl AskHandler for InteractiveAsk {
             tool_use_id: request.tool_use_id,
             answer: answer.clone(),
         });
-        self.settle(answer, &suggestions)
+        self.settle(answer, &suggestions).await
     }
 }

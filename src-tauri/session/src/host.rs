@@ -446,6 +446,7 @@ impl SessionHost {
                     rules: Arc::clone(&rules),
                     session_id: session_id.clone(),
                     setup: setup.clone(),
+                    store: Some(Arc::clone(&self.store)),
                 },
             ))
         });

@@ -23,8 +23,8 @@
 pub mod ask;
 pub mod host;
 pub mod keys;
-pub mod logging;
 mod live_settings;
+pub mod logging;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod mcp_panel;

@@ -14,7 +14,7 @@ use gatehouse_permissions::editor::{
     read_rule_file, undo_writes, validate_rule_text, write_files,
 };
 use gatehouse_permissions::lint::{LintReport, Severity, lint, lint_with_edits};
-use gatehouse_permissions::replay::{ReplayCall, ReplayReport, ReplayRules, replay_calls};
+use gatehouse_permissions::replay::{EditReplayReport, ReplayCall, ReplayRules, replay_edit_calls};
 use gatehouse_permissions::rule::{BUILT_IN_TOOLS, parse_rule};
 use gatehouse_permissions::sources::{SettingsLayout, load, os_managed_policy_paths};
 use gatehouse_protocol::permission::{PermissionDecision, RuleSource};
@@ -93,20 +93,42 @@ fn problems_of(report: LintReport) -> Vec<RuleProblem> {
         .collect()
 }
 
-/// The rules of one list with their 30-day counts.
+/// Where the rules of one view come from: a settings file, or a session.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    File(RuleSource, &'a str),
+    Session(&'a str),
+}
+
+impl Origin<'_> {
+    /// Whether a stored decision's rule came from here (file paths compared
+    /// without the rule's position, which the store already dropped).
+    fn decided(&self, count: &RuleDecisionCount) -> bool {
+        match *self {
+            Origin::File(source, path) => {
+                count.source == source_key(source) && count.file.as_deref() == Some(path)
+            }
+            Origin::Session(id) => {
+                count.source == source_key(RuleSource::Session)
+                    && count.session_id.as_deref() == Some(id)
+            }
+        }
+    }
+}
+
+/// The rules of one list with their 30-day counts: the stored decisions
+/// each rule made (by its text, from this file or session).
 fn rule_views(
     lists: [(RuleList, &[String]); 3],
     counts: &[RuleDecisionCount],
-    source: RuleSource,
-    file: Option<&str>,
+    origin: Origin<'_>,
 ) -> Vec<RuleView> {
-    let source = source_key(source);
     let mut out = Vec::new();
     for (list, rules) in lists {
         for text in rules {
             let decided_30d = counts
                 .iter()
-                .filter(|c| c.rule == *text && c.source == source && c.file.as_deref() == file)
+                .filter(|c| c.rule == *text && origin.decided(c))
                 .map(|c| c.total)
                 .sum();
             out.push(RuleView {
@@ -146,8 +168,7 @@ pub fn rules_view(
                         (RuleList::Deny, state.lists.deny.as_slice()),
                     ],
                     &counts,
-                    file.source,
-                    Some(&path),
+                    Origin::File(file.source, &path),
                 ),
                 path,
                 source: file.source,
@@ -184,8 +205,7 @@ pub fn rules_view(
                     (RuleList::Deny, deny.as_slice()),
                 ],
                 &counts,
-                RuleSource::Session,
-                None,
+                Origin::Session(&session_id),
             ),
             session_id,
             title,
@@ -268,8 +288,10 @@ pub fn replay_view(call: &StoredCall) -> ReplayCall<'_> {
 /// Progress is reported every this many calls.
 const PROGRESS_EVERY: u64 = 2_000;
 
-/// Re-decides the stored calls in `scope` with the project's rules plus
-/// `edits`, reporting `progress(done, total)` as calls are read.
+/// Re-decides the stored calls in `scope` with the project's saved rules
+/// and with those plus `edits`: the report counts what the edit changes
+/// (saved → edited) and, apart, what changed since the calls were recorded
+/// (recorded → saved). Reports `progress(done, total)` as calls are read.
 pub fn replay(
     store: &Store,
     project: &Project,
@@ -288,13 +310,17 @@ pub fn replay(
         .map(|p| PathBuf::from(p.path))
         .collect();
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let rules = ReplayRules {
+    let saved = ReplayRules {
         home_dir: home.to_path_buf(),
         managed_file: Some(managed_file),
         managed_dropin_dir: Some(managed_dropin_dir),
         settings_files: Vec::new(),
-        edits: texts,
+        edits: HashMap::new(),
         trusted_projects,
+    };
+    let edited = ReplayRules {
+        edits: texts,
+        ..saved.clone()
     };
     let project_path = Some(project.path.clone());
     let filter = match scope {
@@ -318,8 +344,11 @@ pub fn replay(
     progress(0, total);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut unreadable = 0;
-    let report: ReplayReport<StoredCall> =
-        replay_calls(&rules, limit, threads, replay_view, |push| {
+    let EditReplayReport {
+        edit: report,
+        since_recorded,
+    }: EditReplayReport<StoredCall> =
+        replay_edit_calls(&saved, &edited, limit, threads, replay_view, |push| {
             let mut done = 0u64;
             let scan = store.for_each_stored_call(&filter, |call| {
                 push(call);
@@ -336,6 +365,7 @@ pub fn replay(
         total: report.total,
         unchanged: report.unchanged,
         changes: report.changes,
+        since_recorded,
         changed_calls: report
             .changed_calls
             .into_iter()
@@ -349,6 +379,7 @@ pub fn replay(
                 input: c.call.input,
                 from: c.from,
                 to: c.to,
+                recorded: c.call.decision,
                 new_reason: c.new_reason,
             })
             .collect(),

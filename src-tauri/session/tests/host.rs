@@ -490,6 +490,150 @@ async fn always_allow_writes_the_rule_into_the_chosen_settings_file() {
     assert!(!requested(&f.sink.events(), "b9"));
 }
 
+/// Issue 17 item 1: "always allow" into the project's local file, in an
+/// untrusted project, kept asking — the project then asked to be trusted
+/// because of the very file Gatehouse wrote, and its allow rules did not
+/// apply. Saving the rule records the project as trusted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn always_allow_into_the_local_file_keeps_working_in_the_next_session() {
+    let f = Fixture::new();
+    let file = "${PROJECT_DIR}/a.txt";
+    let edit =
+        |from: &str, to: &str| json!({"file_path": file, "old_string": from, "new_string": to});
+    let id = f
+        .start(json!([
+            tool("r1", "Read", json!({"file_path": file})),
+            tool("e1", "Edit", edit("alpha", "beta")),
+            tool("e2", "Edit", edit("beta", "gamma")),
+            text("done"),
+        ]))
+        .await;
+    let ticket = f.host.send_prompt(&id, "edit it").unwrap();
+    let request = f.wait_for_request("e1").await;
+    let EventBody::PermissionRequested {
+        suggestions,
+        user_suggestions,
+        ..
+    } = &request.body
+    else {
+        unreachable!()
+    };
+    assert_eq!(suggestions, &["Edit(./a.txt)"]);
+    assert_eq!(
+        user_suggestions,
+        &[format!("Edit(/{}/a.txt)", f.dir().display())],
+        "for the user's file the rule is absolute"
+    );
+    f.host
+        .answer_permission(
+            &id,
+            "e1",
+            PermissionAnswer::AlwaysAllow {
+                rules: suggestions.clone(),
+                destination: RuleSource::Local,
+            },
+        )
+        .unwrap();
+    f.done(ticket).await;
+    let events = f.sink.events();
+    assert!(!requested(&events, "e2"), "the same session asks no more");
+    assert!(
+        !completed(&events, "e2").0,
+        "{:?}",
+        completed(&events, "e2")
+    );
+    let written = std::fs::read_to_string(f.dir().join(".claude/settings.local.json")).unwrap();
+    let v: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!(["Edit(./a.txt)"]));
+
+    // Saving into the project's file recorded the project as trusted, so
+    // the app does not ask "Trust this project?" because of that file.
+    let project = f
+        .host
+        .store()
+        .project_by_path(&f.dir().display().to_string())
+        .unwrap()
+        .expect("the project is recorded");
+    assert!(project.has_project_settings);
+    assert!(project.trusted_at_ms.is_some(), "{project:?}");
+
+    // A new session of the project, started with the stored trust as the
+    // app starts it: the same edit runs without asking.
+    let mut spec = f.spec(
+        json!([
+            tool("r3", "Read", json!({"file_path": file})),
+            tool("e3", "Edit", edit("gamma", "delta")),
+            text("done"),
+        ]),
+        None,
+    );
+    spec.trust_project = project.trusted_at_ms.is_some();
+    let id2 = f.host.start(spec).await.unwrap().handle.session_id;
+    f.done(f.host.send_prompt(&id2, "again").unwrap()).await;
+    let events = f.sink.events();
+    assert!(!requested(&events, "e3"), "the next session asks no more");
+    assert_eq!(
+        std::fs::read_to_string(f.dir().join("a.txt")).unwrap(),
+        "delta\n"
+    );
+}
+
+/// A settings file that cannot be written: the user is told which and why,
+/// the call still runs once, and nothing is trusted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn always_allow_into_a_read_only_file_says_so_and_trusts_nothing() {
+    let f = Fixture::new();
+    let local = f.dir().join(".claude/settings.local.json");
+    std::fs::create_dir(f.dir().join(".claude")).unwrap();
+    std::fs::write(&local, "{}\n").unwrap();
+    let mut perms = std::fs::metadata(&local).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&local, perms).unwrap();
+    let id = f
+        .start(json!([
+            tool("b1", "Bash", json!({"command": "touch t1"})),
+            text("ok")
+        ]))
+        .await;
+    let ticket = f.host.send_prompt(&id, "go").unwrap();
+    f.wait_for_request("b1").await;
+    f.host
+        .answer_permission(
+            &id,
+            "b1",
+            PermissionAnswer::AlwaysAllow {
+                rules: vec!["Bash(touch t1)".into()],
+                destination: RuleSource::Local,
+            },
+        )
+        .unwrap();
+    f.done(ticket).await;
+    let message = f
+        .sink
+        .events()
+        .into_iter()
+        .find_map(|e| match e.body {
+            EventBody::SessionError { message, .. } => Some(message),
+            _ => None,
+        })
+        .expect("the failed write is reported");
+    assert!(
+        message.contains("settings.local.json") && message.contains("read-only"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_to_string(&local).unwrap(), "{}\n");
+    assert!(f.dir().join("t1").exists(), "allowed once all the same");
+    let project = f
+        .host
+        .store()
+        .project_by_path(&f.dir().display().to_string())
+        .unwrap();
+    assert!(
+        project.is_none_or(|p| p.trusted_at_ms.is_none()),
+        "no rule was saved, so nothing is trusted"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn set_mode_changes_what_asks_and_is_reported() {
     let f = Fixture::new();

@@ -6,17 +6,19 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_permissions::sources::load;
+use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::permission::{
-    DecisionReason, PermissionBehavior, PermissionMode, RuleSource,
+    DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, RuleSource,
 };
 use gatehouse_protocol::project::Project;
 use gatehouse_protocol::rules::{
-    ReplayScope, RuleEdits, RuleFileEdit, RuleList, SaveRulesOutcome, SessionRulesEdit,
-    TestRuleCallArgs,
+    ChangeCount, ReplayScope, RuleEdits, RuleFileEdit, RuleList, SaveRulesOutcome,
+    SessionRulesEdit, TestRuleCallArgs,
 };
 use gatehouse_session::rules_editor::{
-    RuleSaves, check_edits, replay, rules_view, test_call, validate_rule,
+    RuleSaves, check_edits, project_layout, replay, rules_view, test_call, validate_rule,
 };
 use gatehouse_store::{NewSession, Store};
 use serde_json::{Value, json};
@@ -207,12 +209,29 @@ fn unsaved_edits_drive_the_tester_lint_and_replay_and_save_keeps_other_keys() {
         .iter()
         .find(|c| c.session_id == "s1")
         .unwrap();
-    assert_eq!(npm.to, PermissionBehavior::Deny);
+    assert_eq!(
+        (npm.recorded, npm.from, npm.to),
+        (
+            PermissionBehavior::Allow,
+            PermissionBehavior::Allow,
+            PermissionBehavior::Deny
+        )
+    );
+    // FrobTool asks under the saved rules as under the edited ones: not a
+    // change the edit makes, but one since it was recorded (allowed then).
     assert!(
         report
             .changed_calls
             .iter()
-            .any(|c| c.tool_name == "FrobTool" && c.to != PermissionBehavior::Allow)
+            .all(|c| c.tool_name != "FrobTool")
+    );
+    assert_eq!(
+        report.since_recorded,
+        [ChangeCount {
+            from: PermissionBehavior::Allow,
+            to: PermissionBehavior::Ask,
+            count: 1
+        }]
     );
     assert_eq!(progress.first(), Some(&(0, 2)));
     assert_eq!(progress.last(), Some(&(2, 2)));
@@ -304,4 +323,218 @@ fn validation_reports_the_parsers_error_span_and_previews() {
         path.path_preview.unwrap().matches,
         vec![".claude/settings.json".to_string()]
     );
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// Stores session `id` with one call per `(tool_use_id, command, decision)`,
+/// queued and decided a minute ago.
+fn session_with_calls(
+    store: &mut Store,
+    project: &Path,
+    id: &str,
+    calls: &[(&str, &str, PermissionDecision)],
+) {
+    store
+        .create_session(&NewSession {
+            id: id.into(),
+            project_path: project.display().to_string(),
+            provider: "replay".into(),
+            model: "m".into(),
+            mode: "default".into(),
+        })
+        .unwrap();
+    for (tool_use_id, command, decision) in calls {
+        for body in [
+            EventBody::ToolQueued {
+                tool_use_id: (*tool_use_id).into(),
+                name: "Bash".into(),
+                input: json!({ "command": command }),
+                read_only: false,
+            },
+            EventBody::PermissionDecided {
+                tool_use_id: (*tool_use_id).into(),
+                decision: decision.decision,
+                reason: decision.reason.clone(),
+                trace: decision.trace.clone(),
+            },
+        ] {
+            store
+                .append_event(&Event {
+                    session_id: id.into(),
+                    ts_ms: now_ms() - 60_000,
+                    body,
+                })
+                .unwrap();
+        }
+    }
+}
+
+/// The project's engine as a session there decides (its saved settings).
+fn engine_of(f: &Fixture) -> PermissionEngine {
+    PermissionEngine::new(
+        EngineContext {
+            cwd: PathBuf::from(&f.project.path),
+            home: f.home.clone(),
+            additional_dirs: Vec::new(),
+            mode: PermissionMode::Default,
+        },
+        load(&project_layout(&f.project, &f.home)),
+    )
+}
+
+/// Issue 17 item 5: every rule showed "0 in 30 d", even one that had just
+/// allowed a call: a decision names its rule's file with the rule's line
+/// and column, and the view compared that with the bare path.
+#[test]
+fn a_rule_that_decided_calls_shows_their_count() {
+    let mut f = fixture();
+    let dir = PathBuf::from(&f.project.path);
+    let engine = engine_of(&f);
+    let allowed = engine.decide_input("Bash", &json!({"command": "npm test --watch"}));
+    assert!(
+        matches!(&allowed.reason, DecisionReason::Rule { file: Some(file), .. } if file.contains(":4:")),
+        "the engine names the rule's position: {:?}",
+        allowed.reason
+    );
+    session_with_calls(
+        &mut f.store,
+        &dir,
+        "s1",
+        &[
+            ("t1", "npm test --watch", allowed.clone()),
+            ("t2", "npm test", allowed.clone()),
+        ],
+    );
+    // Session rules count per session: s2's rule decided one call, s3's
+    // same rule none.
+    let session_rule = DecisionReason::Rule {
+        rule: "Bash(make build)".into(),
+        source: RuleSource::Session,
+        file: None,
+    };
+    let by_session_rule = PermissionDecision {
+        decision: PermissionBehavior::Allow,
+        reason: session_rule,
+        trace: Vec::new(),
+    };
+    session_with_calls(
+        &mut f.store,
+        &dir,
+        "s2",
+        &[("t1", "make build", by_session_rule)],
+    );
+    session_with_calls(&mut f.store, &dir, "s3", &[]);
+    for id in ["s2", "s3"] {
+        f.store
+            .add_session_rule(id, "allow", "Bash(make build)")
+            .unwrap();
+    }
+    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let project_file = view
+        .files
+        .iter()
+        .find(|file| file.source == RuleSource::Project)
+        .unwrap();
+    assert_eq!(project_file.rules[0].text, "Bash(npm test:*)");
+    assert_eq!(project_file.rules[0].decided_30d, 2, "{project_file:?}");
+    let count_of = |session: &str| {
+        view.sessions
+            .iter()
+            .find(|s| s.session_id == session)
+            .unwrap()
+            .rules[0]
+            .decided_30d
+    };
+    assert_eq!((count_of("s2"), count_of("s3")), (1, 0));
+}
+
+/// Issue 17 item 5: adding one deny rule reported "ask → allow: 3" — calls
+/// asked when they ran and allowed by a rule saved since, not by the edit.
+/// Replay compares the edited rules with the saved ones, and reports what
+/// changed since the calls were recorded apart.
+#[test]
+fn replay_reports_the_edits_effect_against_the_saved_rules() {
+    let mut f = fixture();
+    let dir = PathBuf::from(&f.project.path);
+    // Recorded before `Bash(npm test:*)` was saved: they asked.
+    let asked = PermissionDecision {
+        decision: PermissionBehavior::Ask,
+        reason: DecisionReason::Default {
+            message: "no rule or mode allows Bash".into(),
+        },
+        trace: Vec::new(),
+    };
+    session_with_calls(
+        &mut f.store,
+        &dir,
+        "s1",
+        &[
+            ("t1", "npm test", asked.clone()),
+            ("t2", "npm test --watch", asked.clone()),
+            ("t3", "npm test -- a", asked.clone()),
+            ("t4", "rm -rf build", asked.clone()),
+        ],
+    );
+    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let fingerprint = view
+        .files
+        .iter()
+        .find(|file| file.source == RuleSource::Project)
+        .unwrap()
+        .fingerprint
+        .clone();
+    let edits = edit_with_deny(&f, &fingerprint, &["Bash(rm:*)"]);
+    let report = replay(
+        &f.store,
+        &f.project,
+        &f.home,
+        &edits,
+        &ReplayScope::Project,
+        100,
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.total, 4);
+    assert_eq!(
+        report.changes,
+        [ChangeCount {
+            from: PermissionBehavior::Ask,
+            to: PermissionBehavior::Deny,
+            count: 1
+        }],
+        "only the rm call changes with the edit"
+    );
+    assert_eq!(report.unchanged, 3);
+    assert_eq!(report.changed_calls.len(), 1);
+    assert_eq!(report.changed_calls[0].seq, 7);
+    assert_eq!(
+        report.since_recorded,
+        [ChangeCount {
+            from: PermissionBehavior::Ask,
+            to: PermissionBehavior::Allow,
+            count: 3
+        }],
+        "the saved allow rule, apart from the edit"
+    );
+
+    // No edit at all: nothing changes, and the drift is still reported.
+    let unedited = edit_with_deny(&f, &fingerprint, &[]);
+    let report = replay(
+        &f.store,
+        &f.project,
+        &f.home,
+        &unedited,
+        &ReplayScope::Project,
+        100,
+        |_, _| {},
+    )
+    .unwrap();
+    assert!(report.changes.is_empty(), "{:?}", report.changes);
+    assert_eq!(report.since_recorded[0].count, 3);
 }

@@ -293,9 +293,11 @@ impl Store {
 
     /// How many stored calls each rule decided since `since_ms` (ms since
     /// the Unix epoch), of one project when given: one entry per (rule
-    /// text, source, settings file), most decisions first. Only decisions
-    /// whose reason is a rule count (a mode, safety check or hook decided
-    /// the others).
+    /// text, source, settings file — and session, for session rules), most
+    /// decisions first. The engine names a rule's file with its position
+    /// (`path:line:column`); the count is per file, wherever the rule
+    /// stood in it. Only decisions whose reason is a rule count (a mode,
+    /// safety check or hook decided the others).
     pub fn rule_decision_counts(
         &self,
         since_ms: i64,
@@ -308,14 +310,16 @@ impl Store {
                         json_extract(e.body, '$.reason.source'),
                         json_extract(e.body, '$.reason.file'),
                         json_extract(e.body, '$.decision'),
-                        COUNT(*)
+                        COUNT(*),
+                        CASE json_extract(e.body, '$.reason.source')
+                            WHEN 'session' THEN e.session_id END
                  FROM session_events e JOIN sessions s ON s.id = e.session_id
                  WHERE e.type = 'permission_decided'
                    AND e.ts_ms >= ?1
                    AND s.updated_at_ms >= ?1
                    AND (?2 IS NULL OR s.project_path = ?2)
                    AND json_extract(e.body, '$.reason.kind') = 'rule'
-                 GROUP BY 1, 2, 3, 4",
+                 GROUP BY 1, 2, 3, 4, 6",
             )
             .map_err(|e| self.sqlite_error(e))?;
         let rows = stmt
@@ -326,26 +330,29 @@ impl Store {
                     r.get::<_, Option<String>>(2)?,
                     r.get::<_, Option<String>>(3)?,
                     r.get::<_, i64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
                 ))
             })
             .map_err(|e| self.sqlite_error(e))?;
         let mut counts: Vec<RuleDecisionCount> = Vec::new();
         for row in rows {
-            let (rule, source, file, decision, n) = row.map_err(|e| self.sqlite_error(e))?;
+            let (rule, source, file, decision, n, session_id) =
+                row.map_err(|e| self.sqlite_error(e))?;
             let n = u64::try_from(n).unwrap_or(0);
             let (Some(rule), Some(source)) = (rule, source) else {
                 continue;
             };
-            let entry = match counts
-                .iter_mut()
-                .find(|c| c.rule == rule && c.source == source && c.file == file)
-            {
+            let file = file.map(|f| without_position(&f).to_owned());
+            let entry = match counts.iter_mut().find(|c| {
+                c.rule == rule && c.source == source && c.file == file && c.session_id == session_id
+            }) {
                 Some(entry) => entry,
                 None => {
                     counts.push(RuleDecisionCount {
                         rule,
                         source,
                         file,
+                        session_id,
                         total: 0,
                         allow: 0,
                         ask: 0,
@@ -376,8 +383,11 @@ pub struct RuleDecisionCount {
     pub rule: String,
     /// Its source (`policy`, `flag`, `local`, `project`, `user`, `session`).
     pub source: String,
-    /// The settings file it was read from, when it came from a file.
+    /// The settings file it was read from, when it came from a file (its
+    /// path alone, without the rule's line and column).
     pub file: Option<String>,
+    /// The session, for a session rule (each session's rules count apart).
+    pub session_id: Option<String>,
     /// Calls it decided.
     pub total: u64,
     /// … of which allowed.
@@ -386,4 +396,19 @@ pub struct RuleDecisionCount {
     pub ask: u64,
     /// … of which denied.
     pub deny: u64,
+}
+
+/// `path` without a trailing `:line:column` (how a decision names the
+/// position of its rule in a settings file).
+fn without_position(file: &str) -> &str {
+    let is_number = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = file.rsplitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(column), Some(line), Some(path))
+            if is_number(column) && is_number(line) && !path.is_empty() =>
+        {
+            path
+        }
+        _ => file,
+    }
 }

@@ -432,6 +432,12 @@ trace: Array<TraceStep>,
  */
 suggestions: Array<string>, 
 /**
+ * The same rules for the user's own settings file (read in every
+ * project): paths relative to the project made absolute (`//…`).
+ * Absent in events stored before it existed.
+ */
+user_suggestions?: Array<string>, 
+/**
  * The change an Edit/Write/NotebookEdit would make, when the tool
  * can preview it.
  */
@@ -1397,6 +1403,33 @@ stored: boolean, };
 export type NoArgs = Record<symbol, never>;
 
 /**
+ * A rule read from a settings file that matched the call but does not
+ * apply.
+ */
+export type NotAppliedRule = { 
+/**
+ * The rule as written, e.g. `Edit(./src/greeter.py)`.
+ */
+rule: string, 
+/**
+ * Which source it came from.
+ */
+source: RuleSource, 
+/**
+ * The settings file it was read from (`path:line:column`).
+ */
+file: string | null, 
+/**
+ * Why it does not apply.
+ */
+why: NotAppliedWhy, };
+
+/**
+ * Why a matching rule was not applied.
+ */
+export type NotAppliedWhy = "project_not_trusted" | "managed_policy_only";
+
+/**
  * Arguments of `open_project`.
  */
 export type OpenProjectArgs = { 
@@ -1581,13 +1614,18 @@ tool_name: string,
  */
 input: JsonValue, 
 /**
- * The decision it got.
+ * The decision the saved rules give it (before the edit).
  */
 from: PermissionBehavior, 
 /**
  * The decision the edited rules give.
  */
 to: PermissionBehavior, 
+/**
+ * The decision it got when it ran (may differ from `from` when rules
+ * were saved or trust given since).
+ */
+recorded: PermissionBehavior, 
 /**
  * Why the edited rules decide so.
  */
@@ -1898,7 +1936,9 @@ done: number,
 total: number, };
 
 /**
- * What a replay found.
+ * What a replay found: the effect of the unsaved edit (each call decided
+ * with the saved rules, then with the edited ones) and, apart from it,
+ * what changed since the calls were recorded.
  */
 export type RulesReplayReport = { 
 /**
@@ -1906,15 +1946,22 @@ export type RulesReplayReport = {
  */
 total: number, 
 /**
- * Calls whose decision is the same.
+ * Calls the edit does not change.
  */
 unchanged: number, 
 /**
- * Counts per change, most first.
+ * Counts per change the edit makes (saved rules → edited rules), most
+ * first.
  */
 changes: Array<ChangeCount>, 
 /**
- * The changed calls, in store order.
+ * Not the edit: counts per difference between the decision recorded
+ * when a call ran and the saved rules' decision now (recorded →
+ * saved), most first.
+ */
+since_recorded: Array<ChangeCount>, 
+/**
+ * The calls the edit changes, in store order.
  */
 changed_calls: Array<ReplayChangedCall>, 
 /**
@@ -2679,7 +2726,13 @@ outcome: TraceOutcome,
 /**
  * Details: the rule that matched, the rules tried, the hook's message.
  */
-detail: string, };
+detail: string, 
+/**
+ * A rule that would have decided this layer but was not applied (an
+ * untrusted project's allow rule): the UI says "allowed by … — not
+ * applied: project not trusted" from these fields, not from `detail`.
+ */
+not_applied?: NotAppliedRule, };
 
 /**
  * Tokens and time of one turn (one model request).

@@ -79,8 +79,8 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
       {report && (
         <div data-testid="replay-report">
           <p data-testid="replay-summary">
-            {report.total} calls replayed, {report.unchanged} unchanged,{" "}
-            {report.total - report.unchanged} would change.
+            {report.total} call{report.total === 1 ? "" : "s"} replayed against the saved rules: the edit changes{" "}
+            {report.total - report.unchanged}, {report.unchanged} unchanged.
           </p>
           <ul className="replay-counts" data-testid="replay-counts">
             {report.changes.map((c) => (
@@ -90,6 +90,21 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
               </li>
             ))}
           </ul>
+          {report.since_recorded.length > 0 && (
+            <div className="replay-drift" data-testid="replay-since-recorded">
+              <p className="muted small">
+                Not from this edit — since the calls were recorded, the saved rules decide differently:
+              </p>
+              <ul className="replay-counts">
+                {report.since_recorded.map((c) => (
+                  <li key={`${c.from}-${c.to}`} data-testid="replay-drift-count" data-from={c.from} data-to={c.to}>
+                    <span className={`verdict verdict-${c.from}`}>{c.from}</span> →{" "}
+                    <span className={`verdict verdict-${c.to}`}>{c.to}</span>: {c.count}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           {report.settings_errors.map((e) => (
             <p key={e} className="error">
               {e}

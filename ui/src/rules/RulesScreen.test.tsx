@@ -150,6 +150,7 @@ describe("RulesScreen", () => {
           total: 2,
           unchanged: 1,
           changes: [{ from: "allow", to: "deny", count: 1 }],
+          since_recorded: [{ from: "ask", to: "allow", count: 3 }],
           changed_calls: [
             {
               session_id: "s1",
@@ -161,6 +162,7 @@ describe("RulesScreen", () => {
               input: { command: "npm test" },
               from: "allow",
               to: "deny",
+              recorded: "allow",
               new_reason: denyDecision.reason,
             },
           ],
@@ -177,6 +179,11 @@ describe("RulesScreen", () => {
     await waitFor(() => expect(screen.getByTestId("replay-progress")).toBeTruthy());
     await waitFor(() => expect(screen.getAllByTestId("replay-call")).toHaveLength(1));
     expect(screen.getByTestId("replay-count").textContent).toContain("1");
+    // What changed since the calls were recorded is shown apart, labelled.
+    const drift = screen.getByTestId("replay-since-recorded");
+    expect(drift.textContent).toContain("Not from this edit");
+    expect(within(drift).getByTestId("replay-drift-count").textContent).toContain("3");
+    expect(screen.getAllByTestId("replay-count")).toHaveLength(1);
     fireEvent.click(within(screen.getByTestId("replay-call")).getByText("npm test"));
     expect(onOpenCall).toHaveBeenCalledWith("s1", 7);
   });

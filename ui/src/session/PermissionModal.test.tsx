@@ -190,4 +190,30 @@ describe("PermissionModal", () => {
     expect(document.activeElement).toBe(outside);
     outside.remove();
   });
+  it("offers absolute rules for the user's file and keeps rules the user edited", () => {
+    const edit = must(requests()[1]);
+    const request = { ...edit, suggestions: ["Edit(./src/greeter.py)"], userSuggestions: ["Edit(//p/src/greeter.py)"] };
+    const { onAnswer } = setup([request]);
+    const rule = () => (screen.getByTestId("permission-rule") as HTMLInputElement).value;
+    const destination = screen.getByTestId("permission-destination");
+    expect(rule()).toBe("Edit(./src/greeter.py)");
+    fireEvent.change(destination, { target: { value: "user" } });
+    expect(rule()).toBe("Edit(//p/src/greeter.py)");
+    expect(screen.queryByTestId("permission-destination-trust")).toBeNull();
+    fireEvent.change(destination, { target: { value: "project" } });
+    expect(rule()).toBe("Edit(./src/greeter.py)");
+    // Saving into the project's files trusts it, and the modal says so.
+    expect(screen.getByTestId("permission-destination-trust").textContent).toContain("trusts the project");
+    // Edited by the user: kept as typed whatever the destination.
+    fireEvent.change(screen.getByTestId("permission-rule"), { target: { value: "Edit(./src/**)" } });
+    fireEvent.change(destination, { target: { value: "user" } });
+    expect(rule()).toBe("Edit(./src/**)");
+    fireEvent.change(screen.getByTestId("permission-rule"), { target: { value: "Edit(//p/src/greeter.py)" } });
+    fireEvent.click(screen.getByTestId("permission-always-allow"));
+    expect(onAnswer).toHaveBeenLastCalledWith(edit.toolUseId, {
+      kind: "always_allow",
+      rules: ["Edit(//p/src/greeter.py)"],
+      destination: "user",
+    });
+  });
 });

@@ -78,8 +78,15 @@ function Dialog({
   /** Told where focus was before the dialog takes it. */
   onOpen(previous: Element | null): void;
 }) {
-  const [rules, setRules] = useState<string[]>(() => (request.suggestions.length > 0 ? request.suggestions : [request.toolName]));
   const [destination, setDestination] = useState<RuleSource>(() => destinations[0]?.source ?? "local");
+  const [rules, setRules] = useState<string[]>(() => suggestedFor(request, destinations[0]?.source ?? "local"));
+  // The user's file is read in every project, so its rules name absolute
+  // paths; rules the user edited are kept as typed.
+  const changeDestination = (next: RuleSource) => {
+    const unedited = sameRules(rules, suggestedFor(request, destination));
+    setDestination(next);
+    if (unedited) setRules(suggestedFor(request, next));
+  };
   const [feedback, setFeedback] = useState("");
   const [selected, setSelected] = useState<Option>("allow_once");
   const root = useRef<HTMLDivElement>(null);
@@ -242,7 +249,7 @@ function Dialog({
                   value={destination}
                   data-testid="permission-destination"
                   onFocus={() => setSelected("always_allow")}
-                  onChange={(e) => setDestination(e.target.value as RuleSource)}
+                  onChange={(e) => changeDestination(e.target.value as RuleSource)}
                 >
                   {destinations.map((d) => (
                     <option key={d.source} value={d.source}>
@@ -251,6 +258,11 @@ function Dialog({
                   ))}
                 </select>
               </label>
+              {destination !== "user" && (
+                <p className="small muted" data-testid="permission-destination-trust">
+                  Saving into this project&apos;s settings trusts the project: its own allow rules apply too.
+                </p>
+              )}
             </div>
           </div>
           <div className={`answer-block ${selected === "deny" ? "selected" : ""}`}>
@@ -270,6 +282,17 @@ function Dialog({
       </div>
     </div>
   );
+}
+
+/** The rules "always allow" offers for `destination`: absolute paths for the user's file. */
+export function suggestedFor(request: PermissionRequest, destination: RuleSource): string[] {
+  const user = request.userSuggestions.length === request.suggestions.length ? request.userSuggestions : [];
+  const rules = destination === "user" && user.length > 0 ? user : request.suggestions;
+  return rules.length > 0 ? rules : [request.toolName];
+}
+
+function sameRules(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((r, i) => r === b[i]);
 }
 
 /** One answer: a radio-like button with its shortcut. */

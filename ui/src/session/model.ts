@@ -105,6 +105,8 @@ export interface PermissionRequest {
   reason: DecisionReason;
   trace: TraceStep[];
   suggestions: string[];
+  /** The suggestions for the user's own file (paths absolute); empty when not stored. */
+  userSuggestions: string[];
   preview: FileDiff | null;
   requestedMs: number;
 }
@@ -639,6 +641,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         reason: event.reason,
         trace: event.trace,
         suggestions: event.suggestions,
+        userSuggestions: event.user_suggestions ?? [],
         preview: event.preview,
         requestedMs: ts,
       };

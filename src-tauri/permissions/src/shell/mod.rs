@@ -26,8 +26,8 @@ use brush_parser::ast::{
 };
 
 use crate::paths::lexical_absolute;
-pub use parse::{PARSE_DEADLINE, ParseSlot, ParserThreads, parser_threads};
 pub(crate) use parse::guarded;
+pub use parse::{PARSE_DEADLINE, ParseSlot, ParserThreads, parser_threads};
 use parse::{ParseOutcome, Wait, parse_with_deadline};
 use words::{WordInfo, classify, short};
 
@@ -80,10 +80,23 @@ impl SimpleCommand {
         join(self.core_words())
     }
 
+    /// The command proper as written, quotes kept (`python3 -c 'print(1)'`):
+    /// the spelling of a rule copied from the command line, which allow
+    /// rules are matched against as well as [`core_text`](Self::core_text).
+    pub fn core_raw_text(&self) -> String {
+        join_raw(self.core_words())
+    }
+
     /// Every spelling deny and ask rules are tried against: with and
-    /// without assignments, with and without wrappers.
+    /// without assignments, with and without wrappers, unquoted and as
+    /// written.
     pub fn rule_texts(&self) -> Vec<String> {
         let mut texts = vec![self.core_text(), join(&self.words)];
+        for raw in [self.core_raw_text(), join_raw(&self.words)] {
+            if !texts.contains(&raw) {
+                texts.push(raw);
+            }
+        }
         if !self.assignments.is_empty() {
             let assigns: Vec<String> = self
                 .assignments
@@ -131,6 +144,13 @@ impl SimpleCommand {
         parts.extend(self.words.iter().map(|w| w.text.clone()));
         parts.join(" ")
     }
+}
+
+fn join_raw(words: &[WordInfo]) -> String {
+    let texts: Vec<&str> = words.iter().map(|w| w.raw.as_str()).collect();
+    pattern::normalise_spaces(&texts.join(" "))
+        .trim()
+        .to_string()
 }
 
 fn join(words: &[WordInfo]) -> String {
@@ -584,6 +604,7 @@ impl Walker {
                                 self.backstop("an array assignment", &w.value);
                                 WordInfo {
                                     text: w.value.clone(),
+                                    raw: w.value.clone(),
                                     ..WordInfo::default()
                                 }
                             }

@@ -13,6 +13,9 @@ pub const MAX_DOLLARS_PER_WORD: usize = 16;
 pub struct WordInfo {
     /// The word with quoting removed (for a literal) or as written (else).
     pub text: String,
+    /// The word exactly as written, quotes included (`'a b'`): the spelling
+    /// a rule copied from the command line uses.
+    pub raw: String,
     /// True when the word's value is known without running anything:
     /// no parameter expansion, no substitution, no `~user`.
     pub literal: bool,
@@ -32,6 +35,7 @@ pub struct WordInfo {
 pub fn classify(raw: &str, options: &ParserOptions) -> WordInfo {
     let mut info = WordInfo {
         literal: true,
+        raw: raw.to_string(),
         ..WordInfo::default()
     };
     if raw.matches('$').count() > MAX_DOLLARS_PER_WORD {

@@ -436,6 +436,7 @@ impl Mapper {
                     layer: "claude_code".into(),
                     outcome,
                     detail: decision.to_string(),
+                    not_applied: None,
                 }],
             },
         ));

@@ -1,18 +1,25 @@
 import { memo } from "react";
 
-import type { DecisionReason, TraceStep } from "../../generated/protocol";
+import type { DecisionReason, NotAppliedRule, TraceStep } from "../../generated/protocol";
 import { describeReason } from "../format";
 import { resultText, type ToolCall } from "../model";
+
+/** "allowed by `.claude/settings.local.json` — not applied: project not trusted", from the typed fields. */
+export function notApplied(rule: NotAppliedRule): string {
+  const file = rule.file ? rule.file.replace(/:\d+:\d+$/, "") : rule.source;
+  const why = rule.why === "project_not_trusted" ? "project not trusted" : "managed policy allows only its own rules";
+  return `\`${rule.rule}\` allowed by ${file} — not applied: ${why}`;
+}
 
 /** Every layer the permission engine consulted, in order. */
 export function TraceList({ trace }: { trace: readonly TraceStep[] }) {
   return (
     <ol className="trace" data-testid="decision-trace">
       {trace.map((step, i) => (
-        <li key={i} className={`trace-${step.outcome}`}>
+        <li key={i} className={`trace-${step.outcome}`} data-not-applied={step.not_applied?.why}>
           <span className="trace-layer mono">{step.layer}</span>
           <span className={`trace-outcome outcome-${step.outcome}`}>{step.outcome}</span>
-          <span className="trace-detail">{step.detail}</span>
+          <span className="trace-detail">{step.not_applied ? notApplied(step.not_applied) : step.detail}</span>
         </li>
       ))}
     </ol>
