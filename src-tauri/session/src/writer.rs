@@ -88,10 +88,10 @@ impl Queue {
     }
 
     /// Queues `item` (see the module docs); `false` once the writer stopped.
-    fn push(&self, item: Item) -> Result<(), Item> {
+    fn push(&self, item: Item) -> bool {
         let mut state = self.lock();
         if state.closed {
-            return Err(item);
+            return false;
         }
         let progress_call = match &item.event.body {
             EventBody::ToolProgress { tool_use_id, .. } if item.ticket.is_none() => {
@@ -99,25 +99,23 @@ impl Queue {
             }
             _ => None,
         };
-        if let Some(call) = &progress_call {
-            if state.progress >= PROGRESS_SOFT_LIMIT {
-                if let Some(&at) = state.last_progress.get(call) {
-                    if let Some(index) = at.checked_sub(state.head) {
-                        let index = usize::try_from(index).unwrap_or(usize::MAX);
-                        if let Some(slot) = state.items.get_mut(index) {
-                            slot.event = item.event;
-                            state.coalesced += 1;
-                            return Ok(());
-                        }
-                    }
-                }
-            }
+        if let Some(call) = &progress_call
+            && state.progress >= PROGRESS_SOFT_LIMIT
+            && let Some(&at) = state.last_progress.get(call)
+            && let Some(index) = at.checked_sub(state.head)
+            && let Some(slot) = state
+                .items
+                .get_mut(usize::try_from(index).unwrap_or(usize::MAX))
+        {
+            slot.event = item.event;
+            state.coalesced += 1;
+            return true;
         }
         while state.items.len() >= QUEUE_CAPACITY && !state.closed {
             state = self.drained.wait(state).unwrap_or_else(|p| p.into_inner());
         }
         if state.closed {
-            return Err(item);
+            return false;
         }
         let at = state.head + state.items.len() as u64;
         match progress_call {
@@ -131,7 +129,7 @@ impl Queue {
         state.items.push_back(item);
         drop(state);
         self.filled.notify_one();
-        Ok(())
+        true
     }
 
     /// The next batch, waiting for one; `None` once closed and empty.
@@ -181,7 +179,7 @@ impl EventSink for StoringSink {
     fn emit(&self, event: Event) {
         // The writer only stops once the host is finished; later events
         // (a task ending after shutdown) have nowhere to go.
-        let _ = self.queue.push(Item {
+        self.queue.push(Item {
             event,
             ticket: None,
         });
@@ -189,12 +187,13 @@ impl EventSink for StoringSink {
 
     fn emit_durable(&self, event: Event) -> Stored {
         let (sender, ticket) = Stored::pending();
-        match self.queue.push(Item {
+        if self.queue.push(Item {
             event,
             ticket: Some(sender),
         }) {
-            Ok(()) => ticket,
-            Err(_) => Stored::failed("the session's event writer has stopped"),
+            ticket
+        } else {
+            Stored::failed("the session's event writer has stopped")
         }
     }
 }
