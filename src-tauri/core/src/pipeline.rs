@@ -810,7 +810,8 @@ impl ToolRuntime {
             if let Some((rewritten, hook)) = combined.updated_input {
                 // A rewritten input is untrusted like the model's: validate
                 // it again and let the rules see it.
-                self.revalidate(p, tool.as_ref(), &rewritten, &hook, ctx).await?;
+                self.revalidate(p, tool.as_ref(), &rewritten, &hook, ctx)
+                    .await?;
                 observable = rewritten.clone();
                 tool.backfill_observable_input(&mut observable);
                 call_input = rewritten;

@@ -174,7 +174,9 @@ impl SettingsWatcher {
                     changed();
                 }
             })
-            .map_err(|e| notify::Error::generic(&format!("cannot start the watcher thread: {e}")))?;
+            .map_err(|e| {
+                notify::Error::generic(&format!("cannot start the watcher thread: {e}"))
+            })?;
         Ok(SettingsWatcher { watcher })
     }
 

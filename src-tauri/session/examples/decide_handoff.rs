@@ -46,7 +46,10 @@ fn main() {
             "Bash",
             json!({"command": "git status && npm test -- --watch=false"}),
         ),
-        ("Bash", json!({"command": "cat src/main.rs | grep fn && ls src"})),
+        (
+            "Bash",
+            json!({"command": "cat src/main.rs | grep fn && ls src"}),
+        ),
         ("Read", json!({"file_path": main_rs})),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -80,8 +80,10 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
         } else {
             format!("{} # {i}", HOSTILE[i % HOSTILE.len()])
         };
-        blocks.push(json!({"type": "tool_use", "id": format!("h{i}"), "name": "Bash",
-                           "input": {"command": command}}));
+        blocks.push(
+            json!({"type": "tool_use", "id": format!("h{i}"), "name": "Bash",
+                           "input": {"command": command}}),
+        );
     }
     let turns = json!([{"content": blocks}, text("done")]);
     let script = Script::parse(&json!({ "turns": turns }).to_string())
@@ -114,7 +116,10 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
 
     // Every call was decided by asking (the headless "deny" answered), none
     // ran, none was allowed.
-    let decided = wait_for(&sink, 50, |b| matches!(b, EventBody::PermissionDecided { .. })).await;
+    let decided = wait_for(&sink, 50, |b| {
+        matches!(b, EventBody::PermissionDecided { .. })
+    })
+    .await;
     for body in &decided {
         let EventBody::PermissionDecided {
             tool_use_id,
@@ -242,8 +247,7 @@ fn live_parser_threads() -> usize {
         .unwrap()
         .filter_map(Result::ok)
         .filter(|t| {
-            std::fs::read_to_string(t.path().join("comm"))
-                .is_ok_and(|c| c.trim() == "shell-parse")
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "shell-parse")
         })
         .count()
 }

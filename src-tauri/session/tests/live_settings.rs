@@ -182,7 +182,11 @@ async fn a_deny_rule_written_on_disk_reaches_the_open_session_and_a_broken_file_
     assert_eq!(trigger, SettingsReloadTrigger::FileChanged);
     assert!(problems >= 1, "{reloads:?}");
     let (decision, _) = f.ls_decision(&session, 2).await;
-    assert_eq!(decision, PermissionBehavior::Deny, "the last good rules stay");
+    assert_eq!(
+        decision,
+        PermissionBehavior::Deny,
+        "the last good rules stay"
+    );
 
     let diagnostics = f.host.diagnostics(&session).unwrap();
     assert!(diagnostics.settings_watcher_running);

@@ -155,7 +155,10 @@ async fn an_edit_that_cannot_apply_is_refused_before_anyone_is_asked() {
             json!({"file_path": s(&p), "old_string": "b()", "new_string": "c()"}),
         )
         .await;
-    assert!(text.contains("has been modified since it was read"), "{text}");
+    assert!(
+        text.contains("has been modified since it was read"),
+        "{text}"
+    );
     // An edit that can work is asked about, and runs.
     a.asked_and_ok("Read", json!({"file_path": s(&p)})).await;
     a.asked_and_ok(
@@ -178,7 +181,10 @@ async fn a_write_over_an_unread_file_or_onto_a_folder_is_refused_before_asking()
         .await;
     assert!(text.contains("has not been read"), "{text}");
     let text = a
-        .refused("Write", json!({"file_path": s(&a.path("")), "content": "x"}))
+        .refused(
+            "Write",
+            json!({"file_path": s(&a.path("")), "content": "x"}),
+        )
         .await;
     assert!(text.contains("is a directory"), "{text}");
     // A new file needs no read: asked, then written.
@@ -202,9 +208,7 @@ async fn a_notebook_edit_of_an_unread_notebook_or_a_missing_cell_is_refused_befo
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5
     });
     let p = a.write("n.ipynb", &serde_json::to_string_pretty(&nb).unwrap());
-    let edit = |cell: &str| {
-        json!({"notebook_path": s(&p), "cell_id": cell, "new_source": "y = 2"})
-    };
+    let edit = |cell: &str| json!({"notebook_path": s(&p), "cell_id": cell, "new_source": "y = 2"});
     let text = a.refused("NotebookEdit", edit("c1")).await;
     assert!(text.contains("has not been read"), "{text}");
     a.asked_and_ok("Read", json!({"file_path": s(&p)})).await;

@@ -26,8 +26,8 @@ use brush_parser::ast::{
 };
 
 use crate::paths::lexical_absolute;
-pub use parse::{PARSE_DEADLINE, ParseSlot, ParserThreads, parser_threads};
 pub(crate) use parse::guarded;
+pub use parse::{PARSE_DEADLINE, ParseSlot, ParserThreads, parser_threads};
 use parse::{ParseOutcome, Wait, parse_with_deadline};
 use words::{WordInfo, classify, short};
 

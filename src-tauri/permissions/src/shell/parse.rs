@@ -203,7 +203,11 @@ fn parse_here(text: &str, options: &ParserOptions) -> ParseOutcome {
 /// Parses `text` on the calling thread (feature `fuzzing`: the fuzzer must
 /// see hangs, and libFuzzer's per-thread state grows with every thread).
 #[cfg(feature = "fuzzing")]
-pub(crate) fn parse_with_deadline(text: &str, options: &ParserOptions, _wait: Wait) -> ParseOutcome {
+pub(crate) fn parse_with_deadline(
+    text: &str,
+    options: &ParserOptions,
+    _wait: Wait,
+) -> ParseOutcome {
     parse_here(text, options)
 }
 
