@@ -154,7 +154,10 @@ impl<T: Send + 'static> Throttle<T> {
 mod tests {
     use super::*;
 
-    fn recording() -> (Throttle<u32>, Arc<Mutex<Vec<(u32, Instant)>>>) {
+    /// What a recording sink saw: each value with when it was sent.
+    type Seen = Arc<Mutex<Vec<(u32, Instant)>>>;
+
+    fn recording() -> (Throttle<u32>, Seen) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&seen);
         let t = Throttle::new(PROGRESS_INTERVAL, move |v| {
