@@ -121,6 +121,11 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
         matches!(b, EventBody::PermissionDecided { .. })
     })
     .await;
+    // Each ends asked (and so refused, headless), or allowed only because
+    // the analysis found it read-only, which the default mode allows
+    // (`(( 99…9 ))`, which once overflowed the parser, changes nothing);
+    // never by a rule (the project has none).
+    let mut asked = std::collections::HashSet::new();
     for body in &decided {
         let EventBody::PermissionDecided {
             tool_use_id,
@@ -131,6 +136,16 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
         else {
             unreachable!()
         };
+        if *decision == PermissionBehavior::Allow {
+            assert!(
+                matches!(
+                    reason,
+                    DecisionReason::ToolCheck { .. } | DecisionReason::Mode { .. }
+                ),
+                "{tool_use_id} was allowed by {reason:?}"
+            );
+            continue;
+        }
         assert_eq!(*decision, PermissionBehavior::Deny, "{tool_use_id}");
         assert!(
             matches!(reason, DecisionReason::UserAnswer { .. }),
@@ -140,7 +155,10 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
             trace.iter().any(|s| s.outcome == TraceOutcome::Ask),
             "{tool_use_id}: {trace:?}"
         );
+        asked.insert(tool_use_id.clone());
     }
+    println!("{} of 50 hostile commands were asked about", asked.len());
+    assert!(asked.len() >= 40, "only {} asked", asked.len());
     let started = sink
         .events()
         .iter()
@@ -149,9 +167,11 @@ async fn fifty_hostile_commands_in_one_message_end_with_asks_and_the_cpu_goes_id
     let ran = sink
         .events()
         .iter()
-        .filter(|e| matches!(&e.body, EventBody::ToolProgress { .. }))
+        .filter(|e| {
+            matches!(&e.body, EventBody::ToolProgress { tool_use_id, .. } if asked.contains(tool_use_id))
+        })
         .count();
-    assert_eq!(ran, 0, "a hostile command ran");
+    assert_eq!(ran, 0, "a hostile command that was refused ran");
 
     // At most one parser thread was ever left running, and it ends: wait
     // for that state (a parse that never ended would fail here by the

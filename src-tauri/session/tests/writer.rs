@@ -24,7 +24,7 @@ fn ev(session: &str, body: Value) -> Event {
 fn progress(session: &str, call: &str, n: usize) -> Event {
     ev(
         session,
-        json!({"type": "tool_progress", "tool_use_id": call, "data": {"n": n}}),
+        json!({"type": "tool_progress", "tool_use_id": call, "data": {"kind": "other", "data": {"n": n}}}),
     )
 }
 
@@ -209,7 +209,7 @@ fn a_progress_flood_is_coalesced_per_call_with_the_last_kept_and_nothing_else_lo
         .iter()
         .filter(|e| kind(e) == "tool_progress")
         .map(|e| {
-            serde_json::to_value(e).unwrap()["data"]["n"]
+            serde_json::to_value(e).unwrap()["data"]["data"]["n"]
                 .as_u64()
                 .unwrap()
         })

@@ -46,6 +46,7 @@ fn call(session: &str, id: &str, command: &str, error: bool) -> Vec<Event> {
         ev(
             session,
             json!({"type": "tool_completed", "tool_use_id": id, "is_error": error,
+                   "status": if error { "error" } else { "ok" },
                    "content": [{"type": "text", "text": format!("ran {command}")}],
                    "duration_ms": 1}),
         ),

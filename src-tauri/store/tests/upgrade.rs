@@ -3,6 +3,7 @@
 //! `tool_progress` data). The old rows are written literally into a real
 //! SQLite file, as those builds wrote them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use gatehouse_protocol::event::{EventBody, ToolCallStatus};
 use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_store::{DATABASE_FILE, NewSession, Store};

@@ -249,8 +249,10 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
     .await?;
     assert_eq!(restored, external);
 
-    // A new session: the same call is refused by the saved rule.
+    // A new session: the same call is refused by the saved rule. The
+    // editor was opened over the first session, so Back returns to it.
     window.click("[data-testid=rules-back]").await?;
+    window.click("[data-testid=back-home]").await?;
     window.wait_for("[data-testid=home]").await?;
     run_session(&window, &second).await?;
     call_status(&window, "b2", "denied").await?;
@@ -308,6 +310,8 @@ async fn a_deny_rule_saved_in_the_editor_reaches_the_open_session() -> anyhow::R
     window.click("[data-testid=open-rules]").await?;
     window.wait_for("[data-testid=rules-screen]").await?;
     type_into(&window, "[data-testid=rule-input]", "Bash(echo:*)").await?;
+    // Validated as typed: Add takes the rule once its check is back.
+    window.wait_for("[data-testid=rule-bash-examples]").await?;
     window.click("[data-testid=rule-add]").await?;
     window
         .wait_for("[data-testid=rule-row][data-rule='Bash(echo:*)'][data-list=deny]")
