@@ -137,9 +137,10 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE projects ADD COLUMN trusted_at_ms INTEGER;",
     // MCP (issue 8): project MCP servers (`.mcp.json`) the user approved.
     // A row approves one server of one project with one configuration: the
-    // fingerprint hashes what the server runs or connects to (command, args,
-    // url, env and header *names*, never their values), so an edited
-    // `.mcp.json` needs a new approval. No secrets are stored here.
+    // fingerprint is a SHA-256 of the whole entry as written, values included
+    // (issue 16; before it, an FNV-1a of env and header *names* only), so
+    // any edit of the entry needs a new approval. Secret values live in the
+    // keychain (`secretEnv` / `secretHeaders` count by name); none are here.
     "CREATE TABLE mcp_approved_servers (
         project_path   TEXT NOT NULL,
         server         TEXT NOT NULL,
