@@ -25,7 +25,7 @@ use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
-use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind};
+use gatehouse_protocol::event::{Event, EventBody, SessionEndReason, SessionErrorKind};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::session::{PermissionAnswer, SessionHandle};
 use gatehouse_store::{NewSession, Store};
@@ -253,7 +253,10 @@ impl SessionHost {
         forward: Arc<dyn EventSink>,
         runtime: tokio::runtime::Handle,
     ) -> Result<Self, HostError> {
-        let store = Store::open(&config.data_dir)?;
+        let mut store = Store::open(&config.data_dir)?;
+        // Before any session opens: whatever a stopped process left open
+        // is closed now, so no session reads "running" forever.
+        crate::abandoned::end_abandoned_sessions(&mut store, crate::abandoned::process_alive);
         let writer_store = Store::open(&config.data_dir)?;
         Ok(Self {
             writer: Mutex::new(EventWriter::start(writer_store, forward)),
@@ -327,6 +330,9 @@ impl SessionHost {
                 "session {session_id} is already open"
             )));
         }
+        // This process holds it now (a start-up elsewhere leaves it open).
+        self.store()
+            .claim_session(&session_id, std::process::id())?;
         let setup = EngineSetup {
             project: project.clone(),
             home: self.config.home.clone(),
@@ -565,13 +571,32 @@ impl SessionHost {
     }
 
     /// Closes a session: interrupts what runs, waits for the agent to stop,
-    /// and stops its background tasks (returned). Its events stay stored.
+    /// stops its background tasks (returned) and emits `session_ended`
+    /// (closed). Its events stay stored, except for a session that never
+    /// got a prompt: there is nothing to review, so it is deleted.
     pub async fn close(&self, session_id: &str) -> Result<Vec<TaskInfo>, HostError> {
         let open = lock(&self.sessions)
             .remove(session_id)
             .ok_or_else(|| HostError::NotOpen(session_id.to_owned()))?;
         close_open(&open).await;
-        Ok(open.tasks.shutdown().await)
+        let tasks = open.tasks.shutdown().await;
+        open.emitter.emit(EventBody::SessionEnded {
+            reason: SessionEndReason::Closed,
+        });
+        let sink = lock(&self.writer).sink();
+        sink.flushed().await;
+        let store = Arc::clone(&self.store);
+        let id = session_id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut store = lock(&store);
+            if !store.session_has_prompt(&id)? {
+                store.delete_session(&id)?;
+            }
+            Ok::<(), gatehouse_store::StoreError>(())
+        })
+        .await
+        .map_err(|e| HostError::Other(format!("closing session {session_id}: {e}")))??;
+        Ok(tasks)
     }
 
     /// Starts the project's MCP servers for a session (project servers only

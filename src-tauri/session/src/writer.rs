@@ -10,10 +10,34 @@ use gatehouse_core::events::EventSink;
 use gatehouse_protocol::event::Event;
 use gatehouse_store::Store;
 
+/// What the writer thread is asked to do, in order.
+#[derive(Debug)]
+enum Job {
+    /// Store and forward an event.
+    Event(Box<Event>),
+    /// Report once every event queued before is stored and forwarded.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
 /// An [`EventSink`] that queues events for the writer thread.
 #[derive(Debug, Clone)]
 pub struct StoringSink {
-    tx: Arc<Mutex<Option<mpsc::Sender<Event>>>>,
+    tx: Arc<Mutex<Option<mpsc::Sender<Job>>>>,
+}
+
+impl StoringSink {
+    /// Resolves once every event emitted before is stored and forwarded
+    /// (at once when the writer has stopped).
+    pub async fn flushed(&self) {
+        let (done, wait) = tokio::sync::oneshot::channel();
+        let sent = {
+            let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+            tx.as_ref().is_some_and(|tx| tx.send(Job::Flush(done)).is_ok())
+        };
+        if sent {
+            let _ = wait.await;
+        }
+    }
 }
 
 impl EventSink for StoringSink {
@@ -22,7 +46,7 @@ impl EventSink for StoringSink {
         if let Some(tx) = tx.as_ref() {
             // The writer only stops once the host is finished; later events
             // (a task ending after shutdown) have nowhere to go.
-            let _ = tx.send(event);
+            let _ = tx.send(Job::Event(Box::new(event)));
         }
     }
 }
@@ -37,10 +61,17 @@ pub struct EventWriter {
 impl EventWriter {
     /// Starts a writer storing into `store` and then calling `forward`.
     pub fn start(mut store: Store, forward: Arc<dyn EventSink>) -> Self {
-        let (tx, rx) = mpsc::channel::<Event>();
+        let (tx, rx) = mpsc::channel::<Job>();
         let thread = std::thread::spawn(move || {
             let mut failures = 0;
-            for event in rx {
+            for job in rx {
+                let event = match job {
+                    Job::Event(event) => *event,
+                    Job::Flush(done) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                };
                 if let Err(e) = store.append_event(&event) {
                     failures += 1;
                     eprintln!(
