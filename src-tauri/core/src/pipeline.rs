@@ -178,11 +178,7 @@ pub fn resolve_hook_decision(
         message: message.map(str::to_owned),
     };
     let mut trace = engine.trace.clone();
-    let step = |outcome, detail: String| TraceStep {
-        layer: format!("hook:{hook_name}"),
-        outcome,
-        detail,
-    };
+    let step = |outcome, detail: String| TraceStep::new(format!("hook:{hook_name}"), outcome, detail);
     match decision {
         HookDecision::Deny => {
             trace.push(step(
@@ -895,15 +891,15 @@ impl ToolRuntime {
         let liftable = is_liftable(&asked.reason) && !requires_ui;
         let mut trace = asked.trace.clone();
         let settle = |decision, answer: String, detail: String, mut trace: Vec<TraceStep>| {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: match decision {
+            trace.push(TraceStep::new(
+                "ask",
+                match decision {
                     PermissionBehavior::Allow => TraceOutcome::Allow,
                     PermissionBehavior::Ask => TraceOutcome::Ask,
                     PermissionBehavior::Deny => TraceOutcome::Deny,
                 },
                 detail,
-            });
+            ));
             PermissionDecision {
                 decision,
                 reason: DecisionReason::UserAnswer { answer },
@@ -919,11 +915,11 @@ impl ToolRuntime {
             );
         }
         let Some(handler) = &self.ask else {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: TraceOutcome::Deny,
-                detail: "no ask handler is connected".into(),
-            });
+            trace.push(TraceStep::new(
+                "ask",
+                TraceOutcome::Deny,
+                "no ask handler is connected",
+            ));
             return PermissionDecision {
                 decision: PermissionBehavior::Deny,
                 reason: DecisionReason::Default {

@@ -152,11 +152,7 @@ fn rule_reason(rule: &SourcedRule) -> DecisionReason {
 }
 
 fn step(layer: &str, outcome: TraceOutcome, detail: impl Into<String>) -> TraceStep {
-    TraceStep {
-        layer: layer.to_string(),
-        outcome,
-        detail: detail.into(),
-    }
+    TraceStep::new(layer, outcome, detail)
 }
 
 /// A verdict of one layer: the behaviour and why.
