@@ -48,6 +48,8 @@ export function App() {
             project={state.openProject}
             resumeSessionId={state.resumeSessionId}
             onBack={actions.goHome}
+            onOpenStored={(sessionId) => actions.openStoredSession(sessionId)}
+            onOpenSettings={() => actions.openScreen("settings")}
           />
         ) : state.screen === "settings" ? (
           <SettingsScreen onBack={actions.goHome} />
@@ -69,6 +71,7 @@ export function App() {
             onOpenFolder={() => void actions.pickAndAddFolder()}
             onOpen={(project) => void actions.open(project)}
             sessions={state.sessions}
+            onOpenStored={(sessionId) => actions.openStoredSession(sessionId)}
             onResume={(session) => void actions.resume(session)}
           />
         )}
