@@ -16,11 +16,13 @@
 //! | [`names`] | qualified tool names |
 //! | [`secrets`] | secret header and env values from the keychain |
 //! | [`auth`] | OAuth 2.1 sign-in, tokens in the keychain, refresh |
+//! | [`failure`] | why a stdio server's handshake failed, in the user's terms (its exit, its stderr tail) |
 //! | [`stderr`] | the stderr tail of stdio servers |
 
 pub mod auth;
 pub mod config;
 pub mod edit;
+pub mod failure;
 pub mod list_resources;
 pub mod manager;
 pub mod names;
