@@ -178,7 +178,8 @@ pub fn resolve_hook_decision(
         message: message.map(str::to_owned),
     };
     let mut trace = engine.trace.clone();
-    let step = |outcome, detail: String| TraceStep::new(format!("hook:{hook_name}"), outcome, detail);
+    let step =
+        |outcome, detail: String| TraceStep::new(format!("hook:{hook_name}"), outcome, detail);
     match decision {
         HookDecision::Deny => {
             trace.push(step(

@@ -32,7 +32,8 @@ impl StoringSink {
         let (done, wait) = tokio::sync::oneshot::channel();
         let sent = {
             let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-            tx.as_ref().is_some_and(|tx| tx.send(Job::Flush(done)).is_ok())
+            tx.as_ref()
+                .is_some_and(|tx| tx.send(Job::Flush(done)).is_ok())
         };
         if sent {
             let _ = wait.await;

@@ -65,13 +65,21 @@ async fn closing_records_the_end_and_drops_a_session_that_never_got_a_prompt() {
         tempfile::tempdir().unwrap(),
     );
     let (host, _sink) = host(data.path(), home.path());
-    let talked = host.start(spec(project.path(), None)).unwrap().handle.session_id;
+    let talked = host
+        .start(spec(project.path(), None))
+        .unwrap()
+        .handle
+        .session_id;
     let ticket = host.send_prompt(&talked, "hello").unwrap();
     tokio::time::timeout(Duration::from_secs(30), ticket.wait())
         .await
         .unwrap()
         .unwrap();
-    let empty = host.start(spec(project.path(), None)).unwrap().handle.session_id;
+    let empty = host
+        .start(spec(project.path(), None))
+        .unwrap()
+        .handle
+        .session_id;
     host.close(&talked).await.unwrap();
     host.close(&empty).await.unwrap();
 
@@ -105,13 +113,21 @@ async fn a_new_host_closes_what_a_stopped_process_left_open() {
         // The first "app": a session with a prompt and an empty one, and
         // the process stops without closing either (the host is dropped).
         let (first, sink) = host(data.path(), home.path());
-        let talked = first.start(spec(project.path(), None)).unwrap().handle.session_id;
+        let talked = first
+            .start(spec(project.path(), None))
+            .unwrap()
+            .handle
+            .session_id;
         let ticket = first.send_prompt(&talked, "hello").unwrap();
         tokio::time::timeout(Duration::from_secs(30), ticket.wait())
             .await
             .unwrap()
             .unwrap();
-        let empty = first.start(spec(project.path(), None)).unwrap().handle.session_id;
+        let empty = first
+            .start(spec(project.path(), None))
+            .unwrap()
+            .handle
+            .session_id;
         // Wait until the writer has stored every event (it forwards after
         // storing): the exchange's session_completed.
         while !sink
@@ -168,10 +184,16 @@ async fn a_session_another_live_process_holds_is_left_open() {
         })
         .unwrap();
     // A real other process holds it.
-    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
     store.claim_session("held", other.id()).unwrap();
     assert!(process_alive(other.id()));
-    assert_eq!(end_abandoned_sessions(&mut store, process_alive), Swept::default());
+    assert_eq!(
+        end_abandoned_sessions(&mut store, process_alive),
+        Swept::default()
+    );
     assert_eq!(store.session("held").unwrap().unwrap().end_reason, None);
 
     other.kill().unwrap();

@@ -219,7 +219,10 @@ fn insert_event(
         }
         "session_started" => delta.end_reason = Some(None),
         "session_ended" => {
-            let reason = body.get("reason").and_then(Value::as_str).map(str::to_owned);
+            let reason = body
+                .get("reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             delta.end_reason = Some(reason);
             if delta.status.as_deref() == Some("running") {
                 delta.status = Some("ended".to_owned());

@@ -35,7 +35,9 @@ fn started(resumed: bool) -> EventBody {
 }
 
 fn prompt() -> EventBody {
-    EventBody::UserPrompt { text: "do it".into() }
+    EventBody::UserPrompt {
+        text: "do it".into(),
+    }
 }
 
 fn completed() -> EventBody {
@@ -105,7 +107,9 @@ fn opening_and_closing_is_not_activity() {
     store.append_event(&at("s", t0 + 10, completed())).unwrap();
     let before = store.session("s").unwrap().unwrap().updated_at_ms;
     std::thread::sleep(std::time::Duration::from_millis(5));
-    store.append_event(&at("s", t0 + 50, started(true))).unwrap();
+    store
+        .append_event(&at("s", t0 + 50, started(true)))
+        .unwrap();
     store
         .append_event(&at("s", t0 + 60, ended(SessionEndReason::Closed)))
         .unwrap();

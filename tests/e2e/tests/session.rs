@@ -378,7 +378,8 @@ async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> 
     let id = until("the session's end", 30, || async {
         let store = gatehouse_store::Store::open(data.path())?;
         let s = store.list_sessions(None)?.pop();
-        Ok(s.filter(|s| s.end_reason.is_some()).map(|s| (s.id, s.event_count, s.duration_ms, s.updated_at_ms)))
+        Ok(s.filter(|s| s.end_reason.is_some())
+            .map(|s| (s.id, s.event_count, s.duration_ms, s.updated_at_ms)))
     })
     .await?;
 
@@ -386,8 +387,12 @@ async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> 
     // reader): nothing is appended, its duration and "last active" stay.
     click(&window, "[data-testid=session-item]").await?;
     window.wait_for("[data-testid=stored-session]").await?;
-    window.wait_for("[data-testid=tool-call], [data-testid=assistant-text]").await?;
-    window.screenshot("08a-stored-session-opened-read-only").await?;
+    window
+        .wait_for("[data-testid=tool-call], [data-testid=assistant-text]")
+        .await?;
+    window
+        .screenshot("08a-stored-session-opened-read-only")
+        .await?;
     {
         let store = gatehouse_store::Store::open(data.path())?;
         let s = store.session(&id.0)?.context("the session is stored")?;
