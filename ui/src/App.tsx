@@ -50,6 +50,8 @@ export function App() {
               project={state.openProject}
               resumeSessionId={state.resumeSessionId}
               onBack={actions.goHome}
+              onOpenStored={(sessionId) => actions.openStoredSession(sessionId)}
+              onOpenSettings={() => actions.openScreen("settings")}
             />
           </div>
         )}
@@ -77,6 +79,7 @@ export function App() {
             onOpenFolder={() => void actions.pickAndAddFolder()}
             onOpen={(project) => void actions.open(project)}
             sessions={state.sessions}
+            onOpenStored={(sessionId) => actions.openStoredSession(sessionId)}
             onResume={(session) => void actions.resume(session)}
           />
         )}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { timeAgo } from "./format";
+import { plural, sessionStateLabel, timeAgo } from "./format";
 
 describe("timeAgo", () => {
   const now = Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -12,5 +12,24 @@ describe("timeAgo", () => {
     expect(timeAgo(now - 3 * 3600_000, now)).toBe("3 hours ago");
     expect(timeAgo(now - 24 * 3600_000, now)).toBe("yesterday");
     expect(timeAgo(now - 14 * 24 * 3600_000, now)).toBe("2 weeks ago");
+  });
+});
+
+describe("plural", () => {
+  it("is singular for exactly one only", () => {
+    expect(plural(1, "line")).toBe("1 line");
+    expect(plural(0, "line")).toBe("0 lines");
+    expect(plural(2, "event")).toBe("2 events");
+    expect(plural(1, "call replayed", "calls replayed")).toBe("1 call replayed");
+    expect(plural(1200, "call")).toBe("1,200 calls");
+  });
+});
+
+describe("sessionStateLabel", () => {
+  it("says why a session ended", () => {
+    expect(sessionStateLabel({ status: "ended", end_reason: "app_closed" })).toBe("ended: app closed");
+    expect(sessionStateLabel({ status: "running", end_reason: null })).toBe("running");
+    expect(sessionStateLabel({ status: "completed", end_reason: "closed" })).toBe("completed");
+    expect(sessionStateLabel({ status: "turn_limit", end_reason: null })).toBe("stopped at the turn limit");
   });
 });

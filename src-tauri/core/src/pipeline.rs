@@ -192,12 +192,8 @@ pub fn resolve_hook_decision(
         message: message.map(str::to_owned),
     };
     let mut trace = engine.trace.clone();
-    let step = |outcome, detail: String| TraceStep {
-        layer: format!("hook:{hook_name}"),
-        outcome,
-        detail,
-        not_applied: None,
-    };
+    let step =
+        |outcome, detail: String| TraceStep::new(format!("hook:{hook_name}"), outcome, detail);
     match decision {
         HookDecision::Deny => {
             trace.push(step(
@@ -924,12 +920,11 @@ impl ToolRuntime {
             reason: DecisionReason::SafetyCheck {
                 message: format!("the permission engine failed on this call ({e}), so it asks"),
             },
-            trace: vec![TraceStep {
-                layer: "engine".into(),
-                outcome: TraceOutcome::Ask,
-                detail: format!("the decision task failed: {e}"),
-                not_applied: None,
-            }],
+            trace: vec![TraceStep::new(
+                "engine",
+                TraceOutcome::Ask,
+                format!("the decision task failed: {e}"),
+            )],
         })
     }
 
@@ -992,16 +987,15 @@ impl ToolRuntime {
         let liftable = is_liftable(&asked.reason) && !requires_ui;
         let mut trace = asked.trace.clone();
         let settle = |decision, answer: String, detail: String, mut trace: Vec<TraceStep>| {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: match decision {
+            trace.push(TraceStep::new(
+                "ask",
+                match decision {
                     PermissionBehavior::Allow => TraceOutcome::Allow,
                     PermissionBehavior::Ask => TraceOutcome::Ask,
                     PermissionBehavior::Deny => TraceOutcome::Deny,
                 },
                 detail,
-                not_applied: None,
-            });
+            ));
             PermissionDecision {
                 decision,
                 reason: DecisionReason::UserAnswer { answer },
@@ -1017,12 +1011,11 @@ impl ToolRuntime {
             );
         }
         let Some(handler) = &self.ask else {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: TraceOutcome::Deny,
-                detail: "no ask handler is connected".into(),
-                not_applied: None,
-            });
+            trace.push(TraceStep::new(
+                "ask",
+                TraceOutcome::Deny,
+                "no ask handler is connected",
+            ));
             return PermissionDecision {
                 decision: PermissionBehavior::Deny,
                 reason: DecisionReason::Default {

@@ -381,6 +381,24 @@ pub enum EventBody {
         /// Model requests made.
         turns: u32,
     },
+    /// The session was closed: nothing runs in it until it is resumed.
+    /// Its time before this event counts towards its duration; the gap to
+    /// this event does not.
+    SessionEnded {
+        /// Why it ended.
+        reason: SessionEndReason,
+    },
+}
+
+/// Why a session ended (`session_ended`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEndReason {
+    /// Its window or `gatehouse-cli run` closed it.
+    Closed,
+    /// The process running it stopped without closing it (the app was
+    /// quit or killed); found and recorded at the next start-up.
+    AppClosed,
 }
 
 /// What kind of failure a `session_error` reports.

@@ -272,9 +272,14 @@ pub struct SessionSummary {
     pub model: String,
     /// The permission mode it started in.
     pub mode: String,
-    /// `running`, or the status of its last `session_completed`
-    /// (`imported` for an import that has none).
+    /// `running` (an exchange runs, or none has finished since it was
+    /// opened), the status of its last `session_completed`, `ended` when it
+    /// was closed before any exchange finished (see `end_reason`), or
+    /// `imported` for an import that has none.
     pub status: String,
+    /// Why it was last closed (`None`: open now, or imported without an
+    /// end).
+    pub end_reason: Option<crate::event::SessionEndReason>,
     /// The first prompt, shortened.
     pub title: Option<String>,
     /// When it was created (ms since the epoch; for an import, the time of
@@ -286,7 +291,9 @@ pub struct SessionSummary {
     pub event_count: i64,
     /// Recorded by Gatehouse or imported from Claude Code.
     pub origin: SessionOrigin,
-    /// Wall time from its first to its last event, in ms.
+    /// Active time in ms: the spans from each start or resume to the last
+    /// event before the following close, summed (the gaps between visits
+    /// do not count).
     pub duration_ms: i64,
     /// Tool calls made (`tool_queued` events).
     pub tool_calls: i64,

@@ -25,7 +25,9 @@ use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
-use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind, SettingsReloadTrigger};
+use gatehouse_protocol::event::{
+    Event, EventBody, SessionEndReason, SessionErrorKind, SettingsReloadTrigger,
+};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::session::{
     PermissionAnswer, SessionDiagnostics, SessionHandle, SessionOrigin, SessionSummary,
@@ -274,7 +276,10 @@ impl SessionHost {
         forward: Arc<dyn EventSink>,
         runtime: tokio::runtime::Handle,
     ) -> Result<Self, HostError> {
-        let store = Store::open(&config.data_dir)?;
+        let mut store = Store::open(&config.data_dir)?;
+        // Before any session opens: whatever a stopped process left open
+        // is closed now, so no session reads "running" forever.
+        crate::abandoned::end_abandoned_sessions(&mut store, crate::abandoned::process_alive);
         let writer_store = Store::open(&config.data_dir)?;
         Ok(Self {
             writer: Mutex::new(EventWriter::start(writer_store, forward)),
@@ -370,6 +375,9 @@ impl SessionHost {
                 "session {session_id} is already open"
             )));
         }
+        // This process holds it now (a start-up elsewhere leaves it open).
+        self.store()
+            .claim_session(&session_id, std::process::id())?;
         let setup = EngineSetup {
             project: project.clone(),
             home: self.config.home.clone(),
@@ -624,13 +632,38 @@ impl SessionHost {
     }
 
     /// Closes a session: interrupts what runs, waits for the agent to stop,
-    /// and stops its background tasks (returned). Its events stay stored.
+    /// stops its background tasks (returned) and emits `session_ended`
+    /// (closed). Its events stay stored, except for a session that never
+    /// got a prompt: there is nothing to review, so it is deleted.
     pub async fn close(&self, session_id: &str) -> Result<Vec<TaskInfo>, HostError> {
         let open = lock(&self.sessions)
             .remove(session_id)
             .ok_or_else(|| HostError::NotOpen(session_id.to_owned()))?;
         close_open(&open).await;
-        Ok(open.tasks.shutdown().await)
+        let tasks = open.tasks.shutdown().await;
+        // Durable: the writer is FIFO, so once `session_ended` is stored so
+        // is everything the session emitted before it.
+        if let Err(e) = open
+            .emitter
+            .emit_durable(EventBody::SessionEnded {
+                reason: SessionEndReason::Closed,
+            })
+            .await
+        {
+            tracing::warn!("closing session {session_id}: {}", e.0);
+        }
+        let store = Arc::clone(&self.store);
+        let id = session_id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut store = lock(&store);
+            if !store.session_has_prompt(&id)? {
+                store.delete_session(&id)?;
+            }
+            Ok::<(), gatehouse_store::StoreError>(())
+        })
+        .await
+        .map_err(|e| HostError::Other(format!("closing session {session_id}: {e}")))??;
+        Ok(tasks)
     }
 
     /// Starts the project's MCP servers for a session (project servers only

@@ -31,7 +31,9 @@ pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
 pub use search::{SearchHit, SearchResults, literal_query};
 pub use session_rules::StoredSessionRule;
-pub use sessions::{NewSession, SessionProvenance, SessionSummary, validate_session_id};
+pub use sessions::{
+    NewSession, SessionProvenance, SessionSummary, UnendedSession, validate_session_id,
+};
 pub use stats::SessionStatsBuilder;
 
 /// Environment variable that overrides the platform data directory.

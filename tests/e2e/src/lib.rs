@@ -293,6 +293,46 @@ impl App {
         Ok(path)
     }
 
+    /// Sets the window's size (the inner viewport is what the layout
+    /// checks measure) and waits until the page has seen it.
+    pub async fn set_size(&self, width: u32, height: u32) -> anyhow::Result<()> {
+        self.client
+            .set_window_size(width, height)
+            .await
+            .with_context(|| format!("resizing the window to {width}x{height}"))?;
+        // The outer size includes no decorations under the test's X server;
+        // wait until the page has laid out at the new width.
+        until(&format!("the page at {width}x{height}"), 10, || async {
+            let w = self
+                .client
+                .execute("return window.innerWidth;", vec![])
+                .await?;
+            Ok((w.as_u64() == Some(u64::from(width))).then_some(()))
+        })
+        .await
+    }
+
+    /// What is wrong with the layout inside `css` (the whole page when it
+    /// matches nothing), computed from the DOM's boxes: visible interactive
+    /// elements (buttons, fields, links, focusable bars) that reach outside
+    /// the window without a scrolling container to reach them in, and pairs
+    /// of them whose visible boxes overlap. Empty when the layout is sound.
+    pub async fn layout_problems(&self, css: &str) -> anyhow::Result<Vec<String>> {
+        let found = self
+            .client
+            .execute(LAYOUT_CHECK, vec![serde_json::Value::from(css)])
+            .await
+            .with_context(|| format!("checking the layout of `{css}`"))?;
+        Ok(found
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// Ends the session (closing the app) and stops the driver.
     pub async fn quit(mut self) -> anyhow::Result<()> {
         let closed = self.client.clone().close().await;
@@ -343,3 +383,53 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The script of [`App::layout_problems`]: boxes clipped to their
+/// scrolling ancestors (a row scrolled out of view is not overlapping the
+/// one scrolled into view), then overflow and overlap between them.
+const LAYOUT_CHECK: &str = r#"
+const root = document.querySelector(arguments[0]) || document.body;
+const vw = window.innerWidth, vh = window.innerHeight;
+const label = (el) => {
+  const id = el.getAttribute('data-testid');
+  const text = (el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30);
+  return el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + (text ? ' "' + text + '"' : '');
+};
+const scrolls = (el) => {
+  const s = getComputedStyle(el);
+  return /(auto|scroll|hidden)/.test(s.overflowX + s.overflowY);
+};
+const items = [];
+for (const el of root.querySelectorAll('button, input, select, textarea, a[href], [role=button], [tabindex="0"]')) {
+  const s = getComputedStyle(el);
+  if (s.visibility === 'hidden' || s.display === 'none' || el.closest('[hidden], details:not([open]) > :not(summary)')) continue;
+  let r = el.getBoundingClientRect();
+  if (r.width < 1 || r.height < 1) continue;
+  let box = { l: r.left, t: r.top, r: r.right, b: r.bottom };
+  let clipped = false;
+  for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    if (!scrolls(a)) continue;
+    clipped = true;
+    const c = a.getBoundingClientRect();
+    box = { l: Math.max(box.l, c.left), t: Math.max(box.t, c.top), r: Math.min(box.r, c.right), b: Math.min(box.b, c.bottom) };
+  }
+  if (box.r - box.l < 1 || box.b - box.t < 1) continue;
+  items.push({ el, box, clipped });
+}
+const problems = [];
+for (const { el, box, clipped } of items) {
+  if (!clipped && (box.r > vw + 1 || box.b > vh + 1 || box.l < -1 || box.t < -1)) {
+    problems.push('overflows the ' + vw + 'x' + vh + ' window: ' + label(el) + ' at ' + [box.l, box.t, box.r, box.b].map(Math.round).join(','));
+  }
+}
+for (let i = 0; i < items.length; i++) {
+  for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+    const w = Math.min(a.box.r, b.box.r) - Math.max(a.box.l, b.box.l);
+    const h = Math.min(a.box.b, b.box.b) - Math.max(a.box.t, b.box.t);
+    if (w > 2 && h > 2) problems.push('overlap: ' + label(a.el) + ' and ' + label(b.el));
+  }
+}
+return problems;
+"#;

@@ -33,6 +33,7 @@ function summary(id: string, change: Partial<SessionSummary> = {}): SessionSumma
     output_tokens: 300,
     parent_session_id: null,
     source_path: null,
+    end_reason: null,
     ...change,
   };
 }
@@ -57,7 +58,10 @@ function backend(handlers: Record<string, Handler>) {
 }
 
 const LIST: Record<string, Handler> = {
-  browse_sessions: () => [summary("s1"), summary("cc-x", { origin: "claude_code", title: "imported one" })],
+  browse_sessions: () => [
+    summary("s1", { status: "ended", end_reason: "app_closed" }),
+    summary("cc-x", { origin: "claude_code", title: "imported one", status: "imported" }),
+  ],
   session_facets: () => ({ projects: ["/p/one", "/p/two"], models: ["opus"] }),
 };
 
@@ -74,6 +78,8 @@ describe("BrowserScreen", () => {
     expect(rows.map((r) => r.dataset["origin"])).toEqual(["gatehouse", "claude_code"]);
     expect(within(must(rows[0])).getByTestId("session-counts").textContent).toBe("4 · 1 · 2 · 0");
     expect(rows[1]?.textContent).toContain("Claude Code");
+    // The state is true and says why it ended.
+    expect(within(must(rows[0])).getByTestId("session-state").textContent).toBe(" · ended: app closed");
 
     fireEvent.change(screen.getByTestId("filter-project"), { target: { value: "/p/two" } });
     fireEvent.click(screen.getByTestId("filter-errors"));
@@ -192,7 +198,11 @@ describe("BrowserScreen", () => {
     fireEvent.change(input, { target: { value: "zero" } });
     fireEvent.click(screen.getByTestId("retention-save"));
     expect((await screen.findByTestId("housekeeping-error")).textContent).toContain("not a number of days");
+    fireEvent.change(input, { target: { value: "" } });
+    expect(screen.getByTestId("retention-meaning").textContent).toBe("Empty: sessions are kept forever.");
+    expect(input.placeholder).toBe("never");
     fireEvent.change(input, { target: { value: "7" } });
+    expect(screen.getByTestId("retention-meaning").textContent).toBe("Sessions idle for more than 7 days are deleted.");
     fireEvent.click(screen.getByTestId("retention-apply"));
     await waitFor(() => expect(calls.find(([c]) => c === "set_retention")?.[1]).toEqual({ days: 7, apply: true }));
     expect((await screen.findByTestId("housekeeping-note")).textContent).toContain("1 session deleted");

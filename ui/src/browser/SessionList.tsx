@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { SessionFacets, SessionSummary } from "../generated/protocol";
 import { formatCount, formatMs } from "./plots";
 import type { ListQuery } from "./state";
+import { sessionStateLabel } from "../format";
 
 const SORTS: { value: ListQuery["sort"]; label: string }[] = [
   { value: "updated", label: "Last active" },
@@ -133,6 +134,12 @@ export function SessionTable({
               </button>
               {s.origin === "claude_code" && <span className="badge origin-badge">Claude Code</span>}
               {s.parent_session_id !== null && <span className="badge">sub-agent</span>}
+              {s.origin === "gatehouse" && (
+                <span className="muted small session-state" data-testid="session-state">
+                  {" "}
+                  · {sessionStateLabel(s)}
+                </span>
+              )}
             </td>
             <td className="mono small" title={s.project_path}>
               {s.project_path}

@@ -70,6 +70,7 @@ function summary(origin: SessionSummary["origin"]): SessionSummary {
     output_tokens: 20,
     parent_session_id: null,
     source_path: null,
+    end_reason: null,
   };
 }
 
@@ -153,11 +154,34 @@ describe("SessionReader", () => {
     const seq = events().findIndex((e) => e.type === "tool_completed" && e.tool_use_id === "r2") + 1;
     renderReader("gatehouse", seq);
     await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolUseId"])).toContain("r2"));
-    const target = document.querySelector(".transcript-row[data-target]");
-    expect(target?.querySelector("[data-testid=tool-group]")).toBeTruthy();
+    // The call itself is marked, not its whole group (centring a long
+    // group showed another of its calls).
+    const marked = Array.from(document.querySelectorAll("[data-target]"));
+    expect(marked.map((el) => el.getAttribute("data-tool-use-id"))).toEqual(["r2"]);
+    expect(marked[0]?.closest("[data-testid=tool-group]")).toBeTruthy();
     fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Bash" } });
     await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Bash"]));
-    expect(document.querySelector(".transcript-row[data-target]")).toBeNull();
+    expect(document.querySelector("[data-target]")).toBeNull();
+  });
+
+  it("shows a filter's first match at the top and its empty state in view", async () => {
+    // A Read, then many Bash calls; the reader is scrolled far down.
+    const script = new Script("ses_r").prompt("look").request(1).queue("r1", "Read", { file_path: "/p/a.py" }).allow("r1").complete("r1", "a");
+    for (let i = 0; i < 60; i++) script.queue(`b${i}`, "Bash", { command: `echo ${i}` }).allow(`b${i}`).complete(`b${i}`, `${i}`);
+    const all = script.turnDone(1, 61).done().events;
+    fake("gatehouse", () => all);
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
+    await screen.findAllByTestId("tool-call");
+    const scroller = screen.getByTestId("transcript");
+    scroller.scrollTop = 4000;
+    fireEvent.scroll(scroller);
+    fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Read" } });
+    await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Read"]));
+    expect(screen.getByTestId("transcript").scrollTop).toBe(0);
+    // Errors only, and there are none: the empty state says so, under the filters.
+    fireEvent.click(screen.getByTestId("filter-errors-only"));
+    expect((await screen.findByTestId("reader-empty")).textContent).toContain("No calls match these filters.");
+    expect(screen.queryByTestId("transcript")).toBeNull();
   });
 
   it("shows a long session's first events at once, then the whole session", async () => {
@@ -169,7 +193,7 @@ describe("SessionReader", () => {
     const calls = fake("gatehouse", () => long, gate);
     render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
     const note = await screen.findByTestId("reader-partial");
-    expect(note.textContent).toContain(`first ${READER_HEAD_EVENTS} of ${long.length} events`);
+    expect(note.textContent).toContain(`first ${READER_HEAD_EVENTS.toLocaleString("en")} of ${long.length.toLocaleString("en")} events`);
     expect(calls.find(([c]) => c === "session_events_before")?.[1]).toEqual({ session_id: "ses_r", count: READER_HEAD_EVENTS });
     await screen.findAllByTestId("tool-call");
     release();

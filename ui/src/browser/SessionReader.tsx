@@ -9,6 +9,12 @@ import { filterModel, isFiltering, NO_FILTER, rowForSeq, toolNames, type CallFil
 import { DeleteButton } from "./SessionList";
 import { useReader } from "./state";
 import { StatsPanel } from "./StatsPanel";
+import { plural } from "../format";
+
+/** A filter as a key: the transcript restarts (at its top) when it changes. */
+function filterKey(filter: CallFilter): string {
+  return `${filter.tool ?? ""}|${filter.decision}|${filter.errorsOnly}`;
+}
 
 /** The in-session filters: tool, decision, errors only. */
 export function CallFilters({ filter, tools, onChange }: { filter: CallFilter; tools: readonly string[]; onChange(next: CallFilter): void }) {
@@ -72,7 +78,7 @@ export function SessionReader({
   const [state, actions] = useReader(sessionId, seq);
   const [filter, setFilter] = useState<CallFilter>(NO_FILTER);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
-  const [scrollTo, setScrollTo] = useState<{ index: number } | null>(null);
+  const [scrollTo, setScrollTo] = useState<{ index: number; callId: string | null } | null>(null);
   const { model, events, summary } = state;
 
   const toggleGroup = useCallback((key: string) => {
@@ -93,7 +99,7 @@ export function SessionReader({
     if (target) {
       setFilter(NO_FILTER);
       if (target.groupKey !== null) setExpanded(new Set(expanded).add(target.groupKey));
-      setScrollTo({ index: target.index });
+      setScrollTo({ index: target.index, callId: target.callId });
     }
   }
 
@@ -126,7 +132,7 @@ export function SessionReader({
             {summary && (
               <>
                 {" "}
-                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} · {summary.tool_calls} calls ·{" "}
+                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
                 {formatCount(summary.input_tokens + summary.output_tokens)} tokens
                 {summary.origin === "claude_code" && " · imported from Claude Code"}
               </>
@@ -171,11 +177,29 @@ export function SessionReader({
           )}
           {state.partial && summary && (
             <p className="muted" data-testid="reader-partial">
-              Showing the first {state.events?.length ?? 0} of {summary.event_count} events; loading the rest…
+              Showing the first {(state.events?.length ?? 0).toLocaleString("en")} of {plural(summary.event_count, "event")}; loading the rest…
             </p>
           )}
-          {shown ? (
-            <Transcript model={shown} version={shown.version} expandedGroups={expanded} onToggleGroup={toggleGroup} readOnly scrollTo={scrollTo} />
+          {shown && shown.transcript.length === 0 && isFiltering(filter) ? (
+            // In view under the filters, whatever the transcript's scroll was.
+            <p className="reader-empty muted" data-testid="reader-empty">
+              No calls match these filters.{" "}
+              <button type="button" className="link" onClick={() => setFilter(NO_FILTER)}>
+                Show all
+              </button>
+            </p>
+          ) : shown ? (
+            // A new filter opens a new transcript at its top: the first
+            // match, not the old scroll position in a shorter list.
+            <Transcript
+              key={filterKey(filter)}
+              model={shown}
+              version={shown.version}
+              expandedGroups={expanded}
+              onToggleGroup={toggleGroup}
+              readOnly
+              scrollTo={scrollTo}
+            />
           ) : (
             <p className="muted" data-testid="reader-loading">
               Loading…

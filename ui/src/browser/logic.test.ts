@@ -111,7 +111,7 @@ describe("rowForSeq", () => {
   });
 
   it("lands other events on the last row they had produced, and refuses out-of-range seqs", () => {
-    expect(rowForSeq(events, model, 1)).toEqual({ index: 0, groupKey: null });
+    expect(rowForSeq(events, model, 1)).toEqual({ index: 0, groupKey: null, callId: null });
     expect(model.transcript[0]?.kind).toBe("user");
     expect(rowForSeq(events, model, 0)).toBeNull();
     expect(rowForSeq(events, model, events.length + 1)).toBeNull();

@@ -81,6 +81,10 @@ export interface SeqTarget {
   index: number;
   /** The group to expand to show the call, when the row is a group. */
   groupKey: string | null;
+  /** The call the event belongs to, if any: inside a group, the row is
+   * the whole group, and it is this call that must be brought into view
+   * and marked (centring the group showed another of its calls). */
+  callId: string | null;
 }
 
 function callIdOf(event: Event): string | null {
@@ -103,9 +107,9 @@ export function rowForSeq(events: readonly Event[], model: SessionModel, seq: nu
       (item) => (item.kind === "tool" && item.callId === callId) || (item.kind === "group" && item.callIds.includes(callId)),
     );
     const item = model.transcript[index];
-    if (item) return { index, groupKey: item.kind === "group" ? item.key : null };
+    if (item) return { index, groupKey: item.kind === "group" ? item.key : null, callId };
   }
   const prefix = foldEvents(events.slice(0, seq));
   const index = Math.min(Math.max(prefix.transcript.length - 1, 0), model.transcript.length - 1);
-  return { index, groupKey: null };
+  return { index, groupKey: null, callId: null };
 }

@@ -21,6 +21,7 @@ import type {
   StorageInfo,
 } from "../generated/protocol";
 import { foldEvents, type SessionModel } from "../session/model";
+import { plural } from "../format";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -406,7 +407,7 @@ export function useHousekeeping(onChanged: () => void): [HousekeepingState, Hous
           const result = await backend.setRetention(parsed.days, apply);
           setNote(
             apply
-              ? `Retention saved; ${result.deleted.length} session${result.deleted.length === 1 ? "" : "s"} deleted.`
+              ? `Retention saved; ${plural(result.deleted.length, "session")} deleted.`
               : "Retention saved.",
           );
           setError(null);

@@ -7,7 +7,10 @@ import type {
   ProviderChoice,
   SessionSummary,
 } from "../generated/protocol";
+import { useApiKeys } from "../state/apiKeys";
 import { useLiveSession } from "../state/liveSession";
+import { plural, sessionStateLabel } from "../format";
+import { MODE_LABELS, MODES } from "../session/modes";
 import { ErrorBanner } from "./ErrorBanner";
 
 // The session screen (Markdown, highlight.js, diffs, the virtualiser) is its
@@ -21,6 +24,26 @@ interface Props {
   /** A stored session to resume as soon as the view opens. */
   resumeSessionId?: string | null;
   onBack(): void;
+  /** Shows a stored session read-only (the session browser's reader). */
+  onOpenStored?(sessionId: string): void;
+  /** Opens Settings (where API keys are entered). */
+  onOpenSettings?(): void;
+}
+
+/** The provider's API key is missing: said on the start form, before Start. */
+function MissingKey({ kind, onOpenSettings }: { kind: "anthropic" | "openai"; onOpenSettings?: (() => void) | undefined }) {
+  const [state] = useApiKeys([kind]);
+  const status = state.status[kind];
+  if (status === undefined || status.source !== null) return null;
+  const name = kind === "anthropic" ? "Anthropic" : "OpenAI-compatible";
+  return (
+    <p className="notice notice-warn" role="status" data-testid="missing-api-key" data-provider={kind}>
+      No {name} API key is set{kind === "openai" ? " (a local server may not need one)" : ""}: the first prompt would fail.{" "}
+      <button type="button" className="link" data-testid="missing-api-key-settings" onClick={onOpenSettings}>
+        Add one in Settings
+      </button>
+    </p>
+  );
 }
 
 type ProviderKind = "replay" | "anthropic" | "openai";
@@ -76,7 +99,7 @@ function OnMounted({ run }: { run(): void }) {
 }
 
 /** A project's session view: pick a provider and start or resume a session. */
-export function SessionView({ project: initial, resumeSessionId = null, onBack }: Props) {
+export function SessionView({ project: initial, resumeSessionId = null, onBack, onOpenStored, onOpenSettings }: Props) {
   const [project, setProject] = useState(initial);
   const [trustAsked, setTrustAsked] = useState(false);
   const [state, actions] = useLiveSession();
@@ -198,6 +221,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               />
             </label>
           )}
+          {kind !== "replay" && <MissingKey key={kind} kind={kind} onOpenSettings={onOpenSettings} />}
           <label>
             Mode{" "}
             <select
@@ -205,11 +229,11 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               value={mode}
               onChange={(e) => setMode(e.target.value as PermissionMode)}
             >
-              <option value="default">default</option>
-              <option value="acceptEdits">acceptEdits</option>
-              <option value="plan">plan</option>
-              <option value="bypassPermissions">bypassPermissions</option>
-              <option value="dontAsk">dontAsk</option>
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {MODE_LABELS[m]}
+                </option>
+              ))}
             </select>
           </label>
           <button
@@ -230,14 +254,24 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               <h3>Stored sessions</h3>
               <ul className="stored-sessions">
                 {stored.map((s) => (
-                  <li key={s.id}>
+                  <li key={s.id} className="stored-session-row">
+                    <button
+                      type="button"
+                      data-testid="open-stored-session"
+                      data-session-id={s.id}
+                      title="Show this session (read-only)"
+                      onClick={() => onOpenStored?.(s.id)}
+                    >
+                      {s.title ?? s.id} — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
+                    </button>
                     <button
                       type="button"
                       data-testid="resume-session"
                       data-session-id={s.id}
+                      disabled={state.busy}
                       onClick={() => void actions.resume(s.id, choice)}
                     >
-                      {s.title ?? s.id} — {s.status}, {s.event_count} events
+                      Resume
                     </button>
                   </li>
                 ))}

@@ -785,7 +785,11 @@ status: SessionStatus,
 /**
  * Model requests made.
  */
-turns: number, });
+turns: number, } | { "type": "session_ended", 
+/**
+ * Why it ended.
+ */
+reason: SessionEndReason, });
 
 /**
  * The formats a session can be exported in.
@@ -2187,6 +2191,11 @@ settings_reloads: number,
 settings_reloads_kept_previous: number, };
 
 /**
+ * Why a session ended (`session_ended`).
+ */
+export type SessionEndReason = "closed" | "app_closed";
+
+/**
  * What kind of failure a `session_error` reports.
  */
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
@@ -2356,10 +2365,17 @@ model: string,
  */
 mode: string, 
 /**
- * `running`, or the status of its last `session_completed`
- * (`imported` for an import that has none).
+ * `running` (an exchange runs, or none has finished since it was
+ * opened), the status of its last `session_completed`, `ended` when it
+ * was closed before any exchange finished (see `end_reason`), or
+ * `imported` for an import that has none.
  */
 status: string, 
+/**
+ * Why it was last closed (`None`: open now, or imported without an
+ * end).
+ */
+end_reason: SessionEndReason | null, 
 /**
  * The first prompt, shortened.
  */
@@ -2382,7 +2398,9 @@ event_count: number,
  */
 origin: SessionOrigin, 
 /**
- * Wall time from its first to its last event, in ms.
+ * Active time in ms: the spans from each start or resume to the last
+ * event before the following close, summed (the gaps between visits
+ * do not count).
  */
 duration_ms: number, 
 /**
@@ -2712,13 +2730,26 @@ max_ms: number, };
 export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
 
 /**
+ * Which stage of the evaluation a trace step comes from: what front ends
+ * label in plain words (the `layer` name is internal and may carry a
+ * hook's name).
+ */
+export type TraceStage = "deny_rules" | "ask_rules" | "allow_rules" | "tool_check" | "shell_analysis" | "safety_checks" | "mode" | "settings" | "destructive" | "default" | "hook" | "user_answer" | "imported" | "other";
+
+/**
  * One line of a decision trace.
  */
 export type TraceStep = { 
 /**
- * The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+ * The layer consulted, e.g. `deny_rules`, `hook:fmt`, `mode`
+ * (internal; front ends label [`Self::stage`]).
  */
 layer: string, 
+/**
+ * The stage of that layer, typed (derived from `layer` for events
+ * stored before it existed).
+ */
+stage: TraceStage, 
 /**
  * What it said.
  */

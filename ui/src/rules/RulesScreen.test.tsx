@@ -35,7 +35,7 @@ const PROJECTS = [rulesView().project];
 const denyDecision = {
   decision: "deny",
   reason: { kind: "rule", rule: "Bash(npm test:*)", source: "project", file: PROJECT_SETTINGS },
-  trace: [{ layer: "deny_rules", outcome: "deny", detail: "Bash(npm test:*) (project)" }],
+  trace: [{ layer: "deny_rules", stage: "deny_rules", outcome: "deny", detail: "Bash(npm test:*) (project)" }],
 };
 
 function validate(args: Record<string, unknown>) {

@@ -80,6 +80,12 @@ describe("BatchTimeline", () => {
     expect(hover).toContain("npm test");
     expect(hover).toContain("waited for permission 180 ms");
     fireEvent.mouseLeave(must(bars[1]));
-    expect(screen.getByTestId("timeline-hover").textContent).toContain("Hover a bar");
+    expect(screen.getByTestId("timeline-hover").textContent).toContain("Point at a bar, or Tab to it");
+    // The keyboard reaches the same card.
+    expect(bars[2]?.tabIndex).toBe(0);
+    fireEvent.focus(must(bars[2]));
+    expect(screen.getByTestId("timeline-hover").textContent).not.toContain("Point at a bar");
+    fireEvent.blur(must(bars[2]));
+    expect(screen.getByTestId("timeline-hover").textContent).toContain("Point at a bar");
   });
 });

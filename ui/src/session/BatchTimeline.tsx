@@ -3,6 +3,7 @@ import { memo, useState } from "react";
 import { useNow } from "../state/clock";
 import { callSummary, formatDuration } from "./format";
 import { isFinished, type ToolCall, type ToolStatus } from "./model";
+import { plural } from "../format";
 
 /** A drawn span of one call, in percent of the strip's width. */
 export interface TimelineSegment {
@@ -89,7 +90,7 @@ function Strip({ calls, nowMs, project }: { calls: readonly ToolCall[]; nowMs: n
     <div className="batch-timeline" data-testid="batch-timeline" data-lanes={geometry.lanes}>
       <div className="timeline-head muted small">
         <span>
-          {calls.length} call{calls.length === 1 ? "" : "s"}
+          {plural(calls.length, "call")}
           {concurrent ? ` · up to ${geometry.lanes} at once` : ""}
         </span>
         <span className="elapsed">{formatDuration(geometry.endMs - geometry.startMs)}</span>
@@ -103,8 +104,14 @@ function Strip({ calls, nowMs, project }: { calls: readonly ToolCall[]; nowMs: n
             data-tool-use-id={bar.callId}
             data-lane={bar.lane}
             style={{ top: bar.lane * LANE_PX + 2 }}
+            // Reachable by keyboard: Tab to a bar shows its call, as hovering does.
+            tabIndex={0}
+            role="button"
+            aria-label={`${bar.name}, ${bar.status.replace("_", " ")}`}
             onMouseEnter={() => setHovered(bar.callId)}
             onMouseLeave={() => setHovered((h) => (h === bar.callId ? null : h))}
+            onFocus={() => setHovered(bar.callId)}
+            onBlur={() => setHovered((h) => (h === bar.callId ? null : h))}
           >
             {bar.segments.map((seg, i) => (
               <span
@@ -118,7 +125,7 @@ function Strip({ calls, nowMs, project }: { calls: readonly ToolCall[]; nowMs: n
         ))}
       </div>
       <div className="timeline-hover small" data-testid="timeline-hover">
-        {hoveredCall ? <HoverCard call={hoveredCall} nowMs={nowMs} project={project} /> : <span className="muted">Hover a bar to see the call</span>}
+        {hoveredCall ? <HoverCard call={hoveredCall} nowMs={nowMs} project={project} /> : <span className="muted">Point at a bar, or Tab to it, for its call</span>}
       </div>
     </div>
   );

@@ -139,6 +139,12 @@ describe("BashView", () => {
     render(<BashView call={callFrom(s, "c")} />);
     expect(screen.getByTestId("bash-exit").textContent).toContain("interrupted");
     expect(screen.getByTestId("bash-exit").textContent).toContain("SIGTERM");
+    cleanup();
+    // Said once, in the exit line: not again as output, not again below.
+    const { container } = render(<ToolCallView call={callFrom(s, "c")} project="/p" />);
+    const text = container.textContent ?? "";
+    expect(text.split("SIGTERM").length - 1).toBe(1);
+    expect(text).not.toContain("Interrupted by the user");
   });
 
   it("reads a timeout from the status, not from the text", () => {
@@ -215,9 +221,11 @@ describe("RefusalView and ToolCallView", () => {
     render(<RefusalView call={callFrom(s, "b")} />);
     const refusal = screen.getByTestId("refusal");
     expect(refusal.textContent).toContain("never");
-    expect(refusal.textContent).toContain("You answered: deny: never");
+    // The feedback is said once.
+    expect(refusal.textContent?.split("never").length).toBe(2);
+    expect(refusal.textContent).toContain("You answered: deny");
     expect(within(refusal).getByTestId("decision-trace").querySelectorAll("li")).toHaveLength(3);
-    expect(refusal.textContent).toContain("Decision trace (3 layers)");
+    expect(refusal.textContent).toContain("Decision trace (3 steps)");
   });
 
   it("counts a one-layer trace in the singular", () => {
@@ -227,10 +235,10 @@ describe("RefusalView and ToolCallView", () => {
       tool_use_id: "d",
       decision: "deny",
       reason: { kind: "default", message: "denied by rule Bash(echo:*)" },
-      trace: [{ layer: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
+      trace: [{ layer: "deny_rules", stage: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
     }).complete("d", "Permission to use Bash was denied", "denied");
     render(<RefusalView call={callFrom(s, "d")} />);
-    expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 layer)");
+    expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 step)");
   });
 
   it("explains an input rejection by its stage", () => {
