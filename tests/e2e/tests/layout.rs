@@ -23,7 +23,9 @@ async fn the_permission_modal_fits_at_every_size_and_every_screen_is_photographe
     std::fs::write(project.join("notes.txt"), &original)?;
     let project = project.canonicalize()?;
     let file = project.join("notes.txt").display().to_string();
+    // Read first: an Edit of a file not read is refused before any ask.
     let script = json!({"turns": [
+        {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": file}}]},
         {"content": [{"type": "tool_use", "id": "e1", "name": "Edit", "input": {
             "file_path": file,
             "old_string": "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\n",
