@@ -223,7 +223,18 @@ impl App {
 
     /// Whether an element matching `css` is present now (no waiting).
     pub async fn exists(&self, css: &str) -> anyhow::Result<bool> {
-        Ok(!self.client.find_all(Locator::Css(css)).await?.is_empty())
+        // Asked of the page in one step: `find_all` hands back element
+        // handles, and one removed meanwhile (a loading placeholder going
+        // away) fails the whole query with "stale element".
+        let found = self
+            .client
+            .execute(
+                "return document.querySelector(arguments[0]) !== null;",
+                vec![serde_json::Value::from(css)],
+            )
+            .await
+            .with_context(|| format!("looking for `{css}`"))?;
+        Ok(found.as_bool() == Some(true))
     }
 
     /// Presses a key chord (xdotool's syntax, e.g. `shift+Tab`) as real X
@@ -309,7 +320,19 @@ impl App {
                 .await?;
             Ok((w.as_u64() == Some(u64::from(width))).then_some(()))
         })
-        .await
+        .await?;
+        // The page has the new size before WebKit has painted at it: a
+        // screenshot taken now shows the old frame, cropped. Two animation
+        // frames later the new one is on screen.
+        self.client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                vec![],
+            )
+            .await
+            .context("waiting for the page to paint at its new size")?;
+        Ok(())
     }
 
     /// What is wrong with the layout inside `css` (the whole page when it
@@ -395,32 +418,47 @@ const label = (el) => {
   const text = (el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30);
   return el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + (text ? ' "' + text + '"' : '');
 };
-const scrolls = (el) => {
+const overflow = (el) => {
   const s = getComputedStyle(el);
-  return /(auto|scroll|hidden)/.test(s.overflowX + s.overflowY);
+  const v = s.overflowX + ' ' + s.overflowY;
+  return /(auto|scroll)/.test(v) ? 'scrolls' : /(hidden|clip)/.test(v) ? 'clips' : null;
 };
+const rect = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
+const outside = (box, c) => box.r > c.r + 2 || box.l < c.l - 2 || box.b > c.b + 2 || box.t < c.t - 2;
 const items = [];
+const problems = [];
 for (const el of root.querySelectorAll('button, input, select, textarea, a[href], [role=button], [tabindex="0"]')) {
   const s = getComputedStyle(el);
   if (s.visibility === 'hidden' || s.display === 'none' || el.closest('[hidden], details:not([open]) > :not(summary)')) continue;
-  let r = el.getBoundingClientRect();
+  const r = el.getBoundingClientRect();
   if (r.width < 1 || r.height < 1) continue;
-  let box = { l: r.left, t: r.top, r: r.right, b: r.bottom };
-  let clipped = false;
+  const own = rect(r);
+  let box = own;
+  let scrolled = false;
+  // Sticking out of the box it sits in (a grid cell, a panel) draws it over
+  // its neighbours even when no other control is under it.
+  const parent = el.parentElement;
+  if (parent && overflow(parent) === null && getComputedStyle(parent).display !== 'inline'
+      && outside({ l: own.l, t: own.t, r: own.r, b: own.t + 1 }, rect(parent.getBoundingClientRect()))) {
+    problems.push('sticks out of its container: ' + label(el));
+  }
   for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
-    if (!scrolls(a)) continue;
-    clipped = true;
-    const c = a.getBoundingClientRect();
-    box = { l: Math.max(box.l, c.left), t: Math.max(box.t, c.top), r: Math.min(box.r, c.right), b: Math.min(box.b, c.bottom) };
+    const kind = overflow(a);
+    if (kind === null) continue;
+    const c = rect(a.getBoundingClientRect());
+    // A container that clips without scrolling hides what reaches past it:
+    // the user cannot get to it.
+    if (kind === 'clips' && !scrolled && outside(box, c) && !(box.r <= c.l || box.l >= c.r || box.b <= c.t || box.t >= c.b)) {
+      problems.push('cut off (overflow hidden, no scrolling): ' + label(el));
+    }
+    if (kind === 'scrolls') scrolled = true;
+    box = { l: Math.max(box.l, c.l), t: Math.max(box.t, c.t), r: Math.min(box.r, c.r), b: Math.min(box.b, c.b) };
   }
   if (box.r - box.l < 1 || box.b - box.t < 1) continue;
-  items.push({ el, box, clipped });
-}
-const problems = [];
-for (const { el, box, clipped } of items) {
-  if (!clipped && (box.r > vw + 1 || box.b > vh + 1 || box.l < -1 || box.t < -1)) {
+  if (!scrolled && (box.r > vw + 1 || box.b > vh + 1 || box.l < -1 || box.t < -1)) {
     problems.push('overflows the ' + vw + 'x' + vh + ' window: ' + label(el) + ' at ' + [box.l, box.t, box.r, box.b].map(Math.round).join(','));
   }
+  items.push({ el, box });
 }
 for (let i = 0; i < items.length; i++) {
   for (let j = i + 1; j < items.length; j++) {
