@@ -503,7 +503,21 @@ trigger: SettingsReloadTrigger,
 /**
  * Problems found in the files (also when applied).
  */
-problems: Array<SettingsProblem>, } | { "type": "tool_progress", 
+problems: Array<SettingsProblem>, } | { "type": "mcp_servers_changed", 
+/**
+ * Servers that run now and did not before (added, enabled,
+ * approved), sorted.
+ */
+started: Array<string>, 
+/**
+ * Servers that ran and do not any more (removed, disabled), sorted;
+ * their tools are gone from the session.
+ */
+stopped: Array<string>, 
+/**
+ * Servers whose configuration changed, started again, sorted.
+ */
+restarted: Array<string>, } | { "type": "tool_progress", 
 /**
  * The call.
  */
