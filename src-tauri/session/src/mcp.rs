@@ -17,6 +17,7 @@ use gatehouse_mcp::config::ServerTransport;
 use gatehouse_mcp::secrets::{
     MemorySecrets, NoSecrets, SecretKind, SecretLookup, server_secret_account,
 };
+use gatehouse_mcp::server::McpServer;
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
 use gatehouse_protocol::event::McpServerStatus;
 use gatehouse_store::Store;
@@ -269,9 +270,12 @@ fn tool_names(tools: &[Arc<dyn Tool>]) -> HashSet<String> {
     tools.iter().map(|t| t.name().to_owned()).collect()
 }
 
+/// A connected server and its tools.
+type ServerTools = (Arc<McpServer>, Vec<Arc<dyn Tool>>);
+
 /// Identifies a server object (a server replaced by [`McpManager::apply`]
 /// is a new object with the same name).
-fn identity(server: &Arc<gatehouse_mcp::server::McpServer>) -> usize {
+fn identity(server: &Arc<McpServer>) -> usize {
     Arc::as_ptr(server) as usize
 }
 
@@ -301,9 +305,7 @@ impl McpToolRefresh {
     }
 
     /// The connected servers with their tools.
-    fn listing(
-        manager: &McpManager,
-    ) -> Vec<(Arc<gatehouse_mcp::server::McpServer>, Vec<Arc<dyn Tool>>)> {
+    fn listing(manager: &McpManager) -> Vec<ServerTools> {
         let tools = manager.tools_by_server();
         manager
             .servers()

@@ -3,6 +3,8 @@
 //! for a whole-file `VACUUM`, and a database of an earlier version gets its
 //! one full rewrite only when no session is open. Real SQLite files.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::ops::ControlFlow;
 use std::sync::mpsc;
 
