@@ -2,7 +2,8 @@
 //! open, a server added in the panel starts in it and its tools are offered
 //! at the next model request; disabled, it stops and its tools are gone; a
 //! project server approved in the panel starts; a server that cannot start
-//! reports its failure without affecting the others. Real stdio MCP servers
+//! reports its failure without affecting the others; a server whose
+//! configuration changed restarts and the session's calls reach the new one. Real stdio MCP servers
 //! (gatehouse-mcp's standard-library Python fault server), real files, a
 //! real SQLite store; the panel's keychain is an in-memory store (none of
 //! these servers has secrets).
@@ -157,6 +158,11 @@ async fn panel_edits_start_and_stop_servers_of_an_open_session() {
             // 4: a server that cannot start does not affect the others.
             tool("b1", "mcp__proj__echo", json!({"text": "unaffected"})),
             text("four"),
+            // 5: enabled again, then changed: the call reaches the new server.
+            tool("r0", "mcp__fault__echo", json!({"text": "enabled"})),
+            text("five"),
+            tool("r1", "mcp__fault__echo", json!({"text": "restarted"})),
+            text("six"),
         ]})
         .to_string(),
     )
@@ -261,10 +267,61 @@ async fn panel_edits_start_and_stop_servers_of_an_open_session() {
     let (error, content) = completed(&sink.events(), "b1");
     assert!(!error, "the other server is unaffected: {content}");
     assert!(content.contains("unaffected"), "{content}");
+
+    // 5. Enabled again, then its configuration changed: it restarts, and
+    // the session's tool is the new server's (not the stopped one's).
+    mcp_panel::set_server_disabled(
+        &layout,
+        McpScope::Gatehouse,
+        "fault",
+        false,
+        &store,
+        &secrets,
+    )
+    .unwrap();
+    assert_eq!(host.apply_mcp_config().await, 1);
+    assert_eq!(
+        nth_change(&sink, 4).await,
+        (strings(&["fault"]), vec![], vec![])
+    );
+    wait_for_state(&sink, "fault", McpServerStatus::Connected).await;
+    exchange(&host, &sink, &id, "use the enabled server").await;
+    let (error, content) = completed(&sink.events(), "r0");
+    assert!(!error, "the enabled server's tool runs: {content}");
+    let mut changed = draft("fault", "python3");
+    if let McpTransportDraft::Stdio { env, .. } = &mut changed.transport {
+        env.push(gatehouse_protocol::mcp::McpValueDraft {
+            name: "GATEHOUSE_TEST_CHANGED".into(),
+            value: "1".into(),
+            secret: false,
+            stored: false,
+        });
+    }
+    mcp_panel::save_server(
+        &layout,
+        McpScope::Gatehouse,
+        Some("fault"),
+        &changed,
+        &store,
+        &secrets,
+    )
+    .unwrap();
+    assert_eq!(host.apply_mcp_config().await, 1);
+    // The new server's `connecting` was emitted before this event.
+    assert_eq!(
+        nth_change(&sink, 5).await,
+        (vec![], vec![], strings(&["fault"]))
+    );
+    wait_for_state(&sink, "fault", McpServerStatus::Connected).await;
+    exchange(&host, &sink, &id, "use the restarted server").await;
+    let (error, content) = completed(&sink.events(), "r1");
+    assert!(!error, "the call reaches the restarted server: {content}");
+    assert!(content.contains("restarted"), "{content}");
+
     assert_eq!(host.finish().await, 0);
     assert_eq!(
         changes(&sink).len(),
-        4,
+        6,
         "one event per change, none for no change"
     );
 }
