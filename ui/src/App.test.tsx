@@ -91,21 +91,24 @@ describe("App", () => {
     expect(fake.log).not.toContain("list_projects");
   });
 
-  it("opens the rule editor over an open session, which stays open behind it", async () => {
+  it.each([
+    ["the rule editor", "open-rules", "rules-screen", "rules-back"],
+    ["the MCP panel", "open-mcp", "mcp", "mcp-back"],
+  ])("opens %s over an open session, which stays open behind it", async (_, open, shown, back) => {
     const fake = fakeBackend(info(), "/home/ana/src/widget");
     restore = fake.restore;
     render(<App />);
     await screen.findByTestId("no-projects");
     fireEvent.click(screen.getByTestId("open-folder"));
     const name = await screen.findByTestId("session-project-name");
-    fireEvent.click(screen.getByTestId("open-rules"));
-    await screen.findByTestId("rules-screen");
+    fireEvent.click(screen.getByTestId(open));
+    await screen.findByTestId(shown);
     // The same session view, hidden, not closed.
     expect(screen.getByTestId("session-project-name")).toBe(name);
     expect(name.closest("[hidden]")).not.toBeNull();
     expect(fake.log).not.toContain("close_session");
-    fireEvent.click(screen.getByTestId("rules-back"));
-    await waitFor(() => expect(screen.queryByTestId("rules-screen")).toBeNull());
+    fireEvent.click(screen.getByTestId(back));
+    await waitFor(() => expect(screen.queryByTestId(shown)).toBeNull());
     expect(screen.getByTestId("session-project-name")).toBe(name);
     expect(name.closest("[hidden]")).toBeNull();
     // Another screen closes the session view.
