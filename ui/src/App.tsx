@@ -40,11 +40,15 @@ export function App() {
           ))}
         </nav>
       </header>
-      {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
+      {state.error !== null && (
+        <div className="page-banner">
+          <ErrorBanner message={state.error} onDismiss={actions.dismissError} />
+        </div>
+      )}
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
         {state.openProject && (
           // Hidden, not closed, while the rule editor is over it.
-          <div hidden={state.screen === "rules"}>
+          <div className="page-slot" hidden={state.screen === "rules"}>
             <SessionView
               key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
               project={state.openProject}

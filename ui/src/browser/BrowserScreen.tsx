@@ -20,6 +20,7 @@ import { useState } from "react";
 import type { SessionSummary } from "../generated/protocol";
 import type { StoredSessionTarget } from "../state/home";
 import { backend } from "../client";
+import { Page, PageHeader } from "../components/Page";
 import { Housekeeping } from "./Housekeeping";
 import { ImportPanel } from "./ImportPanel";
 import { SearchResults } from "./SearchResults";
@@ -79,7 +80,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
 
   if (target) {
     return (
-      <main className="session browser-reader">
+      <Page name="reader" className="browser-reader" fill>
         <SessionReader
           key={target.sessionId}
           sessionId={target.sessionId}
@@ -105,17 +106,13 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             {deleteError}
           </p>
         )}
-      </main>
+      </Page>
     );
   }
 
   return (
-    <main className="browser" data-testid="browser-screen">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="browser-back">
-          ← Back
-        </button>
-        <h2>Sessions</h2>
+    <Page name="sessions" className="browser" testId="browser-screen">
+      <PageHeader title="Sessions" back={{ label: "Back", testId: "browser-back", onClick: onBack }}>
         <nav className="browser-tabs" aria-label="Session browser">
           {TABS.map((t) => (
             <button key={t.tab} type="button" data-testid={`browser-tab-${t.tab}`} aria-current={tab === t.tab ? "page" : undefined} onClick={() => setTab(t.tab)}>
@@ -123,7 +120,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             </button>
           ))}
         </nav>
-      </section>
+      </PageHeader>
       {tab === "sessions" && (
         <>
           <form
@@ -178,6 +175,6 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
       )}
       {tab === "import" && <ImportTab onImported={listActions.refresh} />}
       {tab === "housekeeping" && <HousekeepingTab onChanged={listActions.refresh} />}
-    </main>
+    </Page>
   );
 }

@@ -1,6 +1,7 @@
 import type { Project, SessionSummary } from "../generated/protocol";
 import { plural, sessionStateLabel, timeAgo } from "../format";
 import { useNow } from "../state/clock";
+import { Page, PageHeader } from "./Page";
 import { ProjectList } from "./ProjectList";
 
 interface Props {
@@ -18,13 +19,12 @@ interface Props {
 export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenStored, onResume }: Props) {
   const nowMs = useNow(30_000);
   return (
-    <main className="home" data-testid="home">
-      <section className="home-header">
-        <h2>Recent projects</h2>
+    <Page name="home" className="home" testId="home">
+      <PageHeader title="Recent projects">
         <button type="button" className="primary" data-testid="open-folder" onClick={onOpenFolder}>
           Open folder…
         </button>
-      </section>
+      </PageHeader>
       {projects === null ? (
         <p className="empty">Loading…</p>
       ) : (
@@ -60,6 +60,6 @@ export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenSto
           </ul>
         </>
       )}
-    </main>
+    </Page>
   );
 }

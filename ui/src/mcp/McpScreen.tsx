@@ -6,6 +6,7 @@
 // mcp-problem.
 
 import type { Project } from "../generated/protocol";
+import { Page, PageHeader } from "../components/Page";
 import { ServerCard } from "./ServerCard";
 import { ServerForm } from "./ServerForm";
 import { useMcp } from "./state";
@@ -21,12 +22,8 @@ export function McpScreen({ projects, onBack }: Props) {
   const [state, actions] = useMcp(projects);
   const { panel } = state;
   return (
-    <main className="mcp" data-testid="mcp">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="mcp-back">
-          ← Back
-        </button>
-        <h2>MCP servers</h2>
+    <Page name="mcp" className="mcp" testId="mcp">
+      <PageHeader title="MCP servers" back={{ label: "Back", testId: "mcp-back", onClick: onBack }}>
         {projects !== null && projects.length > 0 && (
           <select
             data-testid="mcp-project"
@@ -44,7 +41,8 @@ export function McpScreen({ projects, onBack }: Props) {
         <button type="button" data-testid="mcp-probe" disabled={state.probing || state.projectPath === null} onClick={() => void actions.probe()}>
           {state.probing ? "Connecting…" : "Reconnect"}
         </button>
-      </section>
+      </PageHeader>
+      <div className="mcp-body">
       {projects !== null && projects.length === 0 && (
         <p data-testid="mcp-no-project">Open a project folder first: MCP servers are listed per project.</p>
       )}
@@ -110,6 +108,7 @@ export function McpScreen({ projects, onBack }: Props) {
           )}
         </>
       )}
-    </main>
+      </div>
+    </Page>
   );
 }

@@ -11,6 +11,7 @@
 // replay-progress, replay-count, replay-call (data-session-id, data-seq).
 
 import type { ReplayChangedCall } from "../generated/protocol";
+import { Page, PageHeader } from "../components/Page";
 import { DirectoriesPanel } from "./DirectoriesPanel";
 import { ReplayPanel } from "./ReplayPanel";
 import { RuleForm } from "./RuleForm";
@@ -34,12 +35,8 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
   const testCall = (call: ReplayChangedCall) =>
     actions.setTester({ tool: call.tool_name, input: JSON.stringify(call.input, null, 2), mode: call.mode });
   return (
-    <main className="rules-screen" data-testid="rules-screen">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="rules-back">
-          ← Back
-        </button>
-        <h2>Permission rules</h2>
+    <Page name="rules" className="rules-screen" testId="rules-screen">
+      <PageHeader title="Permission rules" back={{ label: "Back", testId: "rules-back", onClick: onBack }}>
         <select
           data-testid="rules-project-select"
           aria-label="Project"
@@ -53,7 +50,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
             </option>
           ))}
         </select>
-      </section>
+      </PageHeader>
       {state.error !== null && (
         <p className="error" data-testid="rules-error" role="alert">
           {state.error}
@@ -124,7 +121,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
           </div>
         </>
       )}
-    </main>
+    </Page>
   );
 }
 
