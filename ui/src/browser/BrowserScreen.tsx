@@ -15,9 +15,10 @@
  */
 
 import { Search, X } from "lucide-react";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 
 import type { SessionSummary } from "../generated/protocol";
+import { sessionLabels } from "../format";
 import type { StoredSessionTarget } from "../state/home";
 import { backend } from "../client";
 import { Page, PageHeader } from "../components/Page";
@@ -25,8 +26,8 @@ import { Housekeeping } from "./Housekeeping";
 import { ImportPanel } from "./ImportPanel";
 import { SearchResults } from "./SearchResults";
 import { SessionReader } from "./SessionReader";
-import { ListFilters, SessionTable } from "./SessionList";
-import { useHousekeeping, useImport, useSearch, useSessionList } from "./state";
+import { ListFilters, SelectionBar, SessionTable } from "./SessionList";
+import { SEARCH_LIMIT, useHousekeeping, useImport, useSearch, useSessionList } from "./state";
 import "./browser.css";
 
 type Tab = "sessions" | "import" | "housekeeping";
@@ -77,6 +78,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
   const [list, listActions] = useSessionList();
   const [search, searchActions] = useSearch();
   const [deleteError, setDeleteError] = useState<string | null>(null);
+  const labels = useMemo(() => sessionLabels(list.sessions ?? [], "(no prompt)"), [list.sessions]);
 
   if (target) {
     return (
@@ -155,7 +157,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             </p>
           )}
           {search.hits !== null ? (
-            <SearchResults hits={search.hits} onOpen={(hit) => onOpen(hit.session_id, hit.seq)} />
+            <SearchResults hits={search.hits} sessions={list.sessions} limit={SEARCH_LIMIT} onOpen={(hit) => onOpen(hit.session_id, hit.seq)} />
           ) : (
             <>
               <ListFilters query={list.query} facets={list.facets} onChange={listActions.setQuery} />
@@ -167,7 +169,23 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
               {list.sessions === null ? (
                 <p className="muted">Loading…</p>
               ) : (
-                <SessionTable sessions={list.sessions} onOpen={(s) => onOpen(s.id)} onDelete={(s) => void listActions.remove([s.id])} />
+                <>
+                  <SelectionBar
+                    listed={list.sessions.map((s) => s.id)}
+                    selected={list.selected}
+                    labels={labels}
+                    onDelete={(ids) => void listActions.remove(ids)}
+                    onClear={listActions.clearSelection}
+                  />
+                  <SessionTable
+                    sessions={list.sessions}
+                    labels={labels}
+                    selected={list.selected}
+                    onOpen={(s) => onOpen(s.id)}
+                    onToggle={listActions.toggleSelected}
+                    onToggleAll={listActions.toggleAll}
+                  />
+                </>
               )}
             </>
           )}

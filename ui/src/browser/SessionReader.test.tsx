@@ -136,6 +136,18 @@ describe("SessionReader", () => {
     expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_r" }));
   });
 
+  it("deletes from the reader after a confirmation naming the session", async () => {
+    const onDeleted = vi.fn();
+    fake("gatehouse");
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={onDeleted} />);
+    await screen.findByTestId("reader-title");
+    fireEvent.click(await screen.findByTestId("reader-delete"));
+    expect(onDeleted).not.toHaveBeenCalled();
+    expect(screen.getByTestId("reader-delete-what").textContent).toMatch(/^Delete “fix the greeter · .+” and its files\?$/);
+    fireEvent.click(screen.getByTestId("reader-delete-confirm"));
+    expect(onDeleted).toHaveBeenCalledTimes(1);
+  });
+
   it("offers no resume for imported sessions, filters calls and exports", async () => {
     const { calls } = renderReader("claude_code");
     await screen.findByTestId("tool-group");

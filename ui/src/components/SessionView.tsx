@@ -9,7 +9,8 @@ import type {
 } from "../generated/protocol";
 import { useApiKeys } from "../state/apiKeys";
 import { useLiveSession } from "../state/liveSession";
-import { plural, sessionStateLabel } from "../format";
+import { plural, sessionLabels, sessionStateLabel } from "../format";
+import { SessionLabelView } from "./SessionLabelView";
 import { MODE_LABELS, MODES } from "../session/modes";
 import { ErrorBanner } from "./ErrorBanner";
 import { Page, PageHeader } from "./Page";
@@ -137,6 +138,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
   }, [resumeSessionId, needsTrust, actions]);
 
   const choice = providerChoice(kind, { script, model, baseUrl });
+  const labels = sessionLabels(stored);
 
   return (
     <Page name="project" className="session" testId="session-view" fill={state.handle !== null && !needsTrust}>
@@ -266,7 +268,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
                       title="Show this session (read-only)"
                       onClick={() => onOpenStored?.(s.id)}
                     >
-                      {s.title ?? s.id} — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
+                      <SessionLabelView label={labels.get(s.id)} /> — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
                     </button>
                     <button
                       type="button"
