@@ -86,14 +86,18 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
           <button type="button" data-testid="rule-delete" onClick={() => onDelete(rule.id)}>
             Delete
           </button>
-          <select
-            data-testid="rule-move"
-            aria-label="Move to"
-            value={rule.target}
-            onChange={(e) => onMove(rule.id, e.target.value)}
-          >
-            <TargetOptions targets={targets} />
-          </select>
+          <span className="rule-move">
+            <label htmlFor={`rule-move-${rule.id}`}>Move to</label>
+            <select
+              id={`rule-move-${rule.id}`}
+              data-testid="rule-move"
+              value={rule.target}
+              title={target?.label}
+              onChange={(e) => onMove(rule.id, e.target.value)}
+            >
+              <TargetOptions targets={targets} compact />
+            </select>
+          </span>
         </span>
       )}
       {problems.map((p, i) => (

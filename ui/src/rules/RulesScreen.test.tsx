@@ -57,6 +57,39 @@ function validate(args: Record<string, unknown>) {
 }
 
 describe("RulesScreen", () => {
+  it("filters the listed rules by text, says how many of all, shows an empty state, and labels Move to", async () => {
+    backend({
+      list_projects: () => PROJECTS,
+      rules_view: () => rulesView(),
+      validate_rule: validate,
+      check_rule_edits: () => [],
+      test_rule_call: () => ({ decision: "allow", reason: { kind: "mode", mode: "default" }, trace: [] }),
+    });
+    render(<RulesScreen onBack={() => undefined} onOpenCall={() => undefined} />);
+    await waitFor(() => expect(screen.getAllByTestId("rule-row")).toHaveLength(2));
+    const box = screen.getByTestId("rules-filter") as HTMLInputElement;
+    expect(box.labels?.[0]?.textContent).toBe("Filter rules");
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("2 rules");
+    fireEvent.change(box, { target: { value: "npm" } });
+    expect(screen.getAllByTestId("rule-row").map((r) => r.dataset.rule)).toEqual(["Bash(npm test:*)"]);
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("1 of 2 rules");
+    // By list and by where it lives, too.
+    fireEvent.change(box, { target: { value: "deny policy" } });
+    expect(screen.getAllByTestId("rule-row").map((r) => r.dataset.rule)).toEqual(["WebFetch"]);
+    fireEvent.change(box, { target: { value: "zebra" } });
+    expect(screen.queryAllByTestId("rule-row")).toHaveLength(0);
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("0 of 2 rules");
+    expect(screen.getByTestId("rules-filter-empty").textContent).toContain("No rule matches “zebra”.");
+    fireEvent.click(within(screen.getByTestId("rules-filter-empty")).getByRole("button"));
+    expect(screen.getAllByTestId("rule-row")).toHaveLength(2);
+
+    // "Move to" is a real label, its menu short: file names, not paths.
+    const move = screen.getByTestId("rule-move") as HTMLSelectElement;
+    expect(move.labels[0]?.textContent).toBe("Move to");
+    expect([...move.options].map((o) => o.textContent)).toEqual(["Project · settings.json", "User · settings.json"]);
+    expect([...move.options].map((o) => o.title)).toEqual([PROJECT_SETTINGS, "/home/u/.claude/settings.json"]);
+  });
+
   it("validates as typed with the error highlighted, adds a rule, tests it live and saves", async () => {
     const calls = backend({
       list_projects: () => PROJECTS,

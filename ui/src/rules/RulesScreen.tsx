@@ -10,12 +10,17 @@
 // tester-decision (data-decision), decision-trace, replay-scope, replay-run,
 // replay-progress, replay-count, replay-call (data-session-id, data-seq).
 
+import { useMemo, useState } from "react";
+
 import type { ReplayChangedCall } from "../generated/protocol";
 import { Page, PageHeader } from "../components/Page";
+import { MODE_LABELS } from "../session/modes";
 import { DirectoriesPanel } from "./DirectoriesPanel";
 import { ReplayPanel } from "./ReplayPanel";
 import { RuleForm } from "./RuleForm";
+import { NoRuleMatches, RuleFilter } from "./RuleFilter";
 import { RuleGroups } from "./RuleGroups";
+import { filterRules } from "./model";
 import { SaveBar } from "./SaveBar";
 import { TesterPanel } from "./TesterPanel";
 import { useRulesEditor } from "./state";
@@ -32,6 +37,8 @@ export interface RulesScreenProps {
 export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScreenProps) {
   const [state, actions] = useRulesEditor(projectId);
   const { view, draft } = state;
+  const [filter, setFilter] = useState("");
+  const listed = useMemo(() => (draft ? filterRules(draft.rules, state.targets, filter) : []), [draft, state.targets, filter]);
   const testCall = (call: ReplayChangedCall) =>
     actions.setTester({ tool: call.tool_name, input: JSON.stringify(call.input, null, 2), mode: call.mode });
   return (
@@ -62,7 +69,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
             <span data-testid="rules-trust" data-trusted={view.trusted}>
               {view.trusted ? "Trusted project: its allow rules apply." : "Untrusted project: only its deny and ask rules apply."}
             </span>{" "}
-            Default mode: <strong>{view.default_mode ?? "default"}</strong>.
+            Default mode: <strong data-testid="rules-default-mode">{MODE_LABELS[view.default_mode ?? "default"]}</strong>.
             {view.bypass_disabled && " Bypass mode is disabled."}
             {view.managed_rules_only && " Managed policy: only policy rules may allow."}
           </p>
@@ -86,14 +93,19 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
                 onSubmit={actions.submitForm}
                 onCancel={actions.cancelEdit}
               />
+              <RuleFilter text={filter} shown={listed.length} total={draft.rules.length} onChange={setFilter} />
+              {listed.length === 0 && draft.rules.length > 0 ? (
+                <NoRuleMatches text={filter} onClear={() => setFilter("")} />
+              ) : (
               <RuleGroups
-                rules={draft.rules}
+                rules={listed}
                 targets={state.targets}
                 problems={state.problems}
                 onEdit={actions.startEdit}
                 onDelete={actions.deleteRule}
                 onMove={actions.moveRule}
               />
+              )}
               <FileProblems problems={state.problems.filter((p) => p.rule === null)} />
               <DirectoriesPanel
                 inForce={view.additional_directories}

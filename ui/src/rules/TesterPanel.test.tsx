@@ -38,4 +38,11 @@ describe("TesterPanel", () => {
     const outcome = step.querySelector(".trace-outcome") as HTMLElement;
     expect(getComputedStyle(outcome).fontWeight).toBe("600");
   });
+
+  it("names the modes as the rest of the app does", () => {
+    render(<TesterPanel tester={{ tool: "Bash", input: "{}", mode: "default", error: null, decision: null }} toolNames={[]} projectPath="/p" onChange={vi.fn()} />);
+    const options = [...(screen.getByTestId("tester-mode") as HTMLSelectElement).options];
+    expect(options.map((o) => o.textContent)).toEqual(["Ask before edits", "Accept edits", "Plan (read-only)", "Bypass permissions", "Don't ask (deny)"]);
+    expect(options.map((o) => o.value)).toEqual(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]);
+  });
 });
