@@ -131,6 +131,7 @@ describe("SessionReader", () => {
       ["Read", "2"],
       ["Bash", "1"],
     ]);
+    expect([...bars].map((b) => b.querySelector("title")?.textContent)).toEqual(["Read: 2 calls, 0 errors, 0 denied", "Bash: 1 call, 1 error, 0 denied"]);
     expect(screen.getByTestId("chart-latency").textContent).toContain("250 ms");
     fireEvent.click(screen.getByTestId("reader-resume"));
     expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_r" }));
