@@ -155,6 +155,8 @@ describe("BrowserScreen", () => {
     expect(what).toContain("Delete 2 sessions and their files:");
     expect(what).toContain("“title of s1 · ");
     expect(what).toContain("“imported one · ");
+    // Said in full: not cut to one ellipsised line like the reader's short confirmation.
+    expect(getComputedStyle(screen.getByTestId("delete-selected-what")).whiteSpace).toBe("normal");
     expect(calls.some(([c]) => c === "delete_sessions")).toBe(false);
     fireEvent.click(screen.getByTestId("delete-selected-keep"));
     expect(calls.some(([c]) => c === "delete_sessions")).toBe(false);

@@ -2,6 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { setTransport } from "../client";
+import { startedLabel } from "../format";
 import type { SessionStats, SessionSummary } from "../generated/protocol";
 import { Script, sampleDiff } from "../session/fixtures/build";
 import { installTranscriptLayout } from "../session/testLayout";
@@ -121,6 +122,8 @@ describe("SessionReader", () => {
   it("renders a stored session read-only with the live components, stats and resume", async () => {
     const { onResume } = renderReader("gatehouse");
     expect((await screen.findByTestId("reader-title")).textContent).toBe("fix the greeter");
+    // The start in the lists' format (the same words as the list row it came from).
+    expect(screen.getByTestId("stored-session").querySelector(".session-title")?.textContent).toContain(` · ${startedLabel(1_700_000_000_000)} · `);
     await screen.findByTestId("tool-group");
     expect(screen.getByTestId("tool-group").textContent).toContain("Read 2 files");
     expect(screen.getByTestId("diff")).toBeTruthy();

@@ -137,7 +137,7 @@ export function SessionReader({
             {summary && (
               <>
                 {" "}
-                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
+                · {summary.model} · {startedLabel(summary.created_at_ms)} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
                 {formatCount(summary.input_tokens + summary.output_tokens)} tokens
                 {summary.origin === "claude_code" && " · imported from Claude Code"}
               </>

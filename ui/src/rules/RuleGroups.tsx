@@ -2,6 +2,8 @@
 // with its source, 30-day count, lock, lint warnings and edit / delete /
 // move actions.
 
+import { Lock, TriangleAlert } from "lucide-react";
+
 import type { RuleProblem } from "../generated/protocol";
 import { TargetOptions } from "./TargetOptions";
 import { type DraftRule, SOURCE_LABELS, type Target, groupRules, problemsFor } from "./model";
@@ -75,7 +77,7 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
       </span>
       {!editable && (
         <span className="rule-lock" data-testid="rule-lock" title={target?.lockReason ?? ""}>
-          🔒 {target?.lockReason}
+          <Lock size={12} aria-hidden="true" /> {target?.lockReason}
         </span>
       )}
       {editable && (
@@ -102,7 +104,7 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
       )}
       {problems.map((p, i) => (
         <div key={i} className={`rule-problem problem-${p.severity}`} data-testid="rule-warning" data-code={p.code}>
-          ⚠ {p.message}
+          <TriangleAlert size={12} aria-hidden="true" /> {p.message}
         </div>
       ))}
     </li>

@@ -107,6 +107,9 @@ describe("RulesScreen", () => {
     // The policy rule is locked with its reason.
     const policy = screen.getAllByTestId("rule-row").find((r) => r.dataset.rule === "WebFetch");
     expect(within(policy as HTMLElement).getByTestId("rule-lock").textContent).toContain("managed policy");
+    // An icon, not the 🔒 emoji that the bundled fonts lack (it drew a missing-glyph box).
+    expect(within(policy as HTMLElement).getByTestId("rule-lock").textContent).not.toContain("🔒");
+    expect(within(policy as HTMLElement).getByTestId("rule-lock").querySelector("svg")).not.toBeNull();
     await waitFor(() => expect(screen.getByTestId("tester-decision").dataset.decision).toBe("allow"));
 
     fireEvent.change(screen.getByTestId("rule-input"), { target: { value: "Bash(rm" } });
