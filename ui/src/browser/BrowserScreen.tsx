@@ -5,9 +5,13 @@
  *
  * Test ids (the e2e suite relies on these): browser-screen ·
  * browser-tab-{sessions,import,housekeeping} · session-search-input,
- * session-search-go, search-hit (data-session-id, data-seq), search-snippet ·
- * session-row (data-session-id, data-origin), session-open · stored-session
- * (data-session-id), reader-resume, export-jsonl, export-html, export-result
+ * session-search-go, search-count, search-group (data-session-id), search-hit
+ * (data-session-id, data-seq), search-snippet · session-row (data-session-id,
+ * data-origin, data-selected), session-open, session-select, session-select-all,
+ * selection-bar, selection-count, delete-selected, delete-selected-what,
+ * delete-selected-confirm, delete-selected-keep, selection-clear, list-sort-group,
+ * list-sort, list-direction · stored-session (data-session-id), reader-resume,
+ * reader-delete, reader-delete-what, reader-delete-confirm, export-jsonl, export-html, export-result
  * (data-path), filter-tool, filter-decision, filter-errors-only, stats-panel
  * · import-row (data-path), import-select, import-selected, import-all,
  * import-progress (data-done), import-result, import-error, import-problem ·

@@ -217,48 +217,64 @@ export function SessionTable({
         </tr>
       </thead>
       <tbody>
-        {sessions.map((s) => {
-          const label = labels.get(s.id);
-          return (
-          <tr key={s.id} data-testid="session-row" data-session-id={s.id} data-origin={s.origin} data-selected={selected.has(s.id)}>
-            <td className="select-cell">
-              <input
-                type="checkbox"
-                data-testid="session-select"
-                aria-label={`Select ${label ? label.title : s.id}`}
-                checked={selected.has(s.id)}
-                onChange={() => onToggle(s.id)}
-              />
-            </td>
-            <td className="session-cell-title">
-              <button type="button" className="link" data-testid="session-open" onClick={() => onOpen(s)} title={s.title ?? s.id}>
-                {s.title ?? <span className="muted">(no prompt)</span>}
-                {label?.ordinal != null && <span className="muted"> ({label.ordinal})</span>}
-              </button>
-              {s.origin === "claude_code" && <span className="badge origin-badge">Claude Code</span>}
-              {s.parent_session_id !== null && <span className="badge">sub-agent</span>}
-              {s.origin === "gatehouse" && (
-                <span className="muted small session-state" data-testid="session-state">
-                  {" "}
-                  · {sessionStateLabel(s)}
-                </span>
-              )}
-            </td>
-            <td className="mono small" title={s.project_path}>
-              {s.project_path}
-            </td>
-            <td className="small">{label?.started ?? startedLabel(s.created_at_ms)}</td>
-            <td className="small">{formatMs(s.duration_ms)}</td>
-            <td className="small">{s.model}</td>
-            <td className="small counts" data-testid="session-counts">
-              {s.tool_calls} · {s.asks} · <span className={s.denials > 0 ? "warn" : ""}>{s.denials}</span> ·{" "}
-              <span className={s.errors > 0 ? "bad" : ""}>{s.errors}</span>
-            </td>
-            <td className="small">{formatCount(s.input_tokens + s.output_tokens)}</td>
-          </tr>
-          );
-        })}
+        {sessions.map((s) => (
+          <SessionRow key={s.id} session={s} label={labels.get(s.id)} selected={selected.has(s.id)} onOpen={onOpen} onToggle={onToggle} />
+        ))}
       </tbody>
     </table>
+  );
+}
+
+/** One listed session: its tick box, then its title (opens the reader) and figures. */
+function SessionRow({
+  session: s,
+  label,
+  selected,
+  onOpen,
+  onToggle,
+}: {
+  session: SessionSummary;
+  label: SessionLabel | undefined;
+  selected: boolean;
+  onOpen(session: SessionSummary): void;
+  onToggle(id: string): void;
+}) {
+  return (
+    <tr data-testid="session-row" data-session-id={s.id} data-origin={s.origin} data-selected={selected}>
+      <td className="select-cell">
+        <input
+          type="checkbox"
+          data-testid="session-select"
+          aria-label={`Select ${label ? label.title : s.id}`}
+          checked={selected}
+          onChange={() => onToggle(s.id)}
+        />
+      </td>
+      <td className="session-cell-title">
+        <button type="button" className="link" data-testid="session-open" onClick={() => onOpen(s)} title={s.title ?? s.id}>
+          {s.title ?? <span className="muted">(no prompt)</span>}
+          {label && label.ordinal !== null && <span className="muted"> ({label.ordinal})</span>}
+        </button>
+        {s.origin === "claude_code" && <span className="badge origin-badge">Claude Code</span>}
+        {s.parent_session_id !== null && <span className="badge">sub-agent</span>}
+        {s.origin === "gatehouse" && (
+          <span className="muted small session-state" data-testid="session-state">
+            {" "}
+            · {sessionStateLabel(s)}
+          </span>
+        )}
+      </td>
+      <td className="mono small" title={s.project_path}>
+        {s.project_path}
+      </td>
+      <td className="small">{label?.started ?? startedLabel(s.created_at_ms)}</td>
+      <td className="small">{formatMs(s.duration_ms)}</td>
+      <td className="small">{s.model}</td>
+      <td className="small counts" data-testid="session-counts">
+        {s.tool_calls} · {s.asks} · <span className={s.denials > 0 ? "warn" : ""}>{s.denials}</span> ·{" "}
+        <span className={s.errors > 0 ? "bad" : ""}>{s.errors}</span>
+      </td>
+      <td className="small">{formatCount(s.input_tokens + s.output_tokens)}</td>
+    </tr>
   );
 }

@@ -8,7 +8,8 @@
 // rule-delete, rule-move, rules-save, rules-conflict, rules-reload,
 // rules-overwrite, rules-undo, tester-tool, tester-input, tester-mode,
 // tester-decision (data-decision), decision-trace, replay-scope, replay-run,
-// replay-progress, replay-count, replay-call (data-session-id, data-seq).
+// replay-progress, replay-count, replay-call (data-session-id, data-seq),
+// rules-filter, rules-filter-count, rules-filter-empty, rules-default-mode.
 
 import { useMemo, useState } from "react";
 
@@ -97,14 +98,14 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
               {listed.length === 0 && draft.rules.length > 0 ? (
                 <NoRuleMatches text={filter} onClear={() => setFilter("")} />
               ) : (
-              <RuleGroups
-                rules={listed}
-                targets={state.targets}
-                problems={state.problems}
-                onEdit={actions.startEdit}
-                onDelete={actions.deleteRule}
-                onMove={actions.moveRule}
-              />
+                <RuleGroups
+                  rules={listed}
+                  targets={state.targets}
+                  problems={state.problems}
+                  onEdit={actions.startEdit}
+                  onDelete={actions.deleteRule}
+                  onMove={actions.moveRule}
+                />
               )}
               <FileProblems problems={state.problems.filter((p) => p.rule === null)} />
               <DirectoriesPanel
