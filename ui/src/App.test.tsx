@@ -118,7 +118,7 @@ describe("App", () => {
     expect(name.closest("[hidden]")).toBeNull();
     // Kept mounted in a wrapper with no box of its own: the project page is
     // the app's flex item like every page (it lost the window's height).
-    const slot = name.closest(".page-slot") as HTMLElement;
+    const slot = name.closest(".session-host") as HTMLElement;
     expect(getComputedStyle(slot).display).toBe("contents");
     expect(screen.getByTestId("session-view").classList.contains("page")).toBe(true);
     // Another screen closes the session view.

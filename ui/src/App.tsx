@@ -48,7 +48,7 @@ export function App() {
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
         {state.openProject && (
           // Hidden, not closed, while the rule editor is over it.
-          <div className="page-slot" hidden={state.screen === "rules"}>
+          <div className="session-host" hidden={state.screen === "rules"}>
             <SessionView
               key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
               project={state.openProject}
