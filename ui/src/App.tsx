@@ -40,7 +40,11 @@ export function App() {
           ))}
         </nav>
       </header>
-      {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
+      {state.error !== null && (
+        <div className="page-banner">
+          <ErrorBanner message={state.error} onDismiss={actions.dismissError} />
+        </div>
+      )}
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
         {state.openProject && (
           // Hidden, not closed, while the rule editor or the MCP panel is over it.

@@ -2,6 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { setTransport } from "../client";
+import { startedLabel } from "../format";
 import type { SessionStats, SessionSummary } from "../generated/protocol";
 import { Script, sampleDiff } from "../session/fixtures/build";
 import { installTranscriptLayout } from "../session/testLayout";
@@ -121,6 +122,8 @@ describe("SessionReader", () => {
   it("renders a stored session read-only with the live components, stats and resume", async () => {
     const { onResume } = renderReader("gatehouse");
     expect((await screen.findByTestId("reader-title")).textContent).toBe("fix the greeter");
+    // The start in the lists' format (the same words as the list row it came from).
+    expect(screen.getByTestId("stored-session").querySelector(".session-title")?.textContent).toContain(` · ${startedLabel(1_700_000_000_000)} · `);
     await screen.findByTestId("tool-group");
     expect(screen.getByTestId("tool-group").textContent).toContain("Read 2 files");
     expect(screen.getByTestId("diff")).toBeTruthy();
@@ -131,9 +134,22 @@ describe("SessionReader", () => {
       ["Read", "2"],
       ["Bash", "1"],
     ]);
+    expect([...bars].map((b) => b.querySelector("title")?.textContent)).toEqual(["Read: 2 calls, 0 errors, 0 denied", "Bash: 1 call, 1 error, 0 denied"]);
     expect(screen.getByTestId("chart-latency").textContent).toContain("250 ms");
     fireEvent.click(screen.getByTestId("reader-resume"));
     expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_r" }));
+  });
+
+  it("deletes from the reader after a confirmation naming the session", async () => {
+    const onDeleted = vi.fn();
+    fake("gatehouse");
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={onDeleted} />);
+    await screen.findByTestId("reader-title");
+    fireEvent.click(await screen.findByTestId("reader-delete"));
+    expect(onDeleted).not.toHaveBeenCalled();
+    expect(screen.getByTestId("reader-delete-what").textContent).toMatch(/^Delete “fix the greeter · .+” and its files\?$/);
+    fireEvent.click(screen.getByTestId("reader-delete-confirm"));
+    expect(onDeleted).toHaveBeenCalledTimes(1);
   });
 
   it("offers no resume for imported sessions, filters calls and exports", async () => {

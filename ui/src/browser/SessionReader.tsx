@@ -9,7 +9,12 @@ import { filterModel, isFiltering, NO_FILTER, rowForSeq, toolNames, type CallFil
 import { DeleteButton } from "./SessionList";
 import { useReader } from "./state";
 import { StatsPanel } from "./StatsPanel";
-import { plural } from "../format";
+import { plural, startedLabel } from "../format";
+
+/** The session as a deletion confirmation names it: its first prompt and start. */
+function readerLabel(summary: SessionSummary): string {
+  return `${summary.title ?? summary.id} · ${startedLabel(summary.created_at_ms)}`;
+}
 
 /** A filter as a key: the transcript restarts (at its top) when it changes. */
 function filterKey(filter: CallFilter): string {
@@ -132,7 +137,7 @@ export function SessionReader({
             {summary && (
               <>
                 {" "}
-                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
+                · {summary.model} · {startedLabel(summary.created_at_ms)} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
                 {formatCount(summary.input_tokens + summary.output_tokens)} tokens
                 {summary.origin === "claude_code" && " · imported from Claude Code"}
               </>
@@ -151,7 +156,7 @@ export function SessionReader({
           <button type="button" data-testid="export-html" onClick={() => void actions.exportAs("html")} title="One HTML file that opens offline">
             <Download size={14} aria-hidden="true" /> HTML
           </button>
-          <DeleteButton testId="reader-delete" onDelete={onDeleted} />
+          <DeleteButton testId="reader-delete" what={summary ? readerLabel(summary) : sessionId} onDelete={onDeleted} />
         </div>
       </header>
       <div className="session-body">

@@ -22,6 +22,7 @@ import type {
 } from "../generated/protocol";
 import { foldEvents, type SessionModel } from "../session/model";
 import { plural } from "../format";
+import { pruned, toggled, toggledAll } from "./selection";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -83,12 +84,18 @@ export interface SessionListState {
   sessions: SessionSummary[] | null;
   facets: SessionFacets;
   error: string | null;
+  /** Sessions ticked for a selection action (kept to the listed ones). */
+  selected: ReadonlySet<string>;
 }
 
 export interface SessionListActions {
   setQuery(change: Partial<ListQuery>): void;
   refresh(): void;
   remove(ids: string[]): Promise<void>;
+  toggleSelected(id: string): void;
+  /** Ticks every listed session, or none when all were ticked. */
+  toggleAll(): void;
+  clearSelection(): void;
 }
 
 /** The sessions list: filters, sort, the sessions, deletion. */
@@ -98,6 +105,7 @@ export function useSessionList(): [SessionListState, SessionListActions] {
   const [facets, setFacets] = useState<SessionFacets>({ projects: [], models: [] });
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
+  const [selectedIds, setSelected] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
     let cancelled = false;
@@ -105,6 +113,7 @@ export function useSessionList(): [SessionListState, SessionListActions] {
       ([list, f]) => {
         if (cancelled) return;
         setSessions(list);
+        setSelected((ids) => pruned(ids, list.map((s) => s.id)));
         setFacets(f);
         setError(null);
       },
@@ -116,14 +125,19 @@ export function useSessionList(): [SessionListState, SessionListActions] {
   }, [query, generation]);
 
   const refresh = useCallback(() => setGeneration((g) => g + 1), []);
+  const listed = (sessions ?? []).map((s) => s.id);
   return [
-    { query, sessions, facets, error },
+    { query, sessions, facets, error, selected: selectedIds },
     {
       setQuery: (change) => setQueryState((q) => ({ ...q, ...change })),
       refresh,
+      toggleSelected: (id) => setSelected((ids) => toggled(ids, id)),
+      toggleAll: () => setSelected((ids) => toggledAll(ids, listed)),
+      clearSelection: () => setSelected(new Set()),
       remove: async (ids) => {
         try {
           await backend.deleteSessions(ids);
+          setSelected((kept) => pruned(kept, listed.filter((id) => !ids.includes(id))));
           refresh();
         } catch (err) {
           setError(message(err));
@@ -147,6 +161,9 @@ export interface SearchActions {
   clear(): void;
 }
 
+/** How many hits a search returns at most. */
+export const SEARCH_LIMIT = 100;
+
 /** Full-text search over every stored session (plain words, all must match). */
 export function useSearch(): [SearchState, SearchActions] {
   const [text, setText] = useState("");
@@ -164,7 +181,7 @@ export function useSearch(): [SearchState, SearchActions] {
         }
         setSearching(true);
         try {
-          setHits(await backend.searchSessions({ query: text, literal: true, limit: 100 }));
+          setHits(await backend.searchSessions({ query: text, literal: true, limit: SEARCH_LIMIT }));
           setError(null);
         } catch (err) {
           setError(message(err));
