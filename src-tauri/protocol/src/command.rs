@@ -13,7 +13,6 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
     VacuumResult,
 };
-use crate::event::Event;
 use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
@@ -29,7 +28,7 @@ use crate::rules::{
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
     SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionEventsBeforeArgs,
-    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs,
+    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StoredEvents,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -160,11 +159,12 @@ commands! {
     close_session(SessionArgs) -> ();
     /// Stored sessions, newest first.
     list_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
-    /// Every stored event of a session, oldest first.
-    session_events(SessionArgs) -> Vec<Event>;
+    /// Every stored event of a session, oldest first, and the positions of
+    /// those this build cannot read.
+    session_events(SessionArgs) -> StoredEvents;
     /// The first `count` stored events of a session, oldest first: what a
     /// resumed handle's `earlier_events` left out.
-    session_events_before(SessionEventsBeforeArgs) -> Vec<Event>;
+    session_events_before(SessionEventsBeforeArgs) -> StoredEvents;
     /// Stores a provider's API key in the OS keychain.
     set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
     /// Removes a provider's API key from the OS keychain.

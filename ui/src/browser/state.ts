@@ -19,6 +19,7 @@ import type {
   SessionStats,
   SessionSummary,
   StorageInfo,
+  StoredEvents,
 } from "../generated/protocol";
 import { foldEvents, type SessionModel } from "../session/model";
 import { plural } from "../format";
@@ -210,6 +211,10 @@ export interface ReaderState {
   events: Event[] | null;
   /** Only the first events are loaded; the rest is on its way. */
   partial: boolean;
+  /** Stored positions (`seq`) of the loaded range this build cannot read. */
+  unreadableSeqs: readonly number[];
+  /** How many events of the loaded range this build cannot read. */
+  unreadable: number;
   /** The events folded as the live session folds them. */
   model: SessionModel | null;
   stats: SessionStats | null;
@@ -228,7 +233,7 @@ export interface ReaderActions {
  */
 export function useReader(sessionId: string, seq: number | null = null): [ReaderState, ReaderActions] {
   const [summary, setSummary] = useState<SessionSummary | null>(null);
-  const [events, setEvents] = useState<Event[] | null>(null);
+  const [read, setRead] = useState<StoredEvents | null>(null);
   const [partial, setPartial] = useState(false);
   // Only the first request's jump target shapes the first page.
   const headCount = useRef(Math.max(READER_HEAD_EVENTS, (seq ?? 0) + READER_HEAD_EVENTS / 4));
@@ -244,18 +249,18 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
       .then(async ([s, head]) => {
         if (cancelled) return;
         setSummary(s);
-        setEvents(head);
+        setRead(head);
         // Statistics read every event of the session: asked for once the
         // first screen is on its way, so they never compete with it.
         backend.sessionStats(sessionId).then(
           (st) => !cancelled && setStats(st),
           (err: unknown) => !cancelled && setError(message(err)),
         );
-        if (head.length < count) return;
+        if (head.events.length + head.unreadable < count) return;
         setPartial(true);
         const all = await backend.sessionEvents(sessionId);
         if (cancelled) return;
-        setEvents(all);
+        setRead(all);
         setPartial(false);
       })
       .catch((err: unknown) => !cancelled && setError(message(err)));
@@ -264,9 +269,20 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
     };
   }, [sessionId]);
 
+  const events = read?.events ?? null;
   const model = useMemo(() => (events ? foldEvents(events) : null), [events]);
   return [
-    { summary, events, partial, model, stats, exported, error },
+    {
+      summary,
+      events,
+      partial,
+      unreadableSeqs: read?.unreadable_seqs ?? [],
+      unreadable: read?.unreadable ?? 0,
+      model,
+      stats,
+      exported,
+      error,
+    },
     {
       exportAs: async (format) => {
         try {

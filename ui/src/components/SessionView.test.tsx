@@ -64,10 +64,14 @@ function fake(stored: SessionSummary[] = []) {
             rule_files: [],
           };
         case "session_events_before":
-          return [
-            { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
-            { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
-          ];
+          return {
+            events: [
+              { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
+              { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
+            ],
+            unreadable_seqs: [],
+            unreadable: 0,
+          };
         case "api_key_status":
           return { provider: args["provider"], source: null };
         case "set_project_trust":

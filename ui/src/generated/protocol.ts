@@ -2653,6 +2653,27 @@ sessions: number,
 events: number, };
 
 /**
+ * A stored session's events as this build reads them: the reader says
+ * when some could not be read, and maps a stored position (`seq`) to the
+ * right event even then.
+ */
+export type StoredEvents = { 
+/**
+ * The events this build could read, oldest first.
+ */
+events: Array<Event>, 
+/**
+ * Positions (`seq`, from 1) of the events it could not read (written by
+ * a newer Gatehouse, or damaged), ascending; at most
+ * [`StoredEvents::MAX_LISTED_UNREADABLE`] are listed.
+ */
+unreadable_seqs: number[], 
+/**
+ * How many events could not be read in all.
+ */
+unreadable: number, };
+
+/**
  * The state of a background task.
  */
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
@@ -2955,11 +2976,12 @@ export interface Commands {
   close_session: { args: SessionArgs; result: null };
   /** Stored sessions, newest first. */
   list_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
-  /** Every stored event of a session, oldest first. */
-  session_events: { args: SessionArgs; result: Array<Event> };
+  /** Every stored event of a session, oldest first, and the positions of
+ those this build cannot read. */
+  session_events: { args: SessionArgs; result: StoredEvents };
   /** The first `count` stored events of a session, oldest first: what a
  resumed handle's `earlier_events` left out. */
-  session_events_before: { args: SessionEventsBeforeArgs; result: Array<Event> };
+  session_events_before: { args: SessionEventsBeforeArgs; result: StoredEvents };
   /** Stores a provider's API key in the OS keychain. */
   set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
   /** Removes a provider's API key from the OS keychain. */
