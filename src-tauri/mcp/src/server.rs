@@ -291,11 +291,11 @@ impl McpServer {
         use std::sync::atomic::Ordering;
         self.supervising.store(true, Ordering::SeqCst);
         let supervisor = Arc::clone(self);
-        let flag = Arc::clone(self);
-        tokio::spawn(async move {
-            supervisor.supervise().await;
-            flag.supervising.store(false, Ordering::SeqCst);
-        });
+        // The supervisor clears `supervising` itself, before it publishes
+        // the state it ends in: cleared after, a `reconnect` in between
+        // (the user's click right after `needs_auth` appears) saw a
+        // supervisor "between attempts" and did nothing.
+        tokio::spawn(async move { supervisor.supervise().await });
     }
 
     /// Connects again a server in `needs_auth` (after a sign-in) or
@@ -682,16 +682,14 @@ impl McpServer {
                         }
                         continue;
                     }
-                    self.set_state(status, Some(message), Vec::new());
-                    return;
+                    return self.settle(status, message);
                 }
                 Err(_) => {
                     let message = format!(
                         "did not start and list its tools within {} s",
                         limit.as_secs_f64()
                     );
-                    self.set_state(McpServerStatus::Failed, Some(message), Vec::new());
-                    return;
+                    return self.settle(McpServerStatus::Failed, message);
                 }
             };
             let connected_at = Instant::now();
@@ -753,14 +751,10 @@ impl McpServer {
             reconnects += 1;
             let message = format!("the connection closed ({crashed})");
             if reconnects > MAX_RECONNECTS {
-                self.set_state(
+                return self.settle(
                     McpServerStatus::Failed,
-                    Some(format!(
-                        "{message}; gave up after {MAX_RECONNECTS} restarts"
-                    )),
-                    Vec::new(),
+                    format!("{message}; gave up after {MAX_RECONNECTS} restarts"),
                 );
-                return;
             }
             if !self.backoff(reconnects, &message).await {
                 return self.stopped();
@@ -811,7 +805,17 @@ impl McpServer {
         }
     }
 
+    /// The supervisor ends in `status`: no longer supervising, then the
+    /// state published (in that order; see `spawn_supervisor`).
+    fn settle(&self, status: McpServerStatus, message: String) {
+        self.supervising
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        self.set_state(status, Some(message), Vec::new());
+    }
+
     fn stopped(&self) {
+        self.supervising
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
         self.set_state(
             McpServerStatus::Disabled,

@@ -429,7 +429,7 @@ async fn a_live_session_answers_and_streams_while_import_replay_and_vacuum_run()
     let stored = window
         .client
         .execute_async(
-            "const [id, done] = arguments; window.__TAURI_INTERNALS__.invoke('session_events', {args: {session_id: id}}).then((events) => done(events.length), (e) => done(String(e)));",
+            "const [id, done] = arguments; window.__TAURI_INTERNALS__.invoke('session_events', {args: {session_id: id}}).then((read) => done(read.events.length), (e) => done(String(e)));",
             vec![json!(session_id)],
         )
         .await?;
