@@ -569,10 +569,7 @@ impl SessionHooks {
 #[async_trait]
 impl TurnHooks for SessionHooks {
     async fn user_prompt_submit(&self, prompt: &str) -> PromptHookOutcome {
-        let mut out = PromptHookOutcome {
-            block: None,
-            context: std::mem::take(&mut *lock(&self.pending_context)),
-        };
+        let mut out = PromptHookOutcome::default();
         let mut extra = Map::new();
         extra.insert("prompt".into(), json!(prompt));
         let said = self
@@ -588,6 +585,13 @@ impl TurnHooks for SessionHooks {
         }
         if out.block.is_none() && strongest(&said) == Some(HookDecision::Deny) {
             out.block = Some("blocked by a UserPromptSubmit hook".into());
+        }
+        if out.block.is_none() {
+            // SessionStart's context goes with the first prompt that is
+            // sent, not with one a hook blocked.
+            let mut pending = std::mem::take(&mut *lock(&self.pending_context));
+            pending.append(&mut out.context);
+            out.context = pending;
         }
         out
     }
