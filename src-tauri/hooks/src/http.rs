@@ -103,6 +103,7 @@ pub async fn post(
         Ok(Ok((status, body, dropped))) => {
             let text = String::from_utf8_lossy(&body).into_owned();
             run.dropped_bytes = dropped;
+            run.http_status = Some(status.as_u16());
             if status.is_success() {
                 run.exit_code = Some(0);
                 run.stdout = text;

@@ -113,6 +113,20 @@ pub fn interpret(event: HookEventName, what: &str, run: &RawRun, timeout_secs: f
             ..HookResponse::default()
         };
     }
+    if let Some(status) = run.http_status
+        && !(200..300).contains(&status)
+    {
+        return HookResponse {
+            error: Some(format!(
+                "hook {what} answered HTTP {status}{}",
+                match first_line(&run.stderr) {
+                    "" => String::new(),
+                    l => format!(": {l}"),
+                }
+            )),
+            ..HookResponse::default()
+        };
+    }
     match run.exit_code {
         Some(0) => parse_stdout(event, what, &run.stdout),
         Some(2) => {

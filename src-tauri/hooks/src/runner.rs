@@ -54,6 +54,9 @@ pub struct RawRun {
     pub dropped_bytes: u64,
     /// Wall time.
     pub duration: Duration,
+    /// The HTTP status, for an HTTP hook (its `exit_code` is then 0 for a
+    /// 2xx status, the status otherwise).
+    pub http_status: Option<u16>,
 }
 
 /// Environment variables never passed to a hook: the providers' keys and

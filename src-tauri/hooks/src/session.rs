@@ -241,7 +241,7 @@ impl SettingsHook {
             source: Some(self.spec.source),
             file: Some(self.spec.file.display().to_string()),
             duration_ms: u64::try_from(raw.duration.as_millis()).unwrap_or(u64::MAX),
-            exit_code: raw.exit_code,
+            exit_code: raw.http_status.map_or(raw.exit_code, |s| Some(i32::from(s))),
             signal: raw.signal,
             timed_out: raw.timed_out,
             stdout,
