@@ -194,6 +194,8 @@ struct OpenSession {
     mcp: Option<Arc<McpManager>>,
     /// Its settings files, watched and reloaded into `engine`.
     settings: Arc<LiveSettings>,
+    /// Its hooks (SessionEnd runs when it closes).
+    hooks: Arc<gatehouse_hooks::SessionHooks>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -400,7 +402,21 @@ impl SessionHost {
 
         let session_dir = self.config.data_dir.join("sessions").join(&session_id);
         let sink: Arc<dyn EventSink> = Arc::new(lock(&self.writer).sink());
+        // Hooks from the same settings files as the rules; with any, the
+        // sink also keeps the Claude Code-format transcript they read.
+        let layout = gatehouse_agent::settings_layout(&setup);
+        let hook_setup =
+            crate::hooks::prepare(&layout, sink, &session_dir, &project, &mut warnings).await;
+        let sink = Arc::clone(&hook_setup.sink);
         let emitter = Emitter::new(session_id.clone(), Arc::clone(&sink));
+        let session_hooks = crate::hooks::build(
+            hook_setup,
+            &session_id,
+            &project,
+            &self.config.home,
+            emitter.clone(),
+            &engine,
+        );
         // session_started comes first, then the MCP servers' states.
         emitter.emit(EventBody::SessionStarted {
             provider: spec.provider.name().to_owned(),
@@ -411,7 +427,7 @@ impl SessionHost {
         // From now on, a change to a settings file reaches the session.
         let settings = LiveSettings::start(
             Arc::clone(&engine),
-            gatehouse_agent::settings_layout(&setup),
+            layout.clone(),
             emitter.clone(),
             &mut warnings,
         );
@@ -466,6 +482,7 @@ impl SessionHost {
             .session_id(session_id.clone())
             .event_sink(Arc::clone(&sink))
             .ask_handler(ask)
+            .hooks(session_hooks.runtime_hooks())
             .on_mode_change(Arc::new(move |mode| {
                 mode_engine.set_mode(mode);
                 mode_emitter.emit(EventBody::ModeChanged { mode });
@@ -474,6 +491,22 @@ impl SessionHost {
             rt = rt.pool_refresh(refresh);
         }
         let rt = rt.build();
+        {
+            // Hooks follow their settings files like the rules do.
+            let (rt, hooks, layout) = (Arc::clone(&rt), Arc::clone(&session_hooks), layout);
+            settings.on_reload(Box::new(move || {
+                let fresh = gatehouse_hooks::load_hooks(&layout);
+                rt.set_hooks(hooks.replace(fresh));
+            }));
+        }
+        // SessionStart runs on its own task; the first prompt waits for it
+        // (its context goes with that prompt).
+        let session_start = {
+            let hooks = Arc::clone(&session_hooks);
+            let source = if spec.resume.is_some() { "resume" } else { "startup" };
+            self.runtime
+                .spawn(async move { hooks.session_start(source).await })
+        };
         let mut config = AgentConfig::new(spec.model.clone());
         config.max_turns = self.config.max_turns;
         config.idle_timeout = self.config.idle_timeout.max(Duration::from_secs(1));
@@ -496,7 +529,13 @@ impl SessionHost {
         let current = Arc::new(Mutex::new(Vec::new()));
         let actor = self
             .runtime
-            .spawn(run_prompts(agent, history, rx, Arc::clone(&current)));
+            .spawn(run_prompts(
+                agent,
+                history,
+                session_start,
+                rx,
+                Arc::clone(&current),
+            ));
         let session_rules = engine
             .session_rules()
             .into_iter()
@@ -514,6 +553,7 @@ impl SessionHost {
             actor: Mutex::new(Some(actor)),
             mcp,
             settings,
+            hooks: session_hooks,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
         Ok(Started {
@@ -797,6 +837,8 @@ async fn close_open(open: &OpenSession) {
     if let Some(actor) = actor {
         let _ = actor.await;
     }
+    // Bounded by each hook's own timeout.
+    open.hooks.session_end("other").await;
     if let Some(mcp) = &open.mcp {
         mcp.shutdown();
     }
@@ -816,6 +858,7 @@ struct HistorySource {
 async fn run_prompts(
     mut agent: Agent,
     history: Option<HistorySource>,
+    session_start: tokio::task::JoinHandle<()>,
     mut prompts: mpsc::UnboundedReceiver<PromptJob>,
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
 ) {
@@ -845,6 +888,8 @@ async fn run_prompts(
             }
         }
     }
+    // A SessionStart hook that failed is in its hook_ran event already.
+    let _ = session_start.await;
     while let Some((text, number, token, done)) = prompts.recv().await {
         let outcome = agent.run_prompt(&text, &token).await;
         lock(&current).retain(|(n, _)| *n != number);
