@@ -94,7 +94,10 @@ pub async fn run(
                 },
                 settings,
             );
-            (engine.decide_input(tool, rewritten), Some(rewritten.clone()))
+            (
+                engine.decide_input(tool, rewritten),
+                Some(rewritten.clone()),
+            )
         }
         None => (engine_decision, None),
     };

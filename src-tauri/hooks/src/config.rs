@@ -111,9 +111,7 @@ impl Handler {
     /// The command as written (exec form joined by spaces), or the URL.
     pub fn display(&self) -> String {
         match self {
-            Self::Command {
-                shell: Some(s), ..
-            } => s.clone(),
+            Self::Command { shell: Some(s), .. } => s.clone(),
             Self::Command {
                 exec: Some(argv), ..
             } => argv.join(" "),
@@ -156,7 +154,11 @@ pub struct HookSpec {
 impl HookSpec {
     /// The name used in events and traces: "`./guard.sh` (project settings)".
     pub fn label(&self) -> String {
-        format!("`{}` ({})", self.handler.display(), source_words(self.source))
+        format!(
+            "`{}` ({})",
+            self.handler.display(),
+            source_words(self.source)
+        )
     }
 }
 
@@ -295,10 +297,7 @@ pub fn parse_hooks(path: &Path, source: RuleSource, text: &str) -> ParsedHooks {
                         index: i,
                         enabled,
                     }),
-                    Err((key, cause)) => out.errors.push(error(
-                        key.map_or(pos, key_pos),
-                        cause,
-                    )),
+                    Err((key, cause)) => out.errors.push(error(key.map_or(pos, key_pos), cause)),
                 }
             }
         }
@@ -309,10 +308,7 @@ pub fn parse_hooks(path: &Path, source: RuleSource, text: &str) -> ParsedHooks {
 type HandlerParts = (Handler, Duration, Option<String>, bool);
 
 /// One handler object; the error names the key at fault (for its position).
-fn parse_handler(
-    h: &Value,
-    here: &str,
-) -> Result<HandlerParts, (Option<&'static str>, String)> {
+fn parse_handler(h: &Value, here: &str) -> Result<HandlerParts, (Option<&'static str>, String)> {
     let Value::Object(h) = h else {
         return Err((None, format!("{here} must be an object with `type`")));
     };
@@ -320,7 +316,10 @@ fn parse_handler(
         match h.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err((Some(key), format!("{here}.{key} must be a string, not {other}"))),
+            Some(other) => Err((
+                Some(key),
+                format!("{here}.{key} must be a string, not {other}"),
+            )),
         }
     };
     let timeout = match h.get("timeout") {
@@ -332,7 +331,9 @@ fn parse_handler(
             _ => {
                 return Err((
                     Some("timeout"),
-                    format!("{here}.timeout must be a number of seconds above 0 and at most 3600, not {n}"),
+                    format!(
+                        "{here}.timeout must be a number of seconds above 0 and at most 3600, not {n}"
+                    ),
                 ));
             }
         },
@@ -394,7 +395,9 @@ fn parse_handler(
                 _ => {
                     return Err((
                         Some("command"),
-                        format!("{here} is a command hook without a command (give `command`, or `args` with the program first)"),
+                        format!(
+                            "{here} is a command hook without a command (give `command`, or `args` with the program first)"
+                        ),
                     ));
                 }
             }
@@ -446,7 +449,9 @@ fn parse_handler(
         Some(other) => {
             return Err((
                 Some("type"),
-                format!("{here}.type `{other}` is not supported by Gatehouse (it runs `command` and `http` hooks)"),
+                format!(
+                    "{here}.type `{other}` is not supported by Gatehouse (it runs `command` and `http` hooks)"
+                ),
             ));
         }
         None => {
@@ -514,11 +519,8 @@ pub fn load_hooks(layout: &SettingsLayout) -> LoadedHooks {
 /// Merges parsed files (highest precedence first) under the trust and
 /// policy rules.
 pub fn merge(project_trusted: bool, parsed: Vec<(RuleSource, ParsedHooks)>) -> LoadedHooks {
-    let policy = |f: fn(&ParsedHooks) -> bool| {
-        parsed
-            .iter()
-            .any(|(s, p)| *s == RuleSource::Policy && f(p))
-    };
+    let policy =
+        |f: fn(&ParsedHooks) -> bool| parsed.iter().any(|(s, p)| *s == RuleSource::Policy && f(p));
     let disable_all = policy(|p| p.disable_all);
     let managed_only = policy(|p| p.managed_only);
     // A user's own `disableAllHooks` turns off the non-policy hooks.
@@ -533,10 +535,14 @@ pub fn merge(project_trusted: bool, parsed: Vec<(RuleSource, ParsedHooks)>) -> L
             let why = if disable_all {
                 Some("managed policy sets `disableAllHooks`".to_owned())
             } else if managed_only && source != RuleSource::Policy {
-                Some("managed policy sets `allowManagedHooksOnly`: only its own hooks run".to_owned())
+                Some(
+                    "managed policy sets `allowManagedHooksOnly`: only its own hooks run"
+                        .to_owned(),
+                )
             } else if disable_own && source != RuleSource::Policy {
                 Some("`disableAllHooks` is set in the settings".to_owned())
-            } else if matches!(source, RuleSource::Project | RuleSource::Local) && !project_trusted {
+            } else if matches!(source, RuleSource::Project | RuleSource::Local) && !project_trusted
+            {
                 Some("the project is not trusted: its hooks are listed, not run".to_owned())
             } else if !hook.enabled {
                 Some("disabled (`\"disabled\": true`)".to_owned())

@@ -24,5 +24,5 @@ pub mod runner;
 pub mod session;
 pub mod transcript;
 
-pub use config::{HookEvent, HookSpec, Handler, LoadedHooks, load_hooks, parse_hooks};
+pub use config::{Handler, HookEvent, HookSpec, LoadedHooks, load_hooks, parse_hooks};
 pub use session::{HookContext, SessionHooks};

@@ -98,7 +98,12 @@ fn first_line(s: &str) -> &str {
 }
 
 /// Reads a finished run of a hook of `event` called `what` (for messages).
-pub fn interpret(event: HookEventName, what: &str, run: &RawRun, timeout_secs: f64) -> HookResponse {
+pub fn interpret(
+    event: HookEventName,
+    what: &str,
+    run: &RawRun,
+    timeout_secs: f64,
+) -> HookResponse {
     if let Some(e) = &run.spawn_error {
         return HookResponse {
             error: Some(format!("hook {what}: {e}")),
@@ -316,7 +321,10 @@ mod tests {
         );
         assert_eq!(r.decision, Some(HookDecision::Deny));
         assert_eq!(r.reason.as_deref(), Some("no"));
-        let r = exit0(HookEventName::PreToolUse, r#"{"decision": "block", "reason": "legacy"}"#);
+        let r = exit0(
+            HookEventName::PreToolUse,
+            r#"{"decision": "block", "reason": "legacy"}"#,
+        );
         assert_eq!(r.block.as_deref(), Some("legacy"));
         let r = exit0(HookEventName::UserPromptSubmit, "some context\n");
         assert_eq!(r.additional_context.as_deref(), Some("some context"));
@@ -329,8 +337,11 @@ mod tests {
             HookEventName::PreToolUse,
             r#"{"hookSpecificOutput": {"permissionDecision": "maybe"}}"#,
         );
-        assert!(r.error.unwrap().contains("allow, deny or ask"), );
-        let r = exit0(HookEventName::Stop, r#"{"continue": false, "stopReason": "enough"}"#);
+        assert!(r.error.unwrap().contains("allow, deny or ask"),);
+        let r = exit0(
+            HookEventName::Stop,
+            r#"{"continue": false, "stopReason": "enough"}"#,
+        );
         assert_eq!(r.stop.as_deref(), Some("enough"));
         let r = interpret(
             HookEventName::PreToolUse,
@@ -353,7 +364,10 @@ mod tests {
             },
             60.0,
         );
-        assert_eq!(r.error.as_deref(), Some("hook h failed with exit code 1: oops"));
+        assert_eq!(
+            r.error.as_deref(),
+            Some("hook h failed with exit code 1: oops")
+        );
         assert_eq!(r.decision, None);
     }
 

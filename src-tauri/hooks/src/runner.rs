@@ -203,7 +203,10 @@ pub async fn run_command(spec: &CommandSpec, stdin: &[u8], project: &Path) -> Ra
             run.timed_out = true;
             signal_group(pgid, Signal::TERM);
             let term_sent = Instant::now();
-            if tokio::time::timeout(KILL_GRACE, child.wait()).await.is_err() {
+            if tokio::time::timeout(KILL_GRACE, child.wait())
+                .await
+                .is_err()
+            {
                 signal_group(pgid, Signal::KILL);
                 let _ = child.wait().await;
             } else {

@@ -163,7 +163,8 @@ impl SettingsHook {
         let (tool, input) = (tool_name.to_owned(), input.clone());
         tokio::task::spawn_blocking(move || {
             let d = engine.decide_input(&tool, &input);
-            d.decision == PermissionBehavior::Deny && matches!(d.reason, DecisionReason::Rule { .. })
+            d.decision == PermissionBehavior::Deny
+                && matches!(d.reason, DecisionReason::Rule { .. })
         })
         .await
         // A failed analysis runs the hook: a guard is better run once too
@@ -192,10 +193,7 @@ impl SettingsHook {
                 headers,
                 secret_headers,
             } => {
-                let client = self
-                    .shared
-                    .client
-                    .get_or_init(crate::http::client);
+                let client = self.shared.client.get_or_init(crate::http::client);
                 match client {
                     Ok(c) => {
                         crate::http::post(
@@ -241,7 +239,9 @@ impl SettingsHook {
             source: Some(self.spec.source),
             file: Some(self.spec.file.display().to_string()),
             duration_ms: u64::try_from(raw.duration.as_millis()).unwrap_or(u64::MAX),
-            exit_code: raw.http_status.map_or(raw.exit_code, |s| Some(i32::from(s))),
+            exit_code: raw
+                .http_status
+                .map_or(raw.exit_code, |s| Some(i32::from(s))),
             signal: raw.signal,
             timed_out: raw.timed_out,
             stdout,
@@ -271,9 +271,9 @@ fn outcome_of(event: HookEventName, tool: &str, r: HookResponse, run: HookRun) -
         reason: r.reason,
         updated_input: r.updated_input,
         block,
-        additional_context: r.additional_context.map(|c| {
-            format!("{event:?}:{tool} hook additional context: {c}")
-        }),
+        additional_context: r
+            .additional_context
+            .map(|c| format!("{event:?}:{tool} hook additional context: {c}")),
         error: text_error,
         run: Some(run),
     }

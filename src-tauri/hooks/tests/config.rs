@@ -36,7 +36,9 @@ fn claude_codes_layout_parses_with_positions() {
     assert_eq!((guard.position.line, guard.position.column), (5, 37));
     assert_eq!(guard.label(), "`./guard.sh` (project settings)");
     assert_eq!(p.hooks[0].timeout.as_secs(), 60, "the default timeout");
-    assert!(matches!(&p.hooks[1].handler, Handler::Http { secret_headers, .. } if secret_headers == &["Authorization"]));
+    assert!(
+        matches!(&p.hooks[1].handler, Handler::Http { secret_headers, .. } if secret_headers == &["Authorization"])
+    );
 }
 
 #[test]
@@ -76,6 +78,14 @@ fn malformed_entries_are_errors_with_file_line_and_column() {
     }
     // The unknown event is a warning, and its entry is kept.
     assert_eq!(p.warnings.len(), 1);
-    assert!(p.warnings[0].to_string().starts_with("/p/s.json:15:17: unknown hook event `PreCompact`"));
-    assert!(p.hooks.iter().any(|h| h.event == HookEvent::Unknown("PreCompact".into())));
+    assert!(
+        p.warnings[0]
+            .to_string()
+            .starts_with("/p/s.json:15:17: unknown hook event `PreCompact`")
+    );
+    assert!(
+        p.hooks
+            .iter()
+            .any(|h| h.event == HookEvent::Unknown("PreCompact".into()))
+    );
 }

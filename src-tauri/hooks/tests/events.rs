@@ -26,7 +26,9 @@ fn history_text(history: &[Message]) -> String {
 }
 
 fn scripted(s: &common::Session, script: Value) -> (Agent, Arc<ReplayProvider>) {
-    let provider = Arc::new(ReplayProvider::new(Script::parse(&script.to_string()).unwrap()));
+    let provider = Arc::new(ReplayProvider::new(
+        Script::parse(&script.to_string()).unwrap(),
+    ));
     let agent = Agent::new(
         provider.clone(),
         Arc::clone(&s.rt),
@@ -90,19 +92,35 @@ async fn post_tool_use_stdin_exit_2_and_context_reach_the_model_after_the_result
     let mut env = env;
     env.answer = AskAnswer::AllowOnce;
     let mut s = env.session();
-    let r = s.call("t1", "Bash", json!({"command": "echo out; echo err >&2"})).await;
+    let r = s
+        .call("t1", "Bash", json!({"command": "echo out; echo err >&2"}))
+        .await;
     assert_eq!(r.status, CallStatus::Succeeded);
-    assert!(!r.text().contains("lint failed"), "not inside the tool_result");
+    assert!(
+        !r.text().contains("lint failed"),
+        "not inside the tool_result"
+    );
     let extra: Vec<String> = r
         .new_messages
         .iter()
         .flat_map(|m| m.content.iter())
-        .map(|c| serde_json::to_value(c).unwrap()["text"].as_str().unwrap().to_owned())
+        .map(|c| {
+            serde_json::to_value(c).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert!(extra.contains(&"PostToolUse:Bash hook error: [cat > post.json; echo 'lint failed' >&2; exit 2]: lint failed".to_owned()), "{extra:#?}");
-    assert!(extra.contains(&"PostToolUse:Bash hook additional context: remember the style guide".to_owned()), "{extra:#?}");
+    assert!(
+        extra.contains(
+            &"PostToolUse:Bash hook additional context: remember the style guide".to_owned()
+        ),
+        "{extra:#?}"
+    );
     let post: Value =
-        serde_json::from_str(&std::fs::read_to_string(env.dir().join("post.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(env.dir().join("post.json")).unwrap())
+            .unwrap();
     assert_eq!(post["hook_event_name"], "PostToolUse");
     let response = &post["tool_response"];
     assert_eq!(response["interrupted"], false);
@@ -110,17 +128,25 @@ async fn post_tool_use_stdin_exit_2_and_context_reach_the_model_after_the_result
     assert_eq!(response["noOutputExpected"], false);
     assert!(response["stdout"].as_str().unwrap().contains("out"));
     assert!(post["duration_ms"].is_u64());
-    assert!(!env.dir().join("failure.json").exists(), "a success fires only PostToolUse");
+    assert!(
+        !env.dir().join("failure.json").exists(),
+        "a success fires only PostToolUse"
+    );
 
     // A failing call fires only PostToolUseFailure.
-    let r = s.call("t2", "Bash", json!({"command": "sleep 5", "timeout": 300})).await;
+    let r = s
+        .call("t2", "Bash", json!({"command": "sleep 5", "timeout": 300}))
+        .await;
     assert_eq!(r.status, CallStatus::TimedOut, "{}", r.text());
     let failure: Value =
         serde_json::from_str(&std::fs::read_to_string(env.dir().join("failure.json")).unwrap())
             .unwrap();
     assert_eq!(failure["hook_event_name"], "PostToolUseFailure");
     assert!(failure.get("tool_response").is_none());
-    assert!(failure["error"].as_str().unwrap().contains("timed out"), "{failure}");
+    assert!(
+        failure["error"].as_str().unwrap().contains("timed out"),
+        "{failure}"
+    );
     assert_eq!(failure["is_interrupt"], false);
     assert!(failure["duration_ms"].is_u64());
 }
@@ -143,11 +169,14 @@ async fn permission_request_hooks_answer_for_the_user_but_never_lift_an_ask_rule
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     assert_eq!(s.ask.count(), 0);
     let req: Value =
-        serde_json::from_str(&std::fs::read_to_string(env.dir().join("req.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(env.dir().join("req.json")).unwrap())
+            .unwrap();
     assert_eq!(req["hook_event_name"], "PermissionRequest");
     assert_eq!(req["tool_input"]["command"], "touch x");
     // An ask rule: the hook's allow does not count; the user is asked.
-    let r = s.call("t2", "Bash", json!({"command": "git push origin main"})).await;
+    let r = s
+        .call("t2", "Bash", json!({"command": "git push origin main"}))
+        .await;
     assert_eq!(s.ask.count(), 1);
     assert_eq!(r.status, CallStatus::Denied);
     // ... and the Notification hook was told (on its own task).
@@ -193,20 +222,34 @@ async fn user_prompt_submit_blocks_or_adds_context_and_session_start_context_com
     env.project_settings(&settings.to_string());
     let s = env.session();
     s.hooks.session_start("startup").await;
-    let (mut agent, provider) = scripted(&s, json!({"turns": [{"content": [{"type": "text", "text": "ok"}]}]}));
-    let out = agent.run_prompt("my password is hunter2", &CancellationToken::new()).await;
+    let (mut agent, provider) = scripted(
+        &s,
+        json!({"turns": [{"content": [{"type": "text", "text": "ok"}]}]}),
+    );
+    let out = agent
+        .run_prompt("my password is hunter2", &CancellationToken::new())
+        .await;
     assert_eq!(out.status, SessionStatus::Failed);
     let (kind, message) = out.error.unwrap();
     assert_eq!(kind, SessionErrorKind::HookBlocked);
-    assert!(message.ends_with("[./prompt.sh]: no secrets in prompts"), "{message}");
+    assert!(
+        message.ends_with("[./prompt.sh]: no secrets in prompts"),
+        "{message}"
+    );
     assert_eq!(provider.played(), 0, "the model never saw it");
     assert!(agent.history().is_empty());
 
     let out = agent.run_prompt("hello", &CancellationToken::new()).await;
     assert_eq!(out.status, SessionStatus::Completed);
     let text = history_text(agent.history());
-    assert!(text.contains("SessionStart hook additional context: branch: main"), "{text}");
-    assert!(text.contains("UserPromptSubmit hook additional context: the build is green"), "{text}");
+    assert!(
+        text.contains("SessionStart hook additional context: branch: main"),
+        "{text}"
+    );
+    assert!(
+        text.contains("UserPromptSubmit hook additional context: the build is green"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -263,16 +306,24 @@ async fn a_logger_hook_reads_the_claude_code_transcript() {
             {"content": [{"type": "text", "text": "No markdown here."}]}
         ]}),
     );
-    let out = agent.run_prompt("any docs?", &CancellationToken::new()).await;
+    let out = agent
+        .run_prompt("any docs?", &CancellationToken::new())
+        .await;
     assert_eq!(out.status, SessionStatus::Completed);
     let log = std::fs::read_to_string(env.dir().join("log.jsonl")).unwrap();
-    let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["user", "assistant", "user", "assistant"]);
     assert_eq!(lines[0]["message"]["content"], "any docs?");
     assert_eq!(lines[1]["message"]["content"][1]["type"], "tool_use");
     assert_eq!(lines[2]["message"]["content"][0]["type"], "tool_result");
-    assert_eq!(lines[3]["message"]["content"][0]["text"], "No markdown here.");
+    assert_eq!(
+        lines[3]["message"]["content"][0]["text"],
+        "No markdown here."
+    );
     assert_eq!(lines[1]["parentUuid"], lines[0]["uuid"]);
     assert_eq!(lines[0]["sessionId"], "s");
 }

@@ -29,7 +29,9 @@ pub async fn serve(reply: &'static str, status: u16) -> Server {
     let (c, r) = (Arc::clone(&connections), Arc::clone(&requests));
     tokio::spawn(async move {
         loop {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             c.fetch_add(1, Ordering::SeqCst);
             let r = Arc::clone(&r);
             tokio::spawn(async move {
@@ -58,7 +60,8 @@ pub async fn serve(reply: &'static str, status: u16) -> Server {
                             Ok(n) => buf.extend_from_slice(&chunk[..n]),
                         }
                     }
-                    let body: Value = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap();
+                    let body: Value =
+                        serde_json::from_slice(&buf[head_end..head_end + len]).unwrap();
                     r.lock().unwrap().push((head, body));
                     buf.drain(..head_end + len);
                     let resp = format!(
@@ -72,7 +75,11 @@ pub async fn serve(reply: &'static str, status: u16) -> Server {
             });
         }
     });
-    Server { url, connections, requests }
+    Server {
+        url,
+        connections,
+        requests,
+    }
 }
 
 #[tokio::test]
@@ -92,7 +99,10 @@ async fn an_http_hook_gets_the_same_json_and_its_answer_decides_on_one_connectio
     for id in ["t1", "t2", "t3"] {
         let r = s.call(id, "Glob", json!({"pattern": "*"})).await;
         assert_eq!(r.status, CallStatus::Denied);
-        assert_eq!(r.text(), "PreToolUse:Glob hook error: policy server says no");
+        assert_eq!(
+            r.text(),
+            "PreToolUse:Glob hook error: policy server says no"
+        );
     }
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 3);
@@ -128,8 +138,14 @@ async fn an_http_hook_that_fails_refuses_or_lacks_its_secret_is_a_non_blocking_e
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     let runs = s.hook_runs();
     let errors: Vec<String> = runs.iter().map(|r| r.error.clone().unwrap()).collect();
-    assert!(errors[0].contains("500") && errors[0].contains("internal trouble"), "{errors:#?}");
-    assert!(errors[1].contains(&format!("POST {closed} failed")), "{errors:#?}");
+    assert!(
+        errors[0].contains("500") && errors[0].contains("internal trouble"),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[1].contains(&format!("POST {closed} failed")),
+        "{errors:#?}"
+    );
     assert!(
         errors[2].contains("the secret header `Authorization` is not in the keychain"),
         "{errors:#?}"

@@ -45,7 +45,11 @@ async fn a_hook_that_hangs_is_stopped_with_its_group_and_the_call_goes_on() {
     assert!(run.timed_out);
     assert_eq!(run.exit_code, None);
     assert!(
-        runs[0].error.as_deref().unwrap().contains("did not answer within 1 s"),
+        runs[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("did not answer within 1 s"),
         "{runs:#?}"
     );
     let pid: i32 = std::fs::read_to_string(env.dir().join("child.pid"))
@@ -62,7 +66,9 @@ async fn a_flood_is_capped_and_noted_and_changes_nothing() {
     env.project_settings(&hooks_json(
         "PreToolUse",
         None,
-        command("cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' a; head -c 2000000 /dev/zero >&2"),
+        command(
+            "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' a; head -c 2000000 /dev/zero >&2",
+        ),
     ));
     let mut s = env.session();
     let r = s.call("t1", "Glob", json!({"pattern": "*"})).await;
@@ -97,13 +103,28 @@ async fn garbage_wrong_shapes_signals_and_failures_are_non_blocking_errors() {
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     let runs = s.hook_runs();
     assert_eq!(runs.len(), 6);
-    let errors: Vec<String> = runs.iter().map(|r| r.error.clone().unwrap_or_default()).collect();
-    assert!(errors[0].contains("printed JSON that does not parse"), "{errors:#?}");
-    assert!(errors[1].contains("must be allow, deny or ask, not \"perhaps\""), "{errors:#?}");
+    let errors: Vec<String> = runs
+        .iter()
+        .map(|r| r.error.clone().unwrap_or_default())
+        .collect();
+    assert!(
+        errors[0].contains("printed JSON that does not parse"),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[1].contains("must be allow, deny or ask, not \"perhaps\""),
+        "{errors:#?}"
+    );
     assert!(errors[2].contains("ended by signal 9"), "{errors:#?}");
     assert_eq!(runs[2].run.as_ref().unwrap().signal, Some(9));
-    assert!(errors[3].ends_with("failed with exit code 1: broken"), "{errors:#?}");
-    assert!(errors[4].contains("failed with exit code 127"), "{errors:#?}");
+    assert!(
+        errors[3].ends_with("failed with exit code 1: broken"),
+        "{errors:#?}"
+    );
+    assert!(
+        errors[4].contains("failed with exit code 127"),
+        "{errors:#?}"
+    );
     assert_eq!(errors[5], "", "plain text is shown, not an error");
     assert!(runs.iter().all(|r| r.decision.is_none()));
 }
@@ -124,7 +145,11 @@ async fn an_untrusted_projects_hooks_are_listed_not_run() {
     let loaded = s.hooks.loaded();
     assert!(loaded.active.is_empty());
     assert_eq!(loaded.ignored.len(), 1);
-    assert!(loaded.ignored[0].why.contains("not trusted"), "{:?}", loaded.ignored);
+    assert!(
+        loaded.ignored[0].why.contains("not trusted"),
+        "{:?}",
+        loaded.ignored
+    );
 }
 
 #[tokio::test]
@@ -135,8 +160,16 @@ async fn allow_managed_hooks_only_runs_the_policys_hooks_alone() {
             command("cat >/dev/null; touch managed-ran")]}]}})
         .to_string(),
     );
-    env.user_settings(&hooks_json("PreToolUse", None, command("cat >/dev/null; touch user-ran")));
-    env.project_settings(&hooks_json("PreToolUse", None, command("cat >/dev/null; touch project-ran")));
+    env.user_settings(&hooks_json(
+        "PreToolUse",
+        None,
+        command("cat >/dev/null; touch user-ran"),
+    ));
+    env.project_settings(&hooks_json(
+        "PreToolUse",
+        None,
+        command("cat >/dev/null; touch project-ran"),
+    ));
     let mut s = env.session();
     s.call("t1", "Glob", json!({"pattern": "*"})).await;
     assert!(env.dir().join("managed-ran").exists());
@@ -144,7 +177,12 @@ async fn allow_managed_hooks_only_runs_the_policys_hooks_alone() {
     assert!(!env.dir().join("project-ran").exists());
     let loaded = s.hooks.loaded();
     assert_eq!(loaded.ignored.len(), 2);
-    assert!(loaded.ignored.iter().all(|i| i.why.contains("allowManagedHooksOnly")));
+    assert!(
+        loaded
+            .ignored
+            .iter()
+            .all(|i| i.why.contains("allowManagedHooksOnly"))
+    );
 }
 
 #[tokio::test]
@@ -155,7 +193,11 @@ async fn disable_all_hooks_in_policy_turns_every_hook_off() {
             command("cat >/dev/null; touch managed-ran")]}]}})
         .to_string(),
     );
-    env.project_settings(&hooks_json("PreToolUse", None, command("cat >/dev/null; touch project-ran")));
+    env.project_settings(&hooks_json(
+        "PreToolUse",
+        None,
+        command("cat >/dev/null; touch project-ran"),
+    ));
     let mut s = env.session();
     s.call("t1", "Glob", json!({"pattern": "*"})).await;
     assert!(!env.dir().join("managed-ran").exists());
@@ -168,13 +210,20 @@ async fn no_api_keys_reach_a_hook() {
     // The test process has no provider key to leak; the hook's env is
     // checked against the filter on whatever this process does have.
     let env = Env::new();
-    env.project_settings(&hooks_json("PreToolUse", None, command("cat >/dev/null; env > env.txt")));
+    env.project_settings(&hooks_json(
+        "PreToolUse",
+        None,
+        command("cat >/dev/null; env > env.txt"),
+    ));
     let mut s = env.session();
     s.call("t1", "Glob", json!({"pattern": "*"})).await;
     let text = std::fs::read_to_string(env.dir().join("env.txt")).unwrap();
     for line in text.lines() {
         let name = line.split('=').next().unwrap_or("");
-        assert!(!gatehouse_hooks::runner::is_secret_env(name), "{name} reached the hook");
+        assert!(
+            !gatehouse_hooks::runner::is_secret_env(name),
+            "{name} reached the hook"
+        );
     }
     assert!(text.contains("CLAUDE_PROJECT_DIR="));
 }

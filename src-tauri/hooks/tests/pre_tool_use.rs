@@ -15,11 +15,20 @@ use serde_json::{Value, json};
 async fn exit_2_blocks_with_claude_codes_text_and_the_trace_names_the_hook() {
     let env = Env::new();
     env.script("guard.sh", "cat >/dev/null; echo 'no rm here' >&2; exit 2");
-    env.project_settings(&hooks_json("PreToolUse", Some("Bash"), command("./guard.sh")));
+    env.project_settings(&hooks_json(
+        "PreToolUse",
+        Some("Bash"),
+        command("./guard.sh"),
+    ));
     let mut s = env.session();
-    let r = s.call("t1", "Bash", json!({"command": "rm -rf build"})).await;
+    let r = s
+        .call("t1", "Bash", json!({"command": "rm -rf build"}))
+        .await;
     assert_eq!(r.status, CallStatus::Denied);
-    assert_eq!(r.text(), "PreToolUse:Bash hook error: [./guard.sh]: no rm here");
+    assert_eq!(
+        r.text(),
+        "PreToolUse:Bash hook error: [./guard.sh]: no rm here"
+    );
     let (decision, trace) = s.decision("t1");
     assert_eq!(decision, PermissionBehavior::Deny);
     assert!(
@@ -48,9 +57,7 @@ async fn stdin_is_claude_codes_and_the_env_names_the_project() {
     );
     env.project_settings(&hooks_json("PreToolUse", None, command("./dump.sh")));
     let mut s = env.session();
-    let r = s
-        .call("t1", "Glob", json!({"pattern": "*.sh"}))
-        .await;
+    let r = s.call("t1", "Glob", json!({"pattern": "*.sh"})).await;
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     let stdin: Value =
         serde_json::from_str(&std::fs::read_to_string(env.dir().join("stdin.json")).unwrap())
@@ -116,7 +123,9 @@ async fn a_hook_allow_never_beats_a_deny_rule() {
     assert_eq!(r.status, CallStatus::Denied, "{}", r.text());
     let (_, trace) = s.decision("t1");
     assert!(
-        trace.iter().any(|t| t.detail.contains("allowed, which is ignored")),
+        trace
+            .iter()
+            .any(|t| t.detail.contains("allowed, which is ignored")),
         "{trace:#?}"
     );
 }
@@ -160,7 +169,9 @@ async fn a_hook_allow_lifts_the_default_ask() {
     let env = Env::new();
     env.project_settings(&hooks_json("PreToolUse", Some("Bash"), json_hook("allow")));
     let mut s = env.session();
-    let r = s.call("t1", "Bash", json!({"command": "touch made-by-bash"})).await;
+    let r = s
+        .call("t1", "Bash", json!({"command": "touch made-by-bash"}))
+        .await;
     assert_eq!(s.ask.count(), 0);
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     assert!(env.dir().join("made-by-bash").exists());
@@ -201,7 +212,12 @@ async fn a_partial_updated_input_is_refused_by_the_schema() {
             json!({"file_path": target.display().to_string(), "content": "hello"}),
         )
         .await;
-    assert_eq!(r.status, CallStatus::Rejected(RejectionStage::Schema), "{}", r.text());
+    assert_eq!(
+        r.status,
+        CallStatus::Rejected(RejectionStage::Schema),
+        "{}",
+        r.text()
+    );
     assert!(r.text().contains("rewritten by hook"), "{}", r.text());
     assert!(!target.exists());
 }
@@ -227,9 +243,18 @@ async fn parallel_handlers_run_together_and_deny_beats_ask_beats_allow() {
     let runs = s.hook_runs();
     assert_eq!(runs.len(), 3);
     let decisions: Vec<_> = runs.iter().map(|r| r.decision).collect();
-    assert!(decisions.contains(&Some(PermissionBehavior::Allow)), "{runs:#?}");
-    assert!(decisions.contains(&Some(PermissionBehavior::Deny)), "{runs:#?}");
-    assert!(decisions.contains(&Some(PermissionBehavior::Ask)), "{runs:#?}");
+    assert!(
+        decisions.contains(&Some(PermissionBehavior::Allow)),
+        "{runs:#?}"
+    );
+    assert!(
+        decisions.contains(&Some(PermissionBehavior::Deny)),
+        "{runs:#?}"
+    );
+    assert!(
+        decisions.contains(&Some(PermissionBehavior::Ask)),
+        "{runs:#?}"
+    );
     assert_eq!(r.status, CallStatus::Denied);
     assert_eq!(r.text(), "PreToolUse:Glob hook error: b");
     assert_eq!(s.ask.count(), 0);
@@ -245,7 +270,10 @@ async fn the_if_filter_uses_the_permission_rule_matcher() {
     s.call("t1", "Bash", json!({"command": "ls"})).await;
     assert!(!env.dir().join("ran.txt").exists());
     s.call("t2", "Bash", json!({"command": "git status"})).await;
-    assert_eq!(std::fs::read_to_string(env.dir().join("ran.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(env.dir().join("ran.txt")).unwrap(),
+        "ran\n"
+    );
     assert_eq!(s.hook_runs().len(), 1);
 }
 

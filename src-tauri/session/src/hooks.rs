@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use gatehouse_agent::keys::KeyStore as _;
 use gatehouse_core::events::{Emitter, EventSink};
 use gatehouse_hooks::config::{Handler, LoadedHooks, load_hooks};
 use gatehouse_hooks::http::{SecretSource, header_account};
 use gatehouse_hooks::transcript::TranscriptSink;
 use gatehouse_hooks::{HookContext, SessionHooks};
-use gatehouse_agent::keys::KeyStore as _;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::sources::SettingsLayout;
 
@@ -59,7 +59,12 @@ async fn read_secrets(loaded: &LoadedHooks, warnings: &mut Vec<String>) -> Optio
                 url,
                 secret_headers,
                 ..
-            } => Some(secret_headers.iter().map(|name| header_account(url, name)).collect::<Vec<_>>()),
+            } => Some(
+                secret_headers
+                    .iter()
+                    .map(|name| header_account(url, name))
+                    .collect::<Vec<_>>(),
+            ),
             Handler::Command { .. } => None,
         })
         .flatten()
@@ -87,9 +92,15 @@ async fn read_secrets(loaded: &LoadedHooks, warnings: &mut Vec<String>) -> Optio
     .and_then(|r| r);
     match read {
         Ok((values, problems)) => {
-            warnings.extend(problems.into_iter().map(|p| format!("hook secret headers: {p}")));
+            warnings.extend(
+                problems
+                    .into_iter()
+                    .map(|p| format!("hook secret headers: {p}")),
+            );
             let values = Arc::new(values);
-            Some(Arc::new(move |account: &str| Ok(values.get(account).cloned())))
+            Some(Arc::new(move |account: &str| {
+                Ok(values.get(account).cloned())
+            }))
         }
         Err(e) => {
             warnings.push(format!("no keychain for hook secret headers: {e}"));

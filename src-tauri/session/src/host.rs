@@ -503,7 +503,11 @@ impl SessionHost {
         // (its context goes with that prompt).
         let session_start = {
             let hooks = Arc::clone(&session_hooks);
-            let source = if spec.resume.is_some() { "resume" } else { "startup" };
+            let source = if spec.resume.is_some() {
+                "resume"
+            } else {
+                "startup"
+            };
             self.runtime
                 .spawn(async move { hooks.session_start(source).await })
         };
@@ -527,15 +531,13 @@ impl SessionHost {
 
         let (tx, rx) = mpsc::unbounded_channel::<PromptJob>();
         let current = Arc::new(Mutex::new(Vec::new()));
-        let actor = self
-            .runtime
-            .spawn(run_prompts(
-                agent,
-                history,
-                session_start,
-                rx,
-                Arc::clone(&current),
-            ));
+        let actor = self.runtime.spawn(run_prompts(
+            agent,
+            history,
+            session_start,
+            rx,
+            Arc::clone(&current),
+        ));
         let session_rules = engine
             .session_rules()
             .into_iter()

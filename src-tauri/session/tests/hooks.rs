@@ -92,7 +92,11 @@ impl Fixture {
     }
 
     fn stored(&self, id: &str) -> Vec<gatehouse_protocol::event::Event> {
-        Store::open(self.data.path()).unwrap().session_events(id).unwrap().0
+        Store::open(self.data.path())
+            .unwrap()
+            .session_events(id)
+            .unwrap()
+            .0
     }
 }
 
@@ -163,12 +167,18 @@ async fn an_untrusted_projects_hooks_are_listed_in_the_warnings_and_not_run() {
     let (id, warnings) = fx.start(false, 1).await;
     assert_eq!(warnings.len(), 3, "{warnings:?}");
     assert!(
-        warnings.iter().all(|w| w.contains("is not run: the project is not trusted")),
+        warnings
+            .iter()
+            .all(|w| w.contains("is not run: the project is not trusted")),
         "{warnings:?}"
     );
     fx.prompt(&id).await;
     let events = fx.stored(&id);
-    assert!(!events.iter().any(|e| matches!(e.body, EventBody::HookRan { .. })));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.body, EventBody::HookRan { .. }))
+    );
     fx.host.close(&id).await.unwrap();
     assert!(!fx.dir().join("start.json").exists());
     assert!(!fx.dir().join("end.json").exists());

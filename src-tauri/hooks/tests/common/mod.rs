@@ -45,7 +45,11 @@ impl Env {
         let project = tempfile::tempdir().unwrap();
         // Canonical, as the session host makes it (tmp may be a symlink).
         let project_path = project.path().canonicalize().unwrap();
-        assert_eq!(project_path, project.path().to_path_buf(), "tmp is canonical here");
+        assert_eq!(
+            project_path,
+            project.path().to_path_buf(),
+            "tmp is canonical here"
+        );
         Self {
             project,
             home: tempfile::tempdir().unwrap(),
