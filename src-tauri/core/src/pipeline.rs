@@ -980,6 +980,7 @@ impl ToolRuntime {
 
     /// Settles an `ask`: a session grant, the ask handler, or (without a
     /// handler) a deny.
+    #[allow(clippy::too_many_arguments)] // the call's parts, passed as borrowed
     async fn ask_user(
         &self,
         p: &Prepared,

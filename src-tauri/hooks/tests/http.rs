@@ -15,13 +15,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A keep-alive server answering every POST with `reply`; counts
 /// connections and records bodies and headers.
-pub struct Server {
-    pub url: String,
-    pub connections: Arc<AtomicUsize>,
-    pub requests: Arc<std::sync::Mutex<Vec<(String, Value)>>>,
+struct Server {
+    url: String,
+    connections: Arc<AtomicUsize>,
+    requests: Arc<std::sync::Mutex<Vec<(String, Value)>>>,
 }
 
-pub async fn serve(reply: &'static str, status: u16) -> Server {
+async fn serve(reply: &'static str, status: u16) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
     let connections = Arc::new(AtomicUsize::new(0));

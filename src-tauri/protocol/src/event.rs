@@ -183,6 +183,7 @@ pub enum EventBody {
         /// printed (hooks from settings files; `null` for in-process hooks
         /// and in events of builds before it existed).
         #[serde(default)]
+        #[ts(optional = nullable)]
         run: Option<HookRun>,
     },
     /// A call returned a context modifier (e.g. "the working directory is now

@@ -552,7 +552,7 @@ error: string | null,
  * printed (hooks from settings files; `null` for in-process hooks
  * and in events of builds before it existed).
  */
-run: HookRun | null, } | { "type": "context_modified", 
+run?: HookRun | null, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */
