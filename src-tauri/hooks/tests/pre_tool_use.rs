@@ -297,3 +297,77 @@ async fn matchers_are_claude_codes() {
     lines.sort();
     assert_eq!(lines, ["all", "list", "regex"]);
 }
+
+/// An MCP-like tool that declares itself destructive (as an untrusted
+/// server's tools, or a trusted one's `destructiveHint`), wrapping the
+/// core test tool.
+struct Destructive(std::sync::Arc<dyn gatehouse_core::Tool>);
+
+#[async_trait::async_trait]
+impl gatehouse_core::Tool for Destructive {
+    fn name(&self) -> &str {
+        "mcp__db__drop_table"
+    }
+    fn description(&self) -> &str {
+        "drops a table"
+    }
+    fn input_schema(&self) -> &Value {
+        self.0.input_schema()
+    }
+    fn is_destructive(&self, _input: &Value) -> bool {
+        true
+    }
+    async fn call(
+        &self,
+        input: Value,
+        cx: gatehouse_core::tool::CallContext<'_>,
+    ) -> Result<gatehouse_core::ToolResult, gatehouse_core::ToolError> {
+        self.0.call(input, cx).await
+    }
+}
+
+#[tokio::test]
+async fn a_hook_allow_never_turns_an_mcp_tools_destructive_ask_into_an_allow() {
+    use gatehouse_core::testing::{ScriptedAsk, TestTool};
+    let env = Env::new();
+    env.project_settings(&hooks_json(
+        "PreToolUse",
+        Some("mcp__.*"),
+        json_hook("allow"),
+    ));
+    let s = env.session();
+    // The same engine and hooks, over a pool with the destructive tool.
+    let tool: std::sync::Arc<dyn gatehouse_core::Tool> =
+        std::sync::Arc::new(Destructive(TestTool::new("inner").arc()));
+    let engine = std::sync::Arc::new(gatehouse_permissions::PermissionEngine::new(
+        gatehouse_permissions::EngineContext {
+            cwd: env.dir().to_path_buf(),
+            home: env.home.path().to_path_buf(),
+            additional_dirs: Vec::new(),
+            mode: PermissionMode::Default,
+        },
+        gatehouse_permissions::sources::load(&env.layout()),
+    ));
+    let ask = ScriptedAsk::new(gatehouse_core::ask::AskAnswer::Deny { feedback: None });
+    let rt = gatehouse_core::ToolRuntime::builder(
+        std::sync::Arc::new(gatehouse_core::ToolPool::new(vec![tool])),
+        engine,
+        env.data.path().join("s2"),
+    )
+    .ask_handler(ask.clone())
+    .hooks(s.hooks.runtime_hooks())
+    .build();
+    let r = rt
+        .run_one(
+            gatehouse_core::ToolUseBlock::new("t1", "mcp__db__drop_table", json!({})),
+            &mut gatehouse_core::ToolUseContext::default(),
+            &tokio_util::sync::CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(
+        ask.count(),
+        1,
+        "the destructive call was asked about (a safety check the hook cannot lift)"
+    );
+    assert_eq!(r.status, CallStatus::Denied);
+}
