@@ -186,6 +186,21 @@ pub enum EventBody {
         #[ts(optional = nullable)]
         run: Option<HookRun>,
     },
+    /// The session read the `hooks` of its settings files (at start, and
+    /// again when the files changed and the hooks with them): how many run,
+    /// which were read but do not run and why (an untrusted project's, a
+    /// managed policy's `allowManagedHooksOnly`, an unknown event), and the
+    /// malformed entries with file, line and column (never run).
+    HooksLoaded {
+        /// Handlers that run.
+        active: u32,
+        /// Handlers read but not run, with why.
+        not_run: Vec<HookNotRun>,
+        /// Malformed entries and unknown event names.
+        problems: Vec<SettingsProblem>,
+        /// `None` at start; what made the session read them again otherwise.
+        trigger: Option<SettingsReloadTrigger>,
+    },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not
     /// concurrency-safe; otherwise it is reported here and ignored.
@@ -502,6 +517,23 @@ pub enum HookEventName {
     Stop,
     /// Gatehouse is waiting for the user (a permission prompt).
     Notification,
+}
+
+/// A hook from a settings file that is listed but not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookNotRun {
+    /// The event name as written (`PreToolUse`, or one Gatehouse does not fire).
+    pub event: String,
+    /// The command or URL.
+    pub command: String,
+    /// The settings file.
+    pub file: String,
+    /// Where the handler starts (line, from 1).
+    pub line: u32,
+    /// Column (characters, from 1).
+    pub column: u32,
+    /// Why it does not run.
+    pub why: String,
 }
 
 /// The kind of a settings-file hook handler.

@@ -14,6 +14,7 @@ use gatehouse_hooks::transcript::TranscriptSink;
 use gatehouse_hooks::{HookContext, SessionHooks};
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::sources::SettingsLayout;
+use gatehouse_protocol::event::{EventBody, HookNotRun, SettingsProblem, SettingsReloadTrigger};
 
 /// Reads the hooks of `layout` on a blocking thread (a few small files).
 pub(crate) async fn load(layout: &SettingsLayout) -> LoadedHooks {
@@ -185,4 +186,81 @@ pub(crate) fn build(
         },
         setup.loaded,
     )
+}
+
+fn problem(e: &gatehouse_permissions::settings::SettingsError) -> SettingsProblem {
+    SettingsProblem {
+        file: e.file.display().to_string(),
+        line: u32::try_from(e.line).unwrap_or(u32::MAX),
+        column: u32::try_from(e.column).unwrap_or(u32::MAX),
+        message: e.cause.clone(),
+        loses_restrictions: e.loses_restrictions,
+    }
+}
+
+/// The `hooks_loaded` event of `loaded`; `None` when the files have no
+/// hooks at all (nothing to say).
+pub(crate) fn loaded_event(
+    loaded: &LoadedHooks,
+    trigger: Option<SettingsReloadTrigger>,
+) -> Option<EventBody> {
+    if loaded.active.is_empty()
+        && loaded.ignored.is_empty()
+        && loaded.errors.is_empty()
+        && loaded.warnings.is_empty()
+        && trigger.is_none()
+    {
+        return None;
+    }
+    Some(EventBody::HooksLoaded {
+        active: u32::try_from(loaded.active.len()).unwrap_or(u32::MAX),
+        not_run: loaded
+            .ignored
+            .iter()
+            .map(|i| HookNotRun {
+                event: i.hook.event.name(),
+                command: i.hook.handler.display(),
+                file: i.hook.file.display().to_string(),
+                line: u32::try_from(i.hook.position.line).unwrap_or(u32::MAX),
+                column: u32::try_from(i.hook.position.column).unwrap_or(u32::MAX),
+                why: i.why.clone(),
+            })
+            .collect(),
+        problems: loaded
+            .errors
+            .iter()
+            .chain(&loaded.warnings)
+            .map(problem)
+            .collect(),
+        trigger,
+    })
+}
+
+/// What identifies a loaded set, to tell whether a reload changed it.
+pub(crate) fn fingerprint(loaded: &LoadedHooks) -> String {
+    let spec = |h: &gatehouse_hooks::HookSpec| {
+        format!(
+            "{}|{:?}|{:?}|{:?}|{:?}|{}|{}:{}|{}",
+            h.event.name(),
+            h.matcher,
+            h.if_rule,
+            h.handler,
+            h.timeout,
+            h.file.display(),
+            h.position.line,
+            h.position.column,
+            h.enabled
+        )
+    };
+    let mut out = String::new();
+    for h in &loaded.active {
+        out.push_str(&format!("A {}\n", spec(h)));
+    }
+    for i in &loaded.ignored {
+        out.push_str(&format!("I {} {}\n", spec(&i.hook), i.why));
+    }
+    for e in loaded.errors.iter().chain(&loaded.warnings) {
+        out.push_str(&format!("E {e}\n"));
+    }
+    out
 }

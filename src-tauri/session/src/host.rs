@@ -491,12 +491,27 @@ impl SessionHost {
             rt = rt.pool_refresh(refresh);
         }
         let rt = rt.build();
+        if let Some(event) = crate::hooks::loaded_event(&session_hooks.loaded(), None) {
+            emitter.emit(event);
+        }
         {
-            // Hooks follow their settings files like the rules do.
+            // Hooks follow their settings files like the rules do; a change
+            // to them is reported as `hooks_loaded`.
             let (rt, hooks, layout) = (Arc::clone(&rt), Arc::clone(&session_hooks), layout);
-            settings.on_reload(Box::new(move || {
+            let hook_emitter = emitter.clone();
+            let last = Mutex::new(crate::hooks::fingerprint(&session_hooks.loaded()));
+            settings.on_reload(Box::new(move |trigger| {
                 let fresh = gatehouse_hooks::load_hooks(&layout);
+                let print = crate::hooks::fingerprint(&fresh);
+                if *lock(&last) == print {
+                    return;
+                }
+                *lock(&last) = print;
+                let event = crate::hooks::loaded_event(&fresh, Some(trigger));
                 rt.set_hooks(hooks.replace(fresh));
+                if let Some(event) = event {
+                    hook_emitter.emit(event);
+                }
             }));
         }
         // SessionStart runs on its own task; the first prompt waits for it

@@ -39,7 +39,7 @@ pub(crate) struct LiveSettings {
     kept_previous: AtomicU64,
     /// Told on every reload, whatever the rules say (the session's hooks
     /// are read from the same files; see [`Self::on_reload`]).
-    on_reload: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+    on_reload: Mutex<Option<Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -103,7 +103,7 @@ impl LiveSettings {
     /// anything new was read.
     pub(crate) fn reload(&self, trigger: SettingsReloadTrigger) -> bool {
         if let Some(hook) = lock(&self.on_reload).as_ref() {
-            hook();
+            hook(trigger);
         }
         let fresh = load(&self.layout);
         let mut last = lock(&self.last_read);
@@ -127,7 +127,7 @@ impl LiveSettings {
 
     /// Runs `f` on every reload, before the rules are compared (the hooks
     /// of the same files may change while the rules do not).
-    pub(crate) fn on_reload(&self, f: Box<dyn Fn() + Send + Sync>) {
+    pub(crate) fn on_reload(&self, f: Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>) {
         *lock(&self.on_reload) = Some(f);
     }
 

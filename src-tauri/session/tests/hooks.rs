@@ -154,6 +154,19 @@ async fn a_trusted_projects_hook_denies_and_its_run_is_stored_with_the_session()
     let events = fx.stored(&id);
     let (_, content) = completed(&events, "b1");
     assert!(!content.contains("hook error"), "{content}");
+    let loaded: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::HooksLoaded {
+                active, trigger, ..
+            } => Some((*active, *trigger)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        loaded,
+        [(3, None), (0, Some(SettingsReloadTrigger::RulesSaved))]
+    );
 
     fx.host.close(&id).await.unwrap();
     // The reload removed the SessionEnd hook too, so it did not run.
@@ -194,4 +207,40 @@ async fn session_end_runs_when_the_session_closes() {
         serde_json::from_str(&std::fs::read_to_string(fx.dir().join("end.json")).unwrap()).unwrap();
     assert_eq!(end["hook_event_name"], "SessionEnd");
     assert_eq!(end["reason"], "other");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_hook_is_a_stored_problem_with_its_position_and_the_rest_still_run() {
+    let fx = Fixture::new();
+    fx.settings(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; exit 2"}]}
+    ]}}));
+    let (id, warnings) = fx.start(true, 1).await;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("settings.json:1:"), "{warnings:?}");
+    fx.prompt(&id).await;
+    let events = fx.stored(&id);
+    let problems = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::HooksLoaded {
+                active, problems, ..
+            } => Some((*active, problems.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(problems.0, 1);
+    assert_eq!(problems.1.len(), 1);
+    assert!(
+        problems.1[0]
+            .message
+            .contains("command hook without a command")
+    );
+    assert!(problems.1[0].file.ends_with(".claude/settings.json"));
+    let (is_error, content) = completed(&events, "b0");
+    assert!(
+        is_error && content.contains("PreToolUse:Bash hook error"),
+        "{content}"
+    );
 }

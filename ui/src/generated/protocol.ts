@@ -552,7 +552,23 @@ error: string | null,
  * printed (hooks from settings files; `null` for in-process hooks
  * and in events of builds before it existed).
  */
-run?: HookRun | null, } | { "type": "context_modified", 
+run?: HookRun | null, } | { "type": "hooks_loaded", 
+/**
+ * Handlers that run.
+ */
+active: number, 
+/**
+ * Handlers read but not run, with why.
+ */
+not_run: Array<HookNotRun>, 
+/**
+ * Malformed entries and unknown event names.
+ */
+problems: Array<SettingsProblem>, 
+/**
+ * `None` at start; what made the session read them again otherwise.
+ */
+trigger: SettingsReloadTrigger | null, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */
@@ -865,6 +881,35 @@ export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" 
  * The kind of a settings-file hook handler.
  */
 export type HookHandlerKind = "command" | "http";
+
+/**
+ * A hook from a settings file that is listed but not run.
+ */
+export type HookNotRun = { 
+/**
+ * The event name as written (`PreToolUse`, or one Gatehouse does not fire).
+ */
+event: string, 
+/**
+ * The command or URL.
+ */
+command: string, 
+/**
+ * The settings file.
+ */
+file: string, 
+/**
+ * Where the handler starts (line, from 1).
+ */
+line: number, 
+/**
+ * Column (characters, from 1).
+ */
+column: number, 
+/**
+ * Why it does not run.
+ */
+why: string, };
 
 /**
  * One run of a hook from a settings file, for `hook_ran`.
