@@ -12,11 +12,13 @@
 //!   PreToolUse / PostToolUse / PermissionRequest seams and runs the
 //!   session-level events (UserPromptSubmit, Stop, SessionStart,
 //!   SessionEnd, Notification), each run reported as a `hook_ran` event.
+//! * [`editor`] — edits to a file's `hooks` (other keys kept, validated) and test runs.
 //! * [`transcript`] — the Claude Code-format JSONL behind `transcript_path`.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
+pub mod editor;
 pub mod http;
 pub mod matcher;
 pub mod protocol;

@@ -26,6 +26,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Told on every reload with its trigger (see [`LiveSettings::on_reload`]).
+pub(crate) type ReloadHook = Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>;
+
 /// One open session's settings: where they come from, what was last read,
 /// and the watcher.
 pub(crate) struct LiveSettings {
@@ -39,7 +42,7 @@ pub(crate) struct LiveSettings {
     kept_previous: AtomicU64,
     /// Told on every reload, whatever the rules say (the session's hooks
     /// are read from the same files; see [`Self::on_reload`]).
-    on_reload: Mutex<Option<Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>>>,
+    on_reload: Mutex<Option<ReloadHook>>,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -127,7 +130,7 @@ impl LiveSettings {
 
     /// Runs `f` on every reload, before the rules are compared (the hooks
     /// of the same files may change while the rules do not).
-    pub(crate) fn on_reload(&self, f: Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>) {
+    pub(crate) fn on_reload(&self, f: ReloadHook) {
         *lock(&self.on_reload) = Some(f);
     }
 
