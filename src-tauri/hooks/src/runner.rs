@@ -211,12 +211,20 @@ pub async fn run_command(spec: &CommandSpec, stdin: &[u8], project: &Path) -> Ra
                 let _ = child.wait().await;
             } else {
                 // The leader went on TERM; the rest of its group gets the
-                // same grace, on a task of its own so the call goes on now.
+                // same grace, on a thread of its own (not a runtime task: a
+                // runtime that is busy or shutting down must not let a
+                // process that ignores TERM live on), so the call goes on now.
                 let rest = KILL_GRACE.saturating_sub(term_sent.elapsed());
-                tokio::spawn(async move {
-                    tokio::time::sleep(rest).await;
+                let reaper = std::thread::Builder::new()
+                    .name("gatehouse-hook-reaper".into())
+                    .spawn(move || {
+                        std::thread::sleep(rest);
+                        signal_group(pgid, Signal::KILL);
+                    });
+                if reaper.is_err() {
+                    // No thread to wait with: kill at once rather than leak.
                     signal_group(pgid, Signal::KILL);
-                });
+                }
             }
         }
     }
