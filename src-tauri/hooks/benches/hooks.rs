@@ -129,6 +129,25 @@ fn serve() -> String {
     format!("http://{}/hook", rx.recv().unwrap())
 }
 
+/// The floor: the same POST with the same client, outside any pipeline.
+async fn median_raw_post(url: &str) -> Duration {
+    let client = gatehouse_hooks::http::client().unwrap();
+    let body =
+        serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Echo", "tool_input": {}})
+            .to_string();
+    let mut times = Vec::with_capacity(CALLS);
+    for i in 0..CALLS + WARMUP {
+        let started = Instant::now();
+        let resp = client.post(url).body(body.clone()).send().await.unwrap();
+        let _ = resp.bytes().await.unwrap();
+        if i >= WARMUP {
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -143,7 +162,7 @@ fn main() -> ExitCode {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().canonicalize().unwrap();
     let url = serve();
-    let (none, command, http) = rt.block_on(async {
+    let (none, command, http, raw) = rt.block_on(async {
         let none = median_call(&runtime_with(&project, None)).await;
         let command = median_call(&runtime_with(
             &project,
@@ -157,7 +176,8 @@ fn main() -> ExitCode {
             )),
         ))
         .await;
-        (none, command, http)
+        let raw = median_raw_post(&url).await;
+        (none, command, http, raw)
     });
     let added_cmd = command.saturating_sub(none);
     let added_http = http.saturating_sub(none);
@@ -174,6 +194,11 @@ fn main() -> ExitCode {
         ms(http),
         ms(added_http),
         http.as_secs_f64() / none.as_secs_f64()
+    );
+    println!(
+        "  (floor: the same POST with reqwest alone, no pipeline: {:.4} ms; the hook adds {:.4} ms over it)",
+        ms(raw),
+        ms(added_http.saturating_sub(raw))
     );
     let ok = added_cmd <= Duration::from_millis(3) && added_http <= Duration::from_micros(100);
     if ok {
