@@ -43,6 +43,10 @@ enum Command {
         /// Run only these groups (default: all): lint, rust, ui, e2e.
         #[arg(value_enum)]
         groups: Vec<test::Group>,
+        /// Run only these end-to-end test files (`tests/e2e/tests/<name>.rs`),
+        /// e.g. `cargo xtask test e2e --e2e-test layout`.
+        #[arg(long = "e2e-test", value_name = "NAME")]
+        e2e_tests: Vec<String>,
     },
     /// Regenerate ui/src/generated/protocol.ts from the Rust protocol crate.
     GenTypes {
@@ -90,7 +94,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { smoke } => run::run(smoke),
-        Command::Test { groups } => test::test(&groups),
+        Command::Test { groups, e2e_tests } => test::test(&groups, &e2e_tests),
         Command::GenTypes { check } => gen_types::gen_types(check),
         Command::Bench { groups } => bench::bench(&groups),
         Command::Fuzz {

@@ -64,7 +64,7 @@ pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<C
         let mut xvfb = Command::new("xvfb-run");
         xvfb.args([
             "--auto-servernum",
-            "--server-args=-screen 0 1280x800x24",
+            "--server-args=-screen 0 1600x1000x24",
             "cargo",
         ]);
         xvfb
@@ -95,7 +95,7 @@ pub(crate) fn run(smoke: bool) -> anyhow::Result<ExitCode> {
             );
         }
         let mut xvfb = Command::new("xvfb-run");
-        xvfb.args(["--auto-servernum", "--server-args=-screen 0 1280x800x24"])
+        xvfb.args(["--auto-servernum", "--server-args=-screen 0 1600x1000x24"])
             .arg(&binary);
         xvfb
     } else {

@@ -8,7 +8,7 @@
 //! Rust tests run with `GATEHOUSE_REQUIRE_ALL=1` (unless the caller set it):
 //! a test whose tool, server or keychain is missing fails instead of
 //! skipping, since this command installs them. Skips that remain (a test
-//! that does not apply here, e.g. running as root) are written by
+//! that does not apply here, e.g. a container without kernel keyutils) are written by
 //! `gatehouse-test-support` as files in `GATEHOUSE_SKIP_DIR`, counted and
 //! listed.
 
@@ -208,7 +208,7 @@ pub(crate) fn summary_line(totals: Counts) -> String {
     )
 }
 
-pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
+pub(crate) fn test(groups: &[Group], e2e_tests: &[String]) -> anyhow::Result<ExitCode> {
     let all = [Group::Lint, Group::Rust, Group::Ui, Group::E2e];
     let groups = if groups.is_empty() { &all[..] } else { groups };
     let wants = |g: Group| groups.contains(&g);
@@ -300,9 +300,11 @@ pub(crate) fn test(groups: &[Group]) -> anyhow::Result<ExitCode> {
                 "--no-fail-fast",
                 "--package",
                 "gatehouse-e2e",
-                "--",
-                "--test-threads=1",
             ]);
+            for name in e2e_tests {
+                cmd.args(["--test", name]);
+            }
+            cmd.args(["--", "--test-threads=1"]);
             let (ok, out) = run_captured(&mut cmd)?;
             with_skips(cargo_test_counts(ok, &out), &skips)
         });

@@ -84,8 +84,11 @@ fn a_replayed_session_prints_every_event_and_stores_it() {
     assert_eq!(t[0], "session_started");
     assert_eq!(t[1], "user_prompt");
     assert_eq!(lines[1]["text"], "please check");
-    assert_eq!(*t.last().unwrap(), "session_completed");
-    assert_eq!(lines.last().unwrap()["status"], "completed");
+    // The exchange completes, then closing the session ends it (issue 17).
+    assert_eq!(t[t.len() - 2], "session_completed");
+    assert_eq!(lines[lines.len() - 2]["status"], "completed");
+    assert_eq!(*t.last().unwrap(), "session_ended");
+    assert_eq!(lines.last().unwrap()["reason"], "closed");
     assert_eq!(t.iter().filter(|x| **x == "turn_completed").count(), 2);
     let completed = lines
         .iter()
@@ -127,7 +130,8 @@ fn exit_codes_say_how_the_session_ended() {
         l.iter()
             .any(|e| e["type"] == "session_error" && e["kind"] == "script")
     );
-    assert_eq!(l.last().unwrap()["status"], "failed");
+    assert_eq!(l[l.len() - 2]["status"], "failed");
+    assert_eq!(l.last().unwrap()["type"], "session_ended");
 
     let bad = f.script(
         "bad.json",
@@ -462,9 +466,14 @@ fn ctrl_c_interrupts_the_turn_and_the_session_ends_interrupted() {
     reader.read_to_string(&mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let last: Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
+    let rest: Vec<Value> = rest
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = &rest[rest.len() - 2];
     assert_eq!(last["type"], "session_completed");
     assert_eq!(last["status"], "interrupted");
+    assert_eq!(rest[rest.len() - 1]["type"], "session_ended");
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
 }
 

@@ -192,12 +192,8 @@ pub fn resolve_hook_decision(
         message: message.map(str::to_owned),
     };
     let mut trace = engine.trace.clone();
-    let step = |outcome, detail: String| TraceStep {
-        layer: format!("hook:{hook_name}"),
-        outcome,
-        detail,
-        not_applied: None,
-    };
+    let step =
+        |outcome, detail: String| TraceStep::new(format!("hook:{hook_name}"), outcome, detail);
     match decision {
         HookDecision::Deny => {
             trace.push(step(
@@ -925,12 +921,11 @@ impl ToolRuntime {
             reason: DecisionReason::SafetyCheck {
                 message: format!("the permission engine failed on this call ({e}), so it asks"),
             },
-            trace: vec![TraceStep {
-                layer: "engine".into(),
-                outcome: TraceOutcome::Ask,
-                detail: format!("the decision task failed: {e}"),
-                not_applied: None,
-            }],
+            trace: vec![TraceStep::new(
+                "engine",
+                TraceOutcome::Ask,
+                format!("the decision task failed: {e}"),
+            )],
         })
     }
 
@@ -995,16 +990,15 @@ impl ToolRuntime {
         let liftable = is_liftable(&asked.reason) && !requires_ui;
         let mut trace = asked.trace.clone();
         let settle = |decision, answer: String, detail: String, mut trace: Vec<TraceStep>| {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: match decision {
+            trace.push(TraceStep::new(
+                "ask",
+                match decision {
                     PermissionBehavior::Allow => TraceOutcome::Allow,
                     PermissionBehavior::Ask => TraceOutcome::Ask,
                     PermissionBehavior::Deny => TraceOutcome::Deny,
                 },
                 detail,
-                not_applied: None,
-            });
+            ));
             PermissionDecision {
                 decision,
                 reason: DecisionReason::UserAnswer { answer },
@@ -1026,12 +1020,11 @@ impl ToolRuntime {
             return settled;
         }
         let Some(handler) = &self.ask else {
-            trace.push(TraceStep {
-                layer: "ask".into(),
-                outcome: TraceOutcome::Deny,
-                detail: "no ask handler is connected".into(),
-                not_applied: None,
-            });
+            trace.push(TraceStep::new(
+                "ask",
+                TraceOutcome::Deny,
+                "no ask handler is connected",
+            ));
             return PermissionDecision {
                 decision: PermissionBehavior::Deny,
                 reason: DecisionReason::Default {
@@ -1214,12 +1207,7 @@ impl ToolRuntime {
         let mut trace = asked.trace.clone();
         let why_text = why.clone().unwrap_or_else(|| "no reason given".into());
         let settled = |behavior, outcome, detail: String, mut trace: Vec<TraceStep>| {
-            trace.push(TraceStep {
-                layer: format!("hook:{hook}"),
-                outcome,
-                detail,
-                not_applied: None,
-            });
+            trace.push(TraceStep::new(format!("hook:{hook}"), outcome, detail));
             PermissionDecision {
                 decision: behavior,
                 reason: DecisionReason::Hook {
@@ -1243,15 +1231,14 @@ impl ToolRuntime {
                 trace,
             )),
             HookDecision::Allow => {
-                trace.push(TraceStep {
-                    layer: format!("hook:{hook}"),
-                    outcome: TraceOutcome::Skipped,
-                    detail: format!(
+                trace.push(TraceStep::new(
+                    format!("hook:{hook}"),
+                    TraceOutcome::Skipped,
+                    format!(
                         "PermissionRequest hook {hook} allowed, which is ignored: a hook never answers for the user when a {} asks",
                         if requires_ui { "tool that needs the user" } else { reason_kind(&asked.reason) }
                     ),
-                    not_applied: None,
-                });
+                ));
                 None
             }
             HookDecision::Ask => None,

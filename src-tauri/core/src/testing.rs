@@ -325,16 +325,15 @@ pub fn decision(behavior: PermissionBehavior, reason: DecisionReason) -> Permiss
     PermissionDecision {
         decision: behavior,
         reason,
-        trace: vec![TraceStep {
-            layer: "test".into(),
-            outcome: match behavior {
+        trace: vec![TraceStep::new(
+            "test",
+            match behavior {
                 PermissionBehavior::Allow => TraceOutcome::Allow,
                 PermissionBehavior::Ask => TraceOutcome::Ask,
                 PermissionBehavior::Deny => TraceOutcome::Deny,
             },
-            detail: "test resolver".into(),
-            not_applied: None,
-        }],
+            "test resolver",
+        )],
     }
 }
 

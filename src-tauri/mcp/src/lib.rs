@@ -16,6 +16,7 @@
 //! | [`names`] | qualified tool names |
 //! | [`secrets`] | secret header and env values from the keychain |
 //! | [`auth`] | OAuth 2.1 sign-in, tokens in the keychain, refresh |
+//! | [`failure`] | why a stdio server's handshake failed, in the user's terms (its exit, its stderr tail) |
 //! | [`stderr`] | the stderr tail of stdio servers (a byte-capped ring) |
 //! | [`throttle`] | progress reports of a call: ≤ 20 a second, the last kept |
 //! | `transport` | takes progress notifications out of the stream, in order |
@@ -23,6 +24,7 @@
 pub mod auth;
 pub mod config;
 pub mod edit;
+pub mod failure;
 pub mod list_resources;
 pub mod manager;
 pub mod names;
@@ -36,5 +38,5 @@ pub mod tool;
 mod transport;
 
 pub use config::{ConfigLayout, McpConfig, ServerConfig};
-pub use manager::{McpManager, McpServers, ServerReport};
+pub use manager::{McpChanges, McpManager, McpServers, ServerReport};
 pub use server::{McpServer, ServerOptions};

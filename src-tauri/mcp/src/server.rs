@@ -246,6 +246,10 @@ enum Connected {
 
 /// A stdio server's process: its whole process group is killed when the
 /// guard is dropped (crash handled, session ended, server stopped).
+/// How long a failed handshake waits for the server's exit and the rest of
+/// its stderr, to say how it ended.
+const HANDSHAKE_AFTERMATH: Duration = Duration::from_millis(500);
+
 struct ChildGuard(Box<dyn process_wrap::tokio::ChildWrapper>);
 
 impl Drop for ChildGuard {
@@ -514,10 +518,11 @@ impl McpServer {
                 else {
                     return Err(failed(format!("`{command}`: no stdin/stdout pipes")));
                 };
+                let mut stderr_read = None;
                 if let Some(stderr) = child.stderr().take() {
                     // Drained to EOF whatever it holds (see `stderr`).
                     let log = self.stderr.clone();
-                    tokio::spawn(async move { log.drain(stderr).await });
+                    stderr_read = Some(tokio::spawn(async move { log.drain(stderr).await }));
                 }
                 guard = Some(ChildGuard(child));
                 // rmcp's own child transport caps lines at 16 MiB and drops
@@ -525,21 +530,28 @@ impl McpServer {
                 // what HTTP accepts and let the result budget deal with it.
                 let transport = AsyncRwTransport::new_client(stdout, stdin)
                     .with_max_line_length(MAX_MESSAGE_BYTES);
-                handler
+                match handler
                     .serve(Routed::new(transport, Arc::clone(&self.progress)))
                     .await
-                    .map_err(|e| {
-                        let tail = self.stderr.lines();
-                        let tail = tail.iter().rev().take(5).rev().cloned().collect::<Vec<_>>();
-                        let stderr = if tail.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; stderr: {}", tail.join(" | "))
+                {
+                    Ok(running) => running,
+                    Err(e) => {
+                        // How it ended and what it said: wait (bounded) for
+                        // the exit and for the rest of its stderr.
+                        let exited = match guard.as_mut() {
+                            Some(g) => tokio::time::timeout(HANDSHAKE_AFTERMATH, g.0.wait())
+                                .await
+                                .ok()
+                                .and_then(Result::ok),
+                            None => None,
                         };
-                        failed(format!(
-                            "`{command}` did not complete the MCP handshake: {e}{stderr}"
-                        ))
-                    })?
+                        if let Some(read) = stderr_read {
+                            let _ = tokio::time::timeout(HANDSHAKE_AFTERMATH, read).await;
+                        }
+                        let why = crate::failure::HandshakeFailure::classify(&e, exited);
+                        return Err(failed(why.message(command, &self.stderr.lines())));
+                    }
+                }
             }
             ServerTransport::Http {
                 url,

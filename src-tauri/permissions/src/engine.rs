@@ -197,15 +197,17 @@ fn not_applied_step(
         NotAppliedWhy::ManagedPolicyOnly => "managed policy lets only its own rules allow",
     };
     Some(TraceStep {
-        layer: "allow_rules".into(),
-        outcome: TraceOutcome::Passthrough,
-        detail: format!("`{rule}` in {where_} would allow this call — not applied: {because}"),
         not_applied: Some(NotAppliedRule {
-            rule,
+            rule: rule.clone(),
             source,
             file,
             why,
         }),
+        ..TraceStep::new(
+            "allow_rules",
+            TraceOutcome::Passthrough,
+            format!("`{rule}` in {where_} would allow this call — not applied: {because}"),
+        )
     })
 }
 
@@ -225,12 +227,7 @@ fn rule_reason(rule: &SourcedRule) -> DecisionReason {
 }
 
 fn step(layer: &str, outcome: TraceOutcome, detail: impl Into<String>) -> TraceStep {
-    TraceStep {
-        layer: layer.to_string(),
-        outcome,
-        detail: detail.into(),
-        not_applied: None,
-    }
+    TraceStep::new(layer, outcome, detail)
 }
 
 /// A verdict of one layer: the behaviour and why.

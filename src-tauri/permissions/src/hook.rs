@@ -68,10 +68,10 @@ pub fn combine(engine: PermissionDecision, hook: Option<&HookVerdict>) -> Permis
         PermissionBehavior::Ask => TraceOutcome::Ask,
         PermissionBehavior::Deny => TraceOutcome::Deny,
     };
-    trace.push(TraceStep {
-        layer: "hook".into(),
+    trace.push(TraceStep::new(
+        "hook",
         outcome,
-        detail: format!(
+        format!(
             "{} said {verdict:?}{}",
             hook.hook,
             hook.message
@@ -79,8 +79,7 @@ pub fn combine(engine: PermissionDecision, hook: Option<&HookVerdict>) -> Permis
                 .map(|m| format!(": {m}"))
                 .unwrap_or_default()
         ),
-        not_applied: None,
-    });
+    ));
     let (decision, reason) = match verdict {
         PermissionBehavior::Deny => (PermissionBehavior::Deny, hook_reason),
         PermissionBehavior::Ask => match engine.decision {
@@ -89,12 +88,11 @@ pub fn combine(engine: PermissionDecision, hook: Option<&HookVerdict>) -> Permis
         },
         PermissionBehavior::Allow => {
             if engine.decision != PermissionBehavior::Allow && is_binding(&engine.reason) {
-                trace.push(TraceStep {
-                    layer: "hook".into(),
-                    outcome: TraceOutcome::Passthrough,
-                    detail: "a hook's allow does not override a rule, safety, tool or working-directory check".into(),
-                    not_applied: None,
-                });
+                trace.push(TraceStep::new(
+                    "hook",
+                    TraceOutcome::Passthrough,
+                    "a hook's allow does not override a rule, safety, tool or working-directory check",
+                ));
                 (engine.decision, engine.reason)
             } else if engine.decision == PermissionBehavior::Deny {
                 // A mode's deny (plan, dontAsk) also stands.

@@ -123,6 +123,21 @@ pub enum EventBody {
         /// Problems found in the files (also when applied).
         problems: Vec<SettingsProblem>,
     },
+    /// The session's MCP servers follow a change of their configuration
+    /// (the app's MCP panel saved, removed, disabled or approved a server):
+    /// which started, stopped, or restarted with a new configuration. The
+    /// session's tools follow at its next model request; each server's
+    /// state (connected, failed…) comes as its own `mcp_server_state`.
+    McpServersChanged {
+        /// Servers that run now and did not before (added, enabled,
+        /// approved), sorted.
+        started: Vec<String>,
+        /// Servers that ran and do not any more (removed, disabled), sorted;
+        /// their tools are gone from the session.
+        stopped: Vec<String>,
+        /// Servers whose configuration changed, started again, sorted.
+        restarted: Vec<String>,
+    },
     /// Progress streamed by a running call (output bytes, a file diff, MCP
     /// progress…).
     ToolProgress {
@@ -402,6 +417,24 @@ pub enum EventBody {
         /// Model requests made.
         turns: u32,
     },
+    /// The session was closed: nothing runs in it until it is resumed.
+    /// Its time before this event counts towards its duration; the gap to
+    /// this event does not.
+    SessionEnded {
+        /// Why it ended.
+        reason: SessionEndReason,
+    },
+}
+
+/// Why a session ended (`session_ended`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEndReason {
+    /// Its window or `gatehouse-cli run` closed it.
+    Closed,
+    /// The process running it stopped without closing it (the app was
+    /// quit or killed); found and recorded at the next start-up.
+    AppClosed,
 }
 
 /// What kind of failure a `session_error` reports.

@@ -170,11 +170,73 @@ pub enum TraceOutcome {
     Skipped,
 }
 
+/// Which stage of the evaluation a trace step comes from: what front ends
+/// label in plain words (the `layer` name is internal and may carry a
+/// hook's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceStage {
+    /// The deny rules (`deny_rules`).
+    DenyRules,
+    /// The ask rules (`ask_rules`).
+    AskRules,
+    /// The allow rules (`allow_rules`).
+    AllowRules,
+    /// The tool's own permission check (`tool_check`).
+    ToolCheck,
+    /// The analysis of a shell command (`shell_analysis`).
+    ShellAnalysis,
+    /// Protected paths (`safety_checks`).
+    SafetyChecks,
+    /// The permission mode (`mode`).
+    Mode,
+    /// Settings files that could not be read (`settings`).
+    Settings,
+    /// Destructive tools (`destructive`).
+    Destructive,
+    /// What applies when nothing else decided (`default`).
+    Default,
+    /// A PreToolUse hook (`hook`, `hook:<name>`).
+    Hook,
+    /// The user's answer to the ask (`ask`).
+    UserAnswer,
+    /// A decision recorded by Claude Code (imported, `claude_code`).
+    Imported,
+    /// A layer this build does not know.
+    Other,
+}
+
+impl TraceStage {
+    /// The stage of a layer name (`deny_rules`, `hook:fmt`, …).
+    pub fn of_layer(layer: &str) -> Self {
+        match layer {
+            "deny_rules" => Self::DenyRules,
+            "ask_rules" => Self::AskRules,
+            "allow_rules" => Self::AllowRules,
+            "tool_check" => Self::ToolCheck,
+            "shell_analysis" => Self::ShellAnalysis,
+            "safety_checks" => Self::SafetyChecks,
+            "mode" => Self::Mode,
+            "settings" => Self::Settings,
+            "destructive" => Self::Destructive,
+            "default" => Self::Default,
+            "ask" => Self::UserAnswer,
+            "claude_code" => Self::Imported,
+            l if l == "hook" || l.starts_with("hook:") => Self::Hook,
+            _ => Self::Other,
+        }
+    }
+}
+
 /// One line of a decision trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct TraceStep {
-    /// The layer consulted, e.g. `deny_rules`, `hook`, `mode`.
+    /// The layer consulted, e.g. `deny_rules`, `hook:fmt`, `mode`
+    /// (internal; front ends label [`Self::stage`]).
     pub layer: String,
+    /// The stage of that layer, typed (derived from `layer` for events
+    /// stored before it existed).
+    pub stage: TraceStage,
     /// What it said.
     pub outcome: TraceOutcome,
     /// Details: the rule that matched, the rules tried, the hook's message.
@@ -211,6 +273,46 @@ pub enum NotAppliedWhy {
     ManagedPolicyOnly,
 }
 
+impl TraceStep {
+    /// A step of layer `layer` (its stage derived from the name).
+    pub fn new(layer: impl Into<String>, outcome: TraceOutcome, detail: impl Into<String>) -> Self {
+        let layer = layer.into();
+        Self {
+            stage: TraceStage::of_layer(&layer),
+            layer,
+            outcome,
+            detail: detail.into(),
+            not_applied: None,
+        }
+    }
+}
+
+/// A [`TraceStep`] as read: `stage` is missing from events stored before it
+/// (a hand-written `Deserialize`, as ts-rs does not read `serde(from)`).
+#[derive(Deserialize)]
+struct TraceStepWire {
+    layer: String,
+    #[serde(default)]
+    stage: Option<TraceStage>,
+    outcome: TraceOutcome,
+    detail: String,
+    #[serde(default)]
+    not_applied: Option<NotAppliedRule>,
+}
+
+impl<'de> Deserialize<'de> for TraceStep {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let w = TraceStepWire::deserialize(deserializer)?;
+        Ok(Self {
+            stage: w.stage.unwrap_or_else(|| TraceStage::of_layer(&w.layer)),
+            layer: w.layer,
+            outcome: w.outcome,
+            detail: w.detail,
+            not_applied: w.not_applied,
+        })
+    }
+}
+
 /// A complete, explained permission decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct PermissionDecision {
@@ -220,4 +322,27 @@ pub struct PermissionDecision {
     pub reason: DecisionReason,
     /// Every layer consulted, in order.
     pub trace: Vec<TraceStep>,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod trace_stage_tests {
+    use super::*;
+
+    /// Steps stored before `stage` existed get it from their layer; new
+    /// ones carry it, so front ends label stages without internal names.
+    #[test]
+    fn a_trace_step_has_a_typed_stage_old_or_new() {
+        let old: TraceStep = serde_json::from_str(
+            r#"{"layer":"hook:fmt","outcome":"passthrough","detail":"said nothing"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.stage, TraceStage::Hook);
+        let new = TraceStep::new("deny_rules", TraceOutcome::Passthrough, "no rule matches");
+        let json = serde_json::to_value(&new).unwrap();
+        assert_eq!(json["stage"], "deny_rules");
+        assert_eq!(serde_json::from_value::<TraceStep>(json).unwrap(), new);
+        assert_eq!(TraceStage::of_layer("ask"), TraceStage::UserAnswer);
+        assert_eq!(TraceStage::of_layer("something_new"), TraceStage::Other);
+    }
 }

@@ -272,9 +272,14 @@ pub struct SessionSummary {
     pub model: String,
     /// The permission mode it started in.
     pub mode: String,
-    /// `running`, or the status of its last `session_completed`
-    /// (`imported` for an import that has none).
+    /// `running` (an exchange runs, or none has finished since it was
+    /// opened), the status of its last `session_completed`, `ended` when it
+    /// was closed before any exchange finished (see `end_reason`), or
+    /// `imported` for an import that has none.
     pub status: String,
+    /// Why it was last closed (`None`: open now, or imported without an
+    /// end).
+    pub end_reason: Option<crate::event::SessionEndReason>,
     /// The first prompt, shortened.
     pub title: Option<String>,
     /// When it was created (ms since the epoch; for an import, the time of
@@ -286,7 +291,9 @@ pub struct SessionSummary {
     pub event_count: i64,
     /// Recorded by Gatehouse or imported from Claude Code.
     pub origin: SessionOrigin,
-    /// Wall time from its first to its last event, in ms.
+    /// Active time in ms: the spans from each start or resume to the last
+    /// event before the following close, summed (the gaps between visits
+    /// do not count).
     pub duration_ms: i64,
     /// Tool calls made (`tool_queued` events).
     pub tool_calls: i64,
@@ -417,4 +424,26 @@ pub struct SessionDiagnostics {
     /// Of those, how many kept the previous rules (the new files would have
     /// lost restrictions).
     pub settings_reloads_kept_previous: u64,
+}
+
+/// A stored session's events as this build reads them: the reader says
+/// when some could not be read, and maps a stored position (`seq`) to the
+/// right event even then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StoredEvents {
+    /// The events this build could read, oldest first.
+    pub events: Vec<Event>,
+    /// Positions (`seq`, from 1) of the events it could not read (written by
+    /// a newer Gatehouse, or damaged), ascending; at most
+    /// [`StoredEvents::MAX_LISTED_UNREADABLE`] are listed.
+    #[ts(type = "number[]")]
+    pub unreadable_seqs: Vec<u64>,
+    /// How many events could not be read in all.
+    #[ts(type = "number")]
+    pub unreadable: u64,
+}
+
+impl StoredEvents {
+    /// How many unreadable positions are listed, at most.
+    pub const MAX_LISTED_UNREADABLE: usize = 10_000;
 }

@@ -25,7 +25,9 @@ use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_mcp::McpManager;
 use gatehouse_permissions::PermissionEngine;
 use gatehouse_permissions::session::{SessionRuleStore, restore};
-use gatehouse_protocol::event::{Event, EventBody, SessionErrorKind, SettingsReloadTrigger};
+use gatehouse_protocol::event::{
+    Event, EventBody, SessionEndReason, SessionErrorKind, SettingsReloadTrigger,
+};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::session::{
     PermissionAnswer, SessionDiagnostics, SessionHandle, SessionOrigin, SessionSummary,
@@ -192,6 +194,8 @@ struct OpenSession {
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The session's MCP servers (their process groups stop with it).
     mcp: Option<Arc<McpManager>>,
+    /// Whether its project servers run without a stored approval.
+    trust_project: bool,
     /// Its settings files, watched and reloaded into `engine`.
     settings: Arc<LiveSettings>,
     /// Its hooks (SessionEnd runs when it closes).
@@ -276,7 +280,10 @@ impl SessionHost {
         forward: Arc<dyn EventSink>,
         runtime: tokio::runtime::Handle,
     ) -> Result<Self, HostError> {
-        let store = Store::open(&config.data_dir)?;
+        let mut store = Store::open(&config.data_dir)?;
+        // Before any session opens: whatever a stopped process left open
+        // is closed now, so no session reads "running" forever.
+        crate::abandoned::end_abandoned_sessions(&mut store, crate::abandoned::process_alive);
         let writer_store = Store::open(&config.data_dir)?;
         Ok(Self {
             writer: Mutex::new(EventWriter::start(writer_store, forward)),
@@ -372,6 +379,9 @@ impl SessionHost {
                 "session {session_id} is already open"
             )));
         }
+        // This process holds it now (a start-up elsewhere leaves it open).
+        self.store()
+            .claim_session(&session_id, std::process::id())?;
         let setup = EngineSetup {
             project: project.clone(),
             home: self.config.home.clone(),
@@ -569,6 +579,7 @@ impl SessionHost {
             current,
             actor: Mutex::new(Some(actor)),
             mcp,
+            trust_project: spec.trust_project,
             settings,
             hooks: session_hooks,
         });
@@ -681,13 +692,38 @@ impl SessionHost {
     }
 
     /// Closes a session: interrupts what runs, waits for the agent to stop,
-    /// and stops its background tasks (returned). Its events stay stored.
+    /// stops its background tasks (returned) and emits `session_ended`
+    /// (closed). Its events stay stored, except for a session that never
+    /// got a prompt: there is nothing to review, so it is deleted.
     pub async fn close(&self, session_id: &str) -> Result<Vec<TaskInfo>, HostError> {
         let open = lock(&self.sessions)
             .remove(session_id)
             .ok_or_else(|| HostError::NotOpen(session_id.to_owned()))?;
         close_open(&open).await;
-        Ok(open.tasks.shutdown().await)
+        let tasks = open.tasks.shutdown().await;
+        // Durable: the writer is FIFO, so once `session_ended` is stored so
+        // is everything the session emitted before it.
+        if let Err(e) = open
+            .emitter
+            .emit_durable(EventBody::SessionEnded {
+                reason: SessionEndReason::Closed,
+            })
+            .await
+        {
+            tracing::warn!("closing session {session_id}: {}", e.0);
+        }
+        let store = Arc::clone(&self.store);
+        let id = session_id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut store = lock(&store);
+            if !store.session_has_prompt(&id)? {
+                store.delete_session(&id)?;
+            }
+            Ok::<(), gatehouse_store::StoreError>(())
+        })
+        .await
+        .map_err(|e| HostError::Other(format!("closing session {session_id}: {e}")))??;
+        Ok(tasks)
     }
 
     /// Starts the project's MCP servers for a session (project servers only
@@ -707,9 +743,8 @@ impl SessionHost {
             home: self.config.home.clone(),
         });
         warnings.extend(cfg.errors.iter().map(|e| format!("MCP configuration: {e}")));
-        if cfg.servers.is_empty() {
-            return None;
-        }
+        // A session without servers still gets a manager: servers added in
+        // the MCP panel later start in it (`apply_mcp_config`).
         let approved = {
             let (cfg, project) = (cfg.clone(), project.to_path_buf());
             self.on_store(move |store| Ok(crate::mcp::approved_servers(&cfg, &project, store)))
@@ -828,6 +863,81 @@ impl SessionHost {
             settings_reloads: reloads,
             settings_reloads_kept_previous: kept,
         })
+    }
+
+    /// After the MCP configuration changed (the app's MCP panel saved,
+    /// removed, disabled or approved a server): every open session that runs
+    /// MCP servers reads its configuration and approvals again and brings
+    /// its servers in line ([`McpManager::apply`]): new, enabled and newly
+    /// approved servers start, removed and disabled ones stop, changed ones
+    /// restart; the rest keep running. Each session that changed reports
+    /// `mcp_servers_changed`; its tools follow at its next model request. A
+    /// server that fails to start says so in its own state, the others are
+    /// not affected. Returns how many sessions changed. Files, the database
+    /// and the keychain are read on blocking threads.
+    pub async fn apply_mcp_config(&self) -> usize {
+        let sessions: Vec<Arc<OpenSession>> = lock(&self.sessions)
+            .values()
+            .filter(|s| s.mcp.is_some())
+            .cloned()
+            .collect();
+        let mut changed = 0;
+        for open in sessions {
+            if self.apply_mcp_config_to(&open).await {
+                changed += 1;
+            }
+        }
+        changed
+    }
+
+    async fn apply_mcp_config_to(&self, open: &OpenSession) -> bool {
+        let Some(mcp) = &open.mcp else {
+            return false;
+        };
+        let layout = gatehouse_mcp::ConfigLayout {
+            project: open.project.clone(),
+            home: self.config.home.clone(),
+        };
+        let project = open.project.clone();
+        let read = self
+            .on_store(move |store| {
+                let cfg = gatehouse_mcp::config::load(&layout);
+                let approved = crate::mcp::approved_servers(&cfg, &project, store);
+                Ok((cfg, approved))
+            })
+            .await;
+        let (cfg, approved) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                // Fail closed: the servers stay as they are.
+                open.emitter.emit(EventBody::SessionError {
+                    kind: SessionErrorKind::Storage,
+                    message: format!(
+                        "the changed MCP configuration was not applied: its approvals could not be read: {e}"
+                    ),
+                    recoverable: true,
+                });
+                return false;
+            }
+        };
+        let (secrets, warning) = crate::mcp::session_secrets(&cfg).await;
+        if let Some(warning) = warning {
+            tracing::warn!(session = %open.id, "{warning}");
+        }
+        let trust = open.trust_project;
+        let changes = {
+            let _runtime = self.runtime.enter();
+            mcp.apply(&cfg, secrets, &|s| trust || approved.contains(&s.name))
+        };
+        if changes.is_empty() {
+            return false;
+        }
+        open.emitter.emit(EventBody::McpServersChanged {
+            started: changes.started,
+            stopped: changes.stopped,
+            restarted: changes.restarted,
+        });
+        true
     }
 
     /// After an MCP sign-in: server `server` of every open session of

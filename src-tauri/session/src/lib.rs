@@ -4,6 +4,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
+//! | [`abandoned`] | sessions a stopped process left open, closed (`session_ended: app_closed`) or deleted (never prompted) at start-up |
 //! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
 //! | [`rules`] | [`rules::SqliteSessionRuleStore`]: session rules in SQLite, restored on resume |
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
@@ -21,6 +22,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod abandoned;
 pub mod ask;
 mod hooks;
 pub mod host;

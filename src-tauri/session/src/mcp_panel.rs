@@ -56,16 +56,26 @@ pub fn layout(project: &Path, home: &Path) -> Result<ConfigLayout, String> {
     })
 }
 
+/// One word as a POSIX shell would need it written to mean exactly that
+/// word: as is when it has only characters no shell treats specially, else
+/// in single quotes with each `'` written `'\''`.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A command and its arguments as one line a user can paste into a shell.
 fn command_line(command: &str, args: &[String]) -> String {
     std::iter::once(command)
         .chain(args.iter().map(String::as_str))
-        .map(|a| {
-            if a.is_empty() || a.contains(char::is_whitespace) {
-                format!("'{a}'")
-            } else {
-                a.to_owned()
-            }
-        })
+        .map(shell_quote)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -294,4 +304,29 @@ pub async fn probe_with_keychain(
 /// current fingerprints), for [`probe`].
 pub fn approved(layout: &ConfigLayout, store: &Store) -> HashSet<String> {
     approved_servers(&config::load(layout), &layout.project, store)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The panel showed `sh -c 'echo 'fatal: …' >&2; …'` (the inner quotes
+    /// not escaped): a line that means something else when pasted.
+    #[test]
+    fn commands_are_shown_shell_quoted() {
+        let args = vec![
+            "-c".to_owned(),
+            "echo 'fatal: no config' >&2; exit 1".to_owned(),
+            String::new(),
+            "a$b".to_owned(),
+        ];
+        assert_eq!(
+            command_line("sh", &args),
+            r"sh -c 'echo '\''fatal: no config'\'' >&2; exit 1' '' 'a$b'"
+        );
+        assert_eq!(
+            command_line("node", &["s.js".to_owned(), "--port=3000".to_owned()]),
+            "node s.js --port=3000"
+        );
+    }
 }

@@ -215,13 +215,27 @@ async fn an_edit_asks_with_a_diff_and_suggestions_and_runs_once_allowed() {
         )),
         1
     );
-    // Every event the front end saw is stored, in the same order.
+    // Every event the front end saw is stored, in the same order; closing
+    // (finish closes every session) ends it with `session_ended`.
     assert_eq!(f.host.finish().await, 0);
     let (stored, _) = Store::open(f.data.path())
         .unwrap()
         .session_events(&id)
         .unwrap();
-    assert_eq!(stored, events);
+    let seen: Vec<Event> = f
+        .sink
+        .events()
+        .into_iter()
+        .filter(|e| e.session_id == id)
+        .collect();
+    assert_eq!(stored, seen);
+    assert_eq!(&stored[..events.len()], &events[..]);
+    assert!(matches!(
+        stored.last().map(|e| &e.body),
+        Some(EventBody::SessionEnded {
+            reason: gatehouse_protocol::event::SessionEndReason::Closed
+        })
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

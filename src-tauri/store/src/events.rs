@@ -20,6 +20,7 @@
 //! are updated in the same transaction.
 
 use gatehouse_protocol::event::Event;
+use gatehouse_protocol::session::StoredEvents;
 use gatehouse_protocol::upgrade::EventUpgrader;
 use rusqlite::{Transaction, params};
 use serde_json::Value;
@@ -67,6 +68,33 @@ struct CounterDelta {
     last_ts: Option<i64>,
     title: Option<String>,
     status: Option<String>,
+    /// A `session_ended` came after the last status change of the batch:
+    /// a status still `running` becomes `ended`.
+    ended_if_running: bool,
+    /// The batch opened (`Some(None)`) or closed (`Some(Some(reason))`)
+    /// the session last.
+    end_reason: Option<Option<String>>,
+    /// Active time the batch adds (ms): see [`active_gap`].
+    active_ms: i64,
+    /// The time of the event before the next one (the session's last
+    /// event time when the batch starts).
+    prev_ts: Option<i64>,
+    /// Whether any event is activity, which moves "last active" (opening
+    /// and closing a session, and its MCP servers' states, are not).
+    activity: bool,
+    /// Live events (not an import): a prompt makes the session `running`.
+    live: bool,
+}
+
+/// The active time an event of type `kind` at `ts` adds after the event
+/// at `prev`: the gap between them, except before a `session_started` or
+/// a `session_ended`, whose gaps are the time between visits (or between
+/// the last event and closing the window), not time spent in the session.
+fn active_gap(kind: &str, prev: Option<i64>, ts: i64) -> i64 {
+    match (kind, prev) {
+        ("session_started" | "session_ended", _) | (_, None) => 0,
+        (_, Some(prev)) => ts.saturating_sub(prev).max(0),
+    }
 }
 
 fn u64_field(v: &Value, key: &str) -> i64 {
@@ -173,13 +201,43 @@ fn insert_event(
     delta.events += 1;
     delta.first_ts = Some(delta.first_ts.map_or(ts, |t| t.min(ts)));
     delta.last_ts = Some(delta.last_ts.map_or(ts, |t| t.max(ts)));
+    delta.active_ms = delta
+        .active_ms
+        .saturating_add(active_gap(&kind, delta.prev_ts, ts));
+    delta.prev_ts = Some(delta.prev_ts.map_or(ts, |t| t.max(ts)));
+    if !matches!(
+        kind.as_str(),
+        "session_started" | "session_ended" | "mcp_server_state"
+    ) {
+        delta.activity = true;
+    }
     match kind.as_str() {
-        "user_prompt" if delta.title.is_none() => {
-            delta.title = Some(text.chars().take(80).collect());
+        "user_prompt" => {
+            if delta.title.is_none() {
+                delta.title = Some(text.chars().take(80).collect());
+            }
+            if delta.live {
+                delta.status = Some("running".to_owned());
+                delta.ended_if_running = false;
+            }
         }
         "session_completed" => {
             if let Some(status) = body.get("status").and_then(Value::as_str) {
                 delta.status = Some(status.to_owned());
+                delta.ended_if_running = false;
+            }
+        }
+        "session_started" => delta.end_reason = Some(None),
+        "session_ended" => {
+            let reason = body
+                .get("reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            delta.end_reason = Some(reason);
+            if delta.status.as_deref() == Some("running") {
+                delta.status = Some("ended".to_owned());
+            } else if delta.status.is_none() {
+                delta.ended_if_running = true;
             }
         }
         "tool_queued" => delta.tool_calls += 1,
@@ -344,24 +402,47 @@ impl Store {
         id: &str,
         count: u32,
     ) -> Result<(Vec<Event>, usize), StoreError> {
+        let read = self.stored_events(id, Some(count))?;
+        Ok((
+            read.events,
+            usize::try_from(read.unreadable).unwrap_or(usize::MAX),
+        ))
+    }
+
+    /// The events of session `id` (the first `limit` positions when given),
+    /// with the positions of those this build cannot read: what a reader
+    /// needs to say so and to find a stored position's event.
+    pub fn stored_events(&self, id: &str, limit: Option<u32>) -> Result<StoredEvents, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2")
+            .prepare(
+                "SELECT seq, body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2",
+            )
             .map_err(|e| self.sqlite_error(e))?;
+        let limit = limit.map_or(-1, i64::from);
         let mut rows = stmt
-            .query(params![id, count])
+            .query(params![id, limit])
             .map_err(|e| self.sqlite_error(e))?;
-        let mut events = Vec::new();
-        let mut skipped = 0;
+        let mut read = StoredEvents {
+            events: Vec::new(),
+            unreadable_seqs: Vec::new(),
+            unreadable: 0,
+        };
         let mut upgrader = EventUpgrader::new();
         while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
-            let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            let seq: i64 = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            let body: String = row.get(1).map_err(|e| self.sqlite_error(e))?;
             match upgrader.read(&body) {
-                Ok(event) => events.push(event),
-                Err(_) => skipped += 1,
+                Ok(event) => read.events.push(event),
+                Err(_) => {
+                    read.unreadable += 1;
+                    if read.unreadable_seqs.len() < StoredEvents::MAX_LISTED_UNREADABLE {
+                        read.unreadable_seqs.push(u64::try_from(seq).unwrap_or(0));
+                    }
+                }
             }
         }
-        Ok((events, skipped))
+        Ok(read)
     }
 
     /// The end of session `id` as a resumed session's handle shows it: its
@@ -542,12 +623,13 @@ fn append_in<'a>(
         path: path.to_path_buf(),
         source,
     };
-    let last_seq: Option<i64> = tx
+    let last: Option<(i64, Option<i64>)> = tx
         .query_row(
-            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1)
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM session_events WHERE session_id = ?1),
+                    last_event_ms
                  FROM sessions WHERE id = ?1",
             params![session_id],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .map_err(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => StoreError::Invalid(format!(
@@ -556,20 +638,28 @@ fn append_in<'a>(
             e => sqlite(e),
         })
         .map(Some)?;
-    let mut seq = last_seq.unwrap_or(0);
-    let mut delta = CounterDelta::default();
+    let (mut seq, last_ts) = last.unwrap_or((0, None));
+    let imported = checkpoint.is_some();
+    let mut delta = CounterDelta {
+        prev_ts: last_ts,
+        live: !imported,
+        ..CounterDelta::default()
+    };
     for (event, raw) in records {
         seq += 1;
         insert_event(tx, seq, event, raw, &mut delta).map_err(sqlite)?;
     }
-    let imported = checkpoint.is_some();
     tx.execute(
         "UPDATE sessions SET
                 updated_at_ms = CASE WHEN ?13 THEN MAX(updated_at_ms, COALESCE(?11, updated_at_ms))
-                                     ELSE ?2 END,
+                                     WHEN ?15 THEN ?2 ELSE updated_at_ms END,
                 event_count = event_count + ?3,
                 title = COALESCE(title, ?4),
-                status = COALESCE(?5, status),
+                status = CASE WHEN ?5 IS NOT NULL THEN ?5
+                              WHEN ?16 AND status = 'running' THEN 'ended'
+                              ELSE status END,
+                end_reason = CASE WHEN ?17 THEN ?18 ELSE end_reason END,
+                active_ms = active_ms + ?19,
                 tool_calls = tool_calls + ?6,
                 asks = asks + ?7,
                 denials = denials + ?8,
@@ -594,6 +684,11 @@ fn append_in<'a>(
             delta.input_tokens,
             imported,
             delta.output_tokens,
+            delta.activity,
+            delta.ended_if_running,
+            delta.end_reason.is_some(),
+            delta.end_reason.flatten(),
+            delta.active_ms,
         ],
     )
     .map_err(sqlite)?;

@@ -164,6 +164,21 @@ const MIGRATIONS: &[&str] = &[
      WHERE EXISTS (SELECT 1 FROM session_events e
                    WHERE e.session_id = sessions.id
                      AND e.type IN ('permission_requested', 'permission_decided'));",
+    // Issue 17, "states are true" and "looking never changes anything":
+    // `active_ms` is the session's active time (the gaps between its
+    // events, except the gap before a `session_started` or a
+    // `session_ended`: the time between visits); `end_reason` is the
+    // reason of its last `session_ended` (NULL while open); `host_pid` is
+    // the process that opened it last, so a start-up can tell a session
+    // another live process runs from one a stopped process left open.
+    "ALTER TABLE sessions ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN end_reason TEXT;
+    ALTER TABLE sessions ADD COLUMN host_pid INTEGER;
+    UPDATE sessions SET active_ms = COALESCE((
+        SELECT SUM(MAX(gap, 0)) FROM (
+            SELECT CASE WHEN e.type IN ('session_started', 'session_ended') THEN 0
+                        ELSE e.ts_ms - LAG(e.ts_ms, 1, e.ts_ms) OVER (ORDER BY e.seq) END AS gap
+            FROM session_events e WHERE e.session_id = sessions.id)), 0);",
 ];
 
 /// The schema version this build writes.

@@ -42,6 +42,17 @@ pub struct SessionProvenance {
     pub source_path: Option<String>,
 }
 
+/// A live session with no end recorded (see [`Store::unended_sessions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnendedSession {
+    /// Its id.
+    pub id: String,
+    /// The process that opened it last (`None`: opened by an older build).
+    pub host_pid: Option<u32>,
+    /// Whether it ever got a prompt.
+    pub prompted: bool,
+}
+
 /// How many sessions a list returns when the caller gives no limit.
 const DEFAULT_LIST_LIMIT: u32 = 100;
 
@@ -70,12 +81,12 @@ pub fn validate_session_id(id: &str) -> Result<(), StoreError> {
 
 pub(crate) const SUMMARY_COLUMNS: &str = "id, project_path, provider, model, mode, status, title, \
      created_at_ms, updated_at_ms, event_count, origin, first_event_ms, last_event_ms, tool_calls, \
-     asks, denials, errors, input_tokens, output_tokens, parent_session_id, source_path";
+     asks, denials, errors, input_tokens, output_tokens, parent_session_id, source_path, active_ms, \
+     end_reason";
 
 pub(crate) fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
     let origin: String = row.get(10)?;
-    let first: Option<i64> = row.get(11)?;
-    let last: Option<i64> = row.get(12)?;
+    let end_reason: Option<String> = row.get(22)?;
     Ok(SessionSummary {
         id: row.get(0)?,
         project_path: row.get(1)?,
@@ -90,10 +101,11 @@ pub(crate) fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Sess
         // Unknown origins (a newer Gatehouse) read as Gatehouse rather than
         // failing the whole list.
         origin: SessionOrigin::parse(&origin).unwrap_or_default(),
-        duration_ms: match (first, last) {
-            (Some(first), Some(last)) => last.saturating_sub(first).max(0),
-            _ => 0,
-        },
+        duration_ms: row.get(21)?,
+        // A reason this build does not know (a newer Gatehouse) reads as
+        // none rather than failing the whole list.
+        end_reason: end_reason
+            .and_then(|r| serde_json::from_value(serde_json::Value::String(r)).ok()),
         tool_calls: row.get(13)?,
         asks: row.get(14)?,
         denials: row.get(15)?,
@@ -110,7 +122,7 @@ fn order_expression(sort: SessionSort) -> &'static str {
     match sort {
         SessionSort::Updated => "updated_at_ms",
         SessionSort::Started => "created_at_ms",
-        SessionSort::Duration => "COALESCE(last_event_ms - first_event_ms, 0)",
+        SessionSort::Duration => "active_ms",
         SessionSort::ToolCalls => "tool_calls",
         SessionSort::Errors => "errors",
         SessionSort::Denials => "denials",
@@ -288,6 +300,64 @@ impl Store {
             projects: distinct("SELECT DISTINCT project_path FROM sessions ORDER BY 1")?,
             models: distinct("SELECT DISTINCT model FROM sessions WHERE model <> '' ORDER BY 1")?,
         })
+    }
+
+    /// Marks live session `id` as opened by process `pid` (a start or a
+    /// resume): no end reason until it is closed again, and a status of
+    /// `ended` reads `running` while it is open.
+    pub fn claim_session(&self, id: &str, pid: u32) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE sessions SET host_pid = ?2, end_reason = NULL,
+                     status = CASE WHEN status = 'ended' THEN 'running' ELSE status END
+                 WHERE id = ?1",
+                params![id, pid],
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        Ok(())
+    }
+
+    /// Live sessions left without an end: opened by this build (a host
+    /// process recorded) or still `running`, never closed since, and not
+    /// imported. Oldest first.
+    pub fn unended_sessions(&self) -> Result<Vec<UnendedSession>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, host_pid,
+                        EXISTS (SELECT 1 FROM session_events e
+                                WHERE e.session_id = sessions.id AND e.type = 'user_prompt')
+                 FROM sessions
+                 WHERE end_reason IS NULL AND source_path IS NULL
+                   AND (host_pid IS NOT NULL OR status = 'running')
+                 ORDER BY created_at_ms, id",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(UnendedSession {
+                    id: r.get(0)?,
+                    host_pid: r
+                        .get::<_, Option<i64>>(1)?
+                        .and_then(|p| u32::try_from(p).ok()),
+                    prompted: r.get(2)?,
+                })
+            })
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// Whether session `id` has a stored prompt.
+    pub fn session_has_prompt(&self, id: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM session_events
+                                WHERE session_id = ?1 AND type = 'user_prompt')",
+                params![id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.sqlite_error(e))
     }
 
     /// Sub-agent sessions started by session `id` (imports), oldest first.

@@ -352,7 +352,7 @@ async fn open_once(
     .await?;
     let (css, script, args) = match opening {
         Opening::Resume => (
-            format!("[data-testid=session-item][data-session-id={session}]"),
+            format!("[data-testid=session-item-resume][data-session-id={session}]"),
             MEASURE,
             vec![Value::from(last_call)],
         ),

@@ -223,7 +223,18 @@ impl App {
 
     /// Whether an element matching `css` is present now (no waiting).
     pub async fn exists(&self, css: &str) -> anyhow::Result<bool> {
-        Ok(!self.client.find_all(Locator::Css(css)).await?.is_empty())
+        // Asked of the page in one step: `find_all` hands back element
+        // handles, and one removed meanwhile (a loading placeholder going
+        // away) fails the whole query with "stale element".
+        let found = self
+            .client
+            .execute(
+                "return document.querySelector(arguments[0]) !== null;",
+                vec![serde_json::Value::from(css)],
+            )
+            .await
+            .with_context(|| format!("looking for `{css}`"))?;
+        Ok(found.as_bool() == Some(true))
     }
 
     /// Presses a key chord (xdotool's syntax, e.g. `shift+Tab`) as real X
@@ -293,6 +304,58 @@ impl App {
         Ok(path)
     }
 
+    /// Sets the window's size (the inner viewport is what the layout
+    /// checks measure) and waits until the page has seen it.
+    pub async fn set_size(&self, width: u32, height: u32) -> anyhow::Result<()> {
+        self.client
+            .set_window_size(width, height)
+            .await
+            .with_context(|| format!("resizing the window to {width}x{height}"))?;
+        // The outer size includes no decorations under the test's X server;
+        // wait until the page has laid out at the new width.
+        until(&format!("the page at {width}x{height}"), 10, || async {
+            let w = self
+                .client
+                .execute("return window.innerWidth;", vec![])
+                .await?;
+            Ok((w.as_u64() == Some(u64::from(width))).then_some(()))
+        })
+        .await?;
+        // The page has the new size before WebKit has painted at it: a
+        // screenshot taken now shows the old frame, cropped. Two animation
+        // frames later the new one is on screen.
+        self.client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                vec![],
+            )
+            .await
+            .context("waiting for the page to paint at its new size")?;
+        Ok(())
+    }
+
+    /// What is wrong with the layout inside `css` (the whole page when it
+    /// matches nothing), computed from the DOM's boxes: visible interactive
+    /// elements (buttons, fields, links, focusable bars) that reach outside
+    /// the window without a scrolling container to reach them in, and pairs
+    /// of them whose visible boxes overlap. Empty when the layout is sound.
+    pub async fn layout_problems(&self, css: &str) -> anyhow::Result<Vec<String>> {
+        let found = self
+            .client
+            .execute(LAYOUT_CHECK, vec![serde_json::Value::from(css)])
+            .await
+            .with_context(|| format!("checking the layout of `{css}`"))?;
+        Ok(found
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// Ends the session (closing the app) and stops the driver.
     pub async fn quit(mut self) -> anyhow::Result<()> {
         let closed = self.client.clone().close().await;
@@ -343,3 +406,68 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The script of [`App::layout_problems`]: boxes clipped to their
+/// scrolling ancestors (a row scrolled out of view is not overlapping the
+/// one scrolled into view), then overflow and overlap between them.
+const LAYOUT_CHECK: &str = r#"
+const root = document.querySelector(arguments[0]) || document.body;
+const vw = window.innerWidth, vh = window.innerHeight;
+const label = (el) => {
+  const id = el.getAttribute('data-testid');
+  const text = (el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30);
+  return el.tagName.toLowerCase() + (id ? '[data-testid=' + id + ']' : '') + (text ? ' "' + text + '"' : '');
+};
+const overflow = (el) => {
+  const s = getComputedStyle(el);
+  const v = s.overflowX + ' ' + s.overflowY;
+  return /(auto|scroll)/.test(v) ? 'scrolls' : /(hidden|clip)/.test(v) ? 'clips' : null;
+};
+const rect = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
+const outside = (box, c) => box.r > c.r + 2 || box.l < c.l - 2 || box.b > c.b + 2 || box.t < c.t - 2;
+const items = [];
+const problems = [];
+for (const el of root.querySelectorAll('button, input, select, textarea, a[href], [role=button], [tabindex="0"]')) {
+  const s = getComputedStyle(el);
+  if (s.visibility === 'hidden' || s.display === 'none' || el.closest('[hidden], details:not([open]) > :not(summary)')) continue;
+  const r = el.getBoundingClientRect();
+  if (r.width < 1 || r.height < 1) continue;
+  const own = rect(r);
+  let box = own;
+  let scrolled = false;
+  // Sticking out of the box it sits in (a grid cell, a panel) draws it over
+  // its neighbours even when no other control is under it.
+  const parent = el.parentElement;
+  if (parent && overflow(parent) === null && getComputedStyle(parent).display !== 'inline'
+      && outside({ l: own.l, t: own.t, r: own.r, b: own.t + 1 }, rect(parent.getBoundingClientRect()))) {
+    problems.push('sticks out of its container: ' + label(el));
+  }
+  for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    const kind = overflow(a);
+    if (kind === null) continue;
+    const c = rect(a.getBoundingClientRect());
+    // A container that clips without scrolling hides what reaches past it:
+    // the user cannot get to it.
+    if (kind === 'clips' && !scrolled && outside(box, c) && !(box.r <= c.l || box.l >= c.r || box.b <= c.t || box.t >= c.b)) {
+      problems.push('cut off (overflow hidden, no scrolling): ' + label(el));
+    }
+    if (kind === 'scrolls') scrolled = true;
+    box = { l: Math.max(box.l, c.l), t: Math.max(box.t, c.t), r: Math.min(box.r, c.r), b: Math.min(box.b, c.b) };
+  }
+  if (box.r - box.l < 1 || box.b - box.t < 1) continue;
+  if (!scrolled && (box.r > vw + 1 || box.b > vh + 1 || box.l < -1 || box.t < -1)) {
+    problems.push('overflows the ' + vw + 'x' + vh + ' window: ' + label(el) + ' at ' + [box.l, box.t, box.r, box.b].map(Math.round).join(','));
+  }
+  items.push({ el, box });
+}
+for (let i = 0; i < items.length; i++) {
+  for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+    const w = Math.min(a.box.r, b.box.r) - Math.max(a.box.l, b.box.l);
+    const h = Math.min(a.box.b, b.box.b) - Math.max(a.box.t, b.box.t);
+    if (w > 2 && h > 2) problems.push('overlap: ' + label(a.el) + ' and ' + label(b.el));
+  }
+}
+return problems;
+"#;

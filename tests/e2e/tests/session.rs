@@ -374,9 +374,37 @@ async fn a_stored_session_is_resumed_from_the_home_screen_with_its_history() -> 
     assert_eq!(answers, ["first answer"]);
     click(&window, "[data-testid=back-home]").await?;
 
-    // Home lists the stored session; opening it resumes it. A replay
-    // session's script is not stored, so the view asks for a provider.
+    // Leaving closed the session: its end is recorded.
+    let id = until("the session's end", 30, || async {
+        let store = gatehouse_store::Store::open(data.path())?;
+        let s = store.list_sessions(None)?.pop();
+        Ok(s.filter(|s| s.end_reason.is_some())
+            .map(|s| (s.id, s.event_count, s.duration_ms, s.updated_at_ms)))
+    })
+    .await?;
+
+    // Home lists the stored session; opening it only shows it (the
+    // reader): nothing is appended, its duration and "last active" stay.
     click(&window, "[data-testid=session-item]").await?;
+    window.wait_for("[data-testid=stored-session]").await?;
+    window
+        .wait_for("[data-testid=tool-call], [data-testid=assistant-text]")
+        .await?;
+    window
+        .screenshot("08a-stored-session-opened-read-only")
+        .await?;
+    {
+        let store = gatehouse_store::Store::open(data.path())?;
+        let s = store.session(&id.0)?.context("the session is stored")?;
+        assert_eq!(
+            (s.id.clone(), s.event_count, s.duration_ms, s.updated_at_ms),
+            id,
+            "looking at a session changes nothing"
+        );
+    }
+    // Resume is an explicit button. A replay session's script is not
+    // stored, so the view asks for a provider.
+    click(&window, "[data-testid=reader-resume]").await?;
     window.wait_for("[data-testid=error-banner]").await?;
     window.start_replay(&second).await?;
     window.wait_for("[data-testid=session-screen]").await?;

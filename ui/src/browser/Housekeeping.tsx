@@ -1,5 +1,6 @@
 import type { StorageInfo } from "../generated/protocol";
 import { formatBytes } from "../session/format";
+import { plural } from "../format";
 
 /** Database size, retention and VACUUM. */
 export function Housekeeping({
@@ -56,9 +57,13 @@ export function Housekeeping({
         }}
       >
         <label>
-          Keep sessions for{" "}
-          <input data-testid="retention-input" inputMode="numeric" size={5} placeholder="forever" value={retentionDraft} onChange={(e) => onRetentionDraft(e.target.value)} /> days after their last activity
+          Delete sessions{" "}
+          <input data-testid="retention-input" inputMode="numeric" size={5} placeholder="never" value={retentionDraft} onChange={(e) => onRetentionDraft(e.target.value)} />{" "}
+          days after their last activity
         </label>
+        <span className="muted small" data-testid="retention-meaning">
+          {retentionMeaning(retentionDraft)}
+        </span>
         <button type="submit" data-testid="retention-save" disabled={busy}>
           Save
         </button>
@@ -72,3 +77,13 @@ export function Housekeeping({
     </section>
   );
 }
+
+/** What the retention field means as typed: "Kept forever." for an empty one. */
+export function retentionMeaning(draft: string): string {
+  const text = draft.trim();
+  if (text === "") return "Empty: sessions are kept forever.";
+  const days = Number(text);
+  if (!Number.isInteger(days) || days <= 0) return "Enter a whole number of days, or leave it empty to keep sessions forever.";
+  return `Sessions idle for more than ${plural(days, "day")} are deleted.`;
+}
+

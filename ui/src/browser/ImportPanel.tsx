@@ -1,5 +1,6 @@
 import type { ClaudeDiscovery, ImportFileResult, ImportProgress } from "../generated/protocol";
 import { formatBytes } from "../session/format";
+import { plural } from "../format";
 
 /** The share of an import done, 0–1 (bytes, else files). */
 export function progressFraction(progress: ImportProgress | null): number {
@@ -26,7 +27,7 @@ function ResultRow({ result }: { result: ImportFileResult }) {
   const r = result.report;
   return (
     <li className="import-result" data-testid="import-result" data-outcome={r.outcome} data-session-id={r.session_id}>
-      <span className="mono">{r.path}</span> — {r.outcome}, {r.events} events from {r.lines} lines
+      <span className="mono">{r.path}</span> — {r.outcome}, {plural(r.events, "event")} from {plural(r.lines, "line")}
       {r.skipped_lines > 0 && (
         <>
           , {r.skipped_lines} skipped

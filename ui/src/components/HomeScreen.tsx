@@ -1,6 +1,8 @@
 import type { Project, SessionSummary } from "../generated/protocol";
-import { timeAgo } from "../format";
+import { plural, sessionLabels, sessionStateLabel, timeAgo } from "../format";
+import { SessionLabelView } from "./SessionLabelView";
 import { useNow } from "../state/clock";
+import { Page, PageHeader } from "./Page";
 import { ProjectList } from "./ProjectList";
 
 interface Props {
@@ -8,20 +10,23 @@ interface Props {
   onOpenFolder(): void;
   onOpen(project: Project): void;
   sessions: SessionSummary[];
+  /** Shows a stored session read-only (the session browser's reader). */
+  onOpenStored(sessionId: string): void;
+  /** Continues a stored session (an explicit button: opening only looks). */
   onResume(session: SessionSummary): void;
 }
 
 /** Recent projects and the way to add one. */
-export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onResume }: Props) {
+export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenStored, onResume }: Props) {
   const nowMs = useNow(30_000);
+  const labels = sessionLabels(sessions);
   return (
-    <main className="home" data-testid="home">
-      <section className="home-header">
-        <h2>Recent projects</h2>
+    <Page name="home" className="home" testId="home">
+      <PageHeader title="Recent projects">
         <button type="button" className="primary" data-testid="open-folder" onClick={onOpenFolder}>
           Open folder…
         </button>
-      </section>
+      </PageHeader>
       {projects === null ? (
         <p className="empty">Loading…</p>
       ) : (
@@ -32,25 +37,31 @@ export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onResume 
           <h2>Recent sessions</h2>
           <ul className="project-list" data-testid="session-list">
             {sessions.map((s) => (
-              <li key={s.id}>
+              <li key={s.id} className="stored-session-row">
                 <button
                   type="button"
                   className="project"
                   data-testid="session-item"
                   data-session-id={s.id}
-                  onClick={() => onResume(s)}
+                  title="Show this session (read-only)"
+                  onClick={() => onOpenStored(s.id)}
                 >
-                  <span className="project-name">{s.title ?? "(no prompt yet)"}</span>
+                  <SessionLabelView label={labels.get(s.id)} className="project-name" />
                   <span className="project-path">
-                    {s.project_path} · {s.provider} {s.model} · {s.status}
+                    {s.project_path} · {s.provider} {s.model} · {sessionStateLabel(s)} · {plural(s.event_count, "event")}
                   </span>
                   <span className="project-opened">{timeAgo(s.updated_at_ms, nowMs)}</span>
                 </button>
+                {s.origin === "gatehouse" && (
+                  <button type="button" data-testid="session-item-resume" data-session-id={s.id} onClick={() => onResume(s)}>
+                    Resume
+                  </button>
+                )}
               </li>
             ))}
           </ul>
         </>
       )}
-    </main>
+    </Page>
   );
 }

@@ -2,8 +2,9 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { setEventSource, setTransport } from "../client";
-import type { Event, Project } from "../generated/protocol";
+import type { Event, Project, SessionSummary } from "../generated/protocol";
 import { installTranscriptLayout } from "../session/testLayout";
+import { storedSession } from "./fixtures";
 import { SessionView, providerChoice } from "./SessionView";
 
 installTranscriptLayout();
@@ -26,7 +27,7 @@ const project = (over: Partial<Project> = {}): Project => ({
 });
 
 /** A fake backend: records commands; `emit` plays events on the channel. */
-function fake() {
+function fake(stored: SessionSummary[] = []) {
   const calls: [string, Record<string, unknown>][] = [];
   let listener: ((e: Event) => void) | null = null;
   const restoreEvents = setEventSource({
@@ -43,7 +44,7 @@ function fake() {
       calls.push([command, args]);
       switch (command) {
         case "list_sessions":
-          return [];
+          return stored;
         case "start_session":
           // The backend emits session_started before the command returns.
           listener?.({ session_id: "s1", ts_ms: 1, type: "session_started", provider: "replay", model: "replay", project: "/work/demo", resumed: false } as Event);
@@ -63,10 +64,16 @@ function fake() {
             rule_files: [],
           };
         case "session_events_before":
-          return [
-            { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
-            { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
-          ];
+          return {
+            events: [
+              { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
+              { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
+            ],
+            unreadable_seqs: [],
+            unreadable: 0,
+          };
+        case "api_key_status":
+          return { provider: args["provider"], source: null };
         case "set_project_trust":
           return project({ trusted_at_ms: 5, has_project_settings: true });
         default:
@@ -147,6 +154,48 @@ describe("SessionView", () => {
     await screen.findByTestId("project-trusted");
     expect(f.calls.find(([c]) => c === "set_project_trust")?.[1]).toEqual({ id: 3, trusted: true });
     expect(screen.getByTestId("new-session")).toBeTruthy();
+  });
+
+  it("opens a stored session read-only; only the Resume button continues it", async () => {
+    const f = fake([storedSession()]);
+    restore = f.restore;
+    const opened: string[] = [];
+    render(<SessionView project={project()} onBack={() => undefined} onOpenStored={(id) => opened.push(id)} />);
+    const open = await screen.findByTestId("open-stored-session");
+    expect(open.textContent).toMatch(/^do it · .+ — ended: app closed, 1 event$/);
+    fireEvent.click(open);
+    expect(opened).toEqual(["ses_old"]);
+    expect(f.calls.some(([c]) => c === "resume_session")).toBe(false);
+    fireEvent.click(screen.getByTestId("resume-session"));
+    await waitFor(() => expect(f.calls.find(([c]) => c === "resume_session")?.[1]).toMatchObject({ session_id: "ses_old" }));
+  });
+
+  it("says on the start form, before Start, that the chosen provider has no key", async () => {
+    const f = fake();
+    restore = f.restore;
+    const settings: string[] = [];
+    render(<SessionView project={project()} onBack={() => undefined} onOpenSettings={() => settings.push("settings")} />);
+    expect(screen.queryByTestId("missing-api-key")).toBeNull();
+    fireEvent.change(screen.getByTestId("provider-kind"), { target: { value: "anthropic" } });
+    const note = await screen.findByTestId("missing-api-key");
+    expect(note.textContent).toContain("No Anthropic API key is set");
+    fireEvent.click(screen.getByTestId("missing-api-key-settings"));
+    expect(settings).toEqual(["settings"]);
+    expect(f.calls.find(([c]) => c === "api_key_status")?.[1]).toEqual({ provider: "anthropic" });
+  });
+
+  it("names the modes on the start form as the session header does", () => {
+    const f = fake();
+    restore = f.restore;
+    render(<SessionView project={project()} onBack={() => undefined} />);
+    const options = Array.from((screen.getByTestId("start-mode") as HTMLSelectElement).options).map((o) => [o.value, o.text]);
+    expect(options).toEqual([
+      ["default", "Ask before edits"],
+      ["acceptEdits", "Accept edits"],
+      ["plan", "Plan (read-only)"],
+      ["bypassPermissions", "Bypass permissions"],
+      ["dontAsk", "Don't ask (deny)"],
+    ]);
   });
 
   it("turns the picker's fields into a provider choice", () => {

@@ -7,8 +7,13 @@ import type {
   ProviderChoice,
   SessionSummary,
 } from "../generated/protocol";
+import { useApiKeys } from "../state/apiKeys";
 import { useLiveSession } from "../state/liveSession";
+import { plural, sessionLabels, sessionStateLabel } from "../format";
+import { SessionLabelView } from "./SessionLabelView";
+import { MODE_LABELS, MODES } from "../session/modes";
 import { ErrorBanner } from "./ErrorBanner";
+import { Page, PageHeader } from "./Page";
 
 // The session screen (Markdown, highlight.js, diffs, the virtualiser) is its
 // own chunk: the home screen and settings load without it.
@@ -21,6 +26,26 @@ interface Props {
   /** A stored session to resume as soon as the view opens. */
   resumeSessionId?: string | null;
   onBack(): void;
+  /** Shows a stored session read-only (the session browser's reader). */
+  onOpenStored?(sessionId: string): void;
+  /** Opens Settings (where API keys are entered). */
+  onOpenSettings?(): void;
+}
+
+/** The provider's API key is missing: said on the start form, before Start. */
+function MissingKey({ kind, onOpenSettings }: { kind: "anthropic" | "openai"; onOpenSettings?: (() => void) | undefined }) {
+  const [state] = useApiKeys([kind]);
+  const status = state.status[kind];
+  if (status === undefined || status.source !== null) return null;
+  const name = kind === "anthropic" ? "Anthropic" : "OpenAI-compatible";
+  return (
+    <p className="notice notice-warn" role="status" data-testid="missing-api-key" data-provider={kind}>
+      No {name} API key is set{kind === "openai" ? " (a local server may not need one)" : ""}: the first prompt would fail.{" "}
+      <button type="button" className="link" data-testid="missing-api-key-settings" onClick={onOpenSettings}>
+        Add one in Settings
+      </button>
+    </p>
+  );
 }
 
 type ProviderKind = "replay" | "anthropic" | "openai";
@@ -76,7 +101,7 @@ function OnMounted({ run }: { run(): void }) {
 }
 
 /** A project's session view: pick a provider and start or resume a session. */
-export function SessionView({ project: initial, resumeSessionId = null, onBack }: Props) {
+export function SessionView({ project: initial, resumeSessionId = null, onBack, onOpenStored, onOpenSettings }: Props) {
   const [project, setProject] = useState(initial);
   const [trustAsked, setTrustAsked] = useState(false);
   const [state, actions] = useLiveSession();
@@ -113,21 +138,25 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
   }, [resumeSessionId, needsTrust, actions]);
 
   const choice = providerChoice(kind, { script, model, baseUrl });
+  const labels = sessionLabels(stored);
 
   return (
-    <main className="session" data-testid="session-view">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="back-home">
-          ← Projects
-        </button>
-        <h2 data-testid="session-project-name">{project.name}</h2>
-        <span className="project-path">{project.path}</span>
-        {project.trusted_at_ms !== null && (
-          <span className="badge" data-testid="project-trusted">
-            trusted
-          </span>
-        )}
-      </section>
+    <Page name="project" className="session" testId="session-view" fill={state.handle !== null && !needsTrust}>
+      <PageHeader
+        title={project.name}
+        titleTestId="session-project-name"
+        back={{ label: "Projects", testId: "back-home", onClick: onBack }}
+        aside={
+          <>
+            <span className="project-path">{project.path}</span>
+            {project.trusted_at_ms !== null && (
+              <span className="badge" data-testid="project-trusted">
+                trusted
+              </span>
+            )}
+          </>
+        }
+      />
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
       {needsTrust ? (
         <TrustPrompt
@@ -198,6 +227,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               />
             </label>
           )}
+          {kind !== "replay" && <MissingKey key={kind} kind={kind} onOpenSettings={onOpenSettings} />}
           <label>
             Mode{" "}
             <select
@@ -205,11 +235,11 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               value={mode}
               onChange={(e) => setMode(e.target.value as PermissionMode)}
             >
-              <option value="default">default</option>
-              <option value="acceptEdits">acceptEdits</option>
-              <option value="plan">plan</option>
-              <option value="bypassPermissions">bypassPermissions</option>
-              <option value="dontAsk">dontAsk</option>
+              {MODES.map((m) => (
+                <option key={m} value={m}>
+                  {MODE_LABELS[m]}
+                </option>
+              ))}
             </select>
           </label>
           <button
@@ -230,14 +260,24 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
               <h3>Stored sessions</h3>
               <ul className="stored-sessions">
                 {stored.map((s) => (
-                  <li key={s.id}>
+                  <li key={s.id} className="stored-session-row">
+                    <button
+                      type="button"
+                      data-testid="open-stored-session"
+                      data-session-id={s.id}
+                      title="Show this session (read-only)"
+                      onClick={() => onOpenStored?.(s.id)}
+                    >
+                      <SessionLabelView label={labels.get(s.id)} /> — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
+                    </button>
                     <button
                       type="button"
                       data-testid="resume-session"
                       data-session-id={s.id}
+                      disabled={state.busy}
                       onClick={() => void actions.resume(s.id, choice)}
                     >
-                      {s.title ?? s.id} — {s.status}, {s.event_count} events
+                      Resume
                     </button>
                   </li>
                 ))}
@@ -246,6 +286,6 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack }
           )}
         </section>
       )}
-    </main>
+    </Page>
   );
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../client";
 import type { McpPanel, McpServerEntry, McpServerProbe, Project } from "../generated/protocol";
-import { usesOAuth } from "./help";
+import { advice, usesOAuth } from "./help";
 import { McpScreen } from "./McpScreen";
 
 let restore: (() => void) | null = null;
@@ -126,6 +126,25 @@ describe("McpScreen", () => {
     expect(calls.find(([c]) => c === "mcp_sign_out")?.[1]).toEqual({ project: "/p/widget", server: "web" });
   });
 
+  it("asks before removing a server, and points at a log only when there is one", async () => {
+    const calls = fake({ project_path: "/p/widget", servers: [fs], problems: [] }, [
+      { name: "fs", state: "failed", message: "`node` exited (exit status 1) before it answered as an MCP server.", tools: [], stderr: [] },
+    ]);
+    render(<McpScreen projects={[project]} onBack={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId("mcp-server-state").dataset["state"]).toBe("failed"));
+    const card = screen.getByTestId("mcp-server");
+    expect(card.textContent).not.toContain("log below");
+    expect(advice("failed", fs, true)).toContain("and its log below");
+    fireEvent.click(within(card).getByTestId("mcp-remove"));
+    expect(calls.some(([c]) => c === "mcp_remove_server")).toBe(false);
+    expect(screen.getByTestId("mcp-remove-confirmation").textContent).toContain("Remove fs from /home/u/.gatehouse/mcp.json?");
+    fireEvent.click(screen.getByTestId("mcp-remove-cancel"));
+    expect(screen.queryByTestId("mcp-remove-confirmation")).toBeNull();
+    fireEvent.click(within(card).getByTestId("mcp-remove"));
+    fireEvent.click(screen.getByTestId("mcp-remove-confirm"));
+    await waitFor(() => expect(calls.some(([c]) => c === "mcp_remove_server")).toBe(true));
+  });
+
   it("offers no OAuth sign-in to a server with an Authorization header", () => {
     const withHeader: McpServerEntry = {
       ...web,
@@ -147,11 +166,16 @@ describe("McpScreen", () => {
     fireEvent.click(await screen.findByTestId("mcp-add-gatehouse"));
     const save = screen.getByTestId("mcp-form-save") as HTMLButtonElement;
     expect(save.disabled).toBe(true);
+    // Nothing typed yet: nothing is wrong yet.
+    expect(screen.queryByTestId("mcp-form-error-name")).toBeNull();
+    expect(screen.queryByTestId("mcp-form-error-command")).toBeNull();
+    fireEvent.blur(screen.getByTestId("mcp-form-name"));
     expect(screen.getByTestId("mcp-form-error-name").textContent).toBe("enter a name");
     fireEvent.change(screen.getByTestId("mcp-form-name"), { target: { value: "fs" } });
     expect(screen.getByTestId("mcp-form-error-name").textContent).toContain("already a server named `fs`");
     fireEvent.change(screen.getByTestId("mcp-form-name"), { target: { value: "py" } });
     expect(screen.queryByTestId("mcp-form-error-name")).toBeNull();
+    fireEvent.blur(screen.getByTestId("mcp-form-command"));
     expect(screen.getByTestId("mcp-form-error-command")).toBeTruthy();
     fireEvent.change(screen.getByTestId("mcp-form-command"), { target: { value: "python3" } });
     fireEvent.change(screen.getByTestId("mcp-form-args"), { target: { value: "server.py\n--stdio" } });

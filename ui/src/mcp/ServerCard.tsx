@@ -1,7 +1,10 @@
+import { useState } from "react";
+
 import type { McpServerEntry, McpServerProbe } from "../generated/protocol";
 import { advice, SCOPE_LABELS, secretsOf, usesOAuth } from "./help";
 import { StateBadge } from "./StateBadge";
 import { ToolList } from "./ToolList";
+import { plural } from "../format";
 
 interface Props {
   entry: McpServerEntry;
@@ -32,7 +35,9 @@ export function ServerCard({
   onSignOut,
 }: Props) {
   const state = probe?.state ?? null;
-  const help = state === null ? null : advice(state, entry);
+  const help = state === null ? null : advice(state, entry, (probe?.stderr.length ?? 0) > 0);
+  // Removing deletes the entry from its file: asked once more, in place.
+  const [confirmRemove, setConfirmRemove] = useState(false);
   const editable = entry.draft !== null;
   const secrets = secretsOf(entry);
   return (
@@ -86,7 +91,7 @@ export function ServerCard({
       {probe && <ToolList tools={probe.tools} trusted={entry.trusted} />}
       {probe && probe.stderr.length > 0 && (
         <details className="mcp-stderr" data-testid="mcp-stderr">
-          <summary>Server log ({probe.stderr.length} lines)</summary>
+          <summary>Server log ({plural(probe.stderr.length, "line")})</summary>
           <pre>{probe.stderr.join("\n")}</pre>
         </details>
       )}
@@ -99,9 +104,21 @@ export function ServerCard({
             <button type="button" data-testid="mcp-toggle-disabled" onClick={() => onSetDisabled(!entry.disabled)}>
               {entry.disabled ? "Enable" : "Disable"}
             </button>
-            <button type="button" data-testid="mcp-remove" onClick={onRemove}>
-              Remove
-            </button>
+            {confirmRemove ? (
+              <span className="mcp-confirm" role="alert" data-testid="mcp-remove-confirmation">
+                Remove {entry.name} from {entry.file}?{" "}
+                <button type="button" className="danger" data-testid="mcp-remove-confirm" onClick={onRemove}>
+                  Remove
+                </button>{" "}
+                <button type="button" data-testid="mcp-remove-cancel" onClick={() => setConfirmRemove(false)}>
+                  Keep it
+                </button>
+              </span>
+            ) : (
+              <button type="button" data-testid="mcp-remove" onClick={() => setConfirmRemove(true)}>
+                Remove…
+              </button>
+            )}
           </>
         ) : (
           <span className="mcp-note">Configured in {entry.file} (Claude Code); edit it there.</span>

@@ -1,3 +1,5 @@
+import { useState } from "react";
+
 import type { McpTransportDraft } from "../generated/protocol";
 import { parseArgs, withTransport, withValues, type FieldErrors, type ServerForm as Form } from "./form";
 import { FieldError, ValueRows } from "./ValueRows";
@@ -18,6 +20,13 @@ export function ServerForm({ form, errors, saving, onChange, onSave, onCancel }:
   const setDraft = (next: Form["draft"]) => onChange({ ...form, draft: next });
   const setTransport = (next: McpTransportDraft) => setDraft({ ...draft, transport: next });
   const invalid = Object.keys(errors).length > 0;
+  // A new server's empty fields are not mistakes yet: their errors show
+  // once the field was edited or left (Save stays disabled meanwhile).
+  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set(form.originalName === null ? [] : ["name", "command", "url"]));
+  const touch = (field: string) => setTouched((prev) => (prev.has(field) ? prev : new Set(prev).add(field)));
+  const shown: FieldErrors = Object.fromEntries(
+    Object.entries(errors).filter(([field]) => !["name", "command", "url"].includes(field) || touched.has(field)),
+  );
   return (
     <form
       className="mcp-form"
@@ -42,9 +51,17 @@ export function ServerForm({ form, errors, saving, onChange, onSave, onCancel }:
       </label>
       <label>
         Name{" "}
-        <input data-testid="mcp-form-name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+        <input
+          data-testid="mcp-form-name"
+          value={draft.name}
+          onBlur={() => touch("name")}
+          onChange={(e) => {
+            touch("name");
+            setDraft({ ...draft, name: e.target.value });
+          }}
+        />
       </label>
-      <FieldError errors={errors} field="name" />
+      <FieldError errors={shown} field="name" />
       <label>
         Transport{" "}
         <select
@@ -60,9 +77,17 @@ export function ServerForm({ form, errors, saving, onChange, onSave, onCancel }:
         <>
           <label>
             Command{" "}
-            <input data-testid="mcp-form-command" value={t.command} onChange={(e) => setTransport({ ...t, command: e.target.value })} />
+            <input
+              data-testid="mcp-form-command"
+              value={t.command}
+              onBlur={() => touch("command")}
+              onChange={(e) => {
+                touch("command");
+                setTransport({ ...t, command: e.target.value });
+              }}
+            />
           </label>
-          <FieldError errors={errors} field="command" />
+          <FieldError errors={shown} field="command" />
           <label>
             Arguments (one per line){" "}
             <textarea
@@ -77,15 +102,23 @@ export function ServerForm({ form, errors, saving, onChange, onSave, onCancel }:
         <>
           <label>
             URL{" "}
-            <input data-testid="mcp-form-url" value={t.url} onChange={(e) => setTransport({ ...t, url: e.target.value })} />
+            <input
+              data-testid="mcp-form-url"
+              value={t.url}
+              onBlur={() => touch("url")}
+              onChange={(e) => {
+                touch("url");
+                setTransport({ ...t, url: e.target.value });
+              }}
+            />
           </label>
-          <FieldError errors={errors} field="url" />
+          <FieldError errors={shown} field="url" />
         </>
       )}
       <ValueRows
         list={t.type === "stdio" ? "env" : "headers"}
         values={t.type === "stdio" ? t.env : t.headers}
-        errors={errors}
+        errors={shown}
         onChange={(values) => setDraft(withValues(draft, values))}
       />
       <label>
@@ -96,7 +129,7 @@ export function ServerForm({ form, errors, saving, onChange, onSave, onCancel }:
         <input type="checkbox" data-testid="mcp-form-trusted" checked={draft.trusted} onChange={(e) => setDraft({ ...draft, trusted: e.target.checked })} />{" "}
         Trust its tool annotations (read-only tools run without asking)
       </label>
-      <FieldError errors={errors} field="trusted" />
+      <FieldError errors={shown} field="trusted" />
       <div className="mcp-actions">
         <button type="submit" data-testid="mcp-form-save" disabled={invalid || saving}>
           {saving ? "Saving…" : "Save"}

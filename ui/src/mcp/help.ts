@@ -13,12 +13,15 @@ export const STATE_LABELS: Record<McpServerStatus, string> = {
   awaiting_approval: "Awaiting approval",
 };
 
-/** What to do next in a state, or `null` when nothing is needed. */
-export function advice(state: McpServerStatus, entry: McpServerEntry): string | null {
+/**
+ * What to do next in a state, or `null` when nothing is needed. `hasLog`:
+ * the server wrote to its stderr (the card shows that log below).
+ */
+export function advice(state: McpServerStatus, entry: McpServerEntry, hasLog = false): string | null {
   switch (state) {
     case "failed":
       return entry.transport === "stdio"
-        ? "The server did not start or answer. Check the command, its arguments and environment (Edit), and its log below; then Reconnect."
+        ? `The server did not start or answer. Check the command, its arguments and environment (Edit)${hasLog ? ", and its log below" : ""}; then Reconnect.`
         : "The server could not be reached. Check the URL (Edit) and that the server is running; then Reconnect.";
     case "needs_auth":
       return "The server needs credentials. Enter the missing secret values (Edit: they go to the OS keychain) or sign in; then Reconnect.";

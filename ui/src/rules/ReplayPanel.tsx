@@ -4,6 +4,7 @@
 
 import type { ReplayChangedCall } from "../generated/protocol";
 import type { ReplayState, ScopeKind } from "./state";
+import { plural } from "../format";
 
 interface Props {
   replay: ReplayState;
@@ -68,7 +69,7 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
           data-testid="replay-progress"
           max={Math.max(progress.total, 1)}
           value={progress.done}
-          title={`${progress.done} of ${progress.total} calls`}
+          title={`${progress.done} of ${plural(progress.total, "call")}`}
         />
       )}
       {replay.error !== null && (
@@ -79,7 +80,7 @@ export function ReplayPanel({ replay, onChange, onRun, onOpenCall, onTestCall }:
       {report && (
         <div data-testid="replay-report">
           <p data-testid="replay-summary">
-            {report.total} call{report.total === 1 ? "" : "s"} replayed against the saved rules: the edit changes{" "}
+            {plural(report.total, "call replayed", "calls replayed")} against the saved rules: the edit changes{" "}
             {report.total - report.unchanged}, {report.unchanged} unchanged.
           </p>
           <ul className="replay-counts" data-testid="replay-counts">

@@ -1,6 +1,7 @@
 // "Pick from a stored session": fills the tester with a call the agent made.
 
 import { type StoredToolCall, useStoredCalls } from "./storedCalls";
+import { plural } from "../format";
 
 interface Props {
   projectPath: string;
@@ -35,7 +36,7 @@ export function StoredCallPicker({ projectPath, onPick }: Props) {
             if (call) onPick(call);
           }}
         >
-          <option value="">{state.calls.length} calls…</option>
+          <option value="">{plural(state.calls.length, "call")}…</option>
           {state.calls.map((c, i) => (
             <option key={c.toolUseId} value={i}>
               {c.name} {JSON.stringify(c.input).slice(0, 60)}

@@ -50,6 +50,32 @@ describe("PermissionModal", () => {
     expect(modal.getAttribute("aria-modal")).toBe("true");
   });
 
+  it("keeps the call in front: the trace is folded away and speaks plainly", () => {
+    const { modal } = setup();
+    const why = screen.getByTestId("why-ask") as HTMLDetailsElement;
+    expect(why.open).toBe(false);
+    const steps = Array.from(screen.getByTestId("decision-trace").querySelectorAll("li")).map((li) => li.textContent);
+    expect(steps).toEqual([
+      "Deny rules:none matched",
+      "Ask rules:none matched",
+      "Mode:allowsreads inside the working directories run without asking",
+    ]);
+    expect(modal.textContent).not.toContain("deny_rules");
+    expect(modal.textContent).not.toContain("passthrough");
+  });
+
+  it("confirms always allow with Enter on the destination menu", () => {
+    const { onAnswer } = setup();
+    const menu = screen.getByTestId("permission-destination");
+    fireEvent.change(menu, { target: { value: "project" } });
+    key(menu, "Enter");
+    expect(onAnswer).toHaveBeenLastCalledWith("b1", {
+      kind: "always_allow",
+      rules: ["Bash(npm test)", "Bash(git push)"],
+      destination: "project",
+    });
+  });
+
   it("answers 1 = allow once, 2 = allow for the session", () => {
     const { modal, onAnswer } = setup();
     key(modal, "1");

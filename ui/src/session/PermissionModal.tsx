@@ -156,8 +156,9 @@ function Dialog({
       if (target.tagName === "TEXTAREA" && e.shiftKey) return;
       e.preventDefault();
       if (target === feedbackBox.current) answer("deny");
-      else if (target.tagName === "INPUT") answer("always_allow");
-      else if (target.tagName !== "SELECT") answer(selected);
+      // A rule or the destination menu: "always allow" with them.
+      else if (target.tagName === "INPUT" || target.tagName === "SELECT") answer("always_allow");
+      else answer(selected);
       return;
     }
     if (typing) return;
@@ -220,7 +221,7 @@ function Dialog({
           ) : (
             <pre className="json">{prettyJson(request.input)}</pre>
           )}
-          <details className="why-ask" open>
+          <details className="why-ask" data-testid="why-ask">
             <summary>Why am I asked?</summary>
             <ReasonAndTrace reason={request.reason} trace={request.trace} />
           </details>
@@ -269,7 +270,7 @@ function Dialog({
             <AnswerButton option="deny" testId="permission-deny" shortcut="4" label="Deny" {...answerProps} />
             <textarea
               ref={feedbackBox}
-              rows={2}
+              rows={1}
               placeholder="Optional: tell the model what to do instead"
               data-testid="permission-deny-feedback"
               value={feedback}

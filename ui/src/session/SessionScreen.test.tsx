@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Event, PermissionMode, SessionHandle } from "../generated/protocol";
 import demoJsonl from "./fixtures/demo.jsonl?raw";
 import { Script, bigSession, parseJsonLines } from "./fixtures/build";
-import { SessionScreen, nextMode, type SessionScreenProps } from "./SessionScreen";
+import { SessionScreen, nextMode, providerLine, type SessionScreenProps } from "./SessionScreen";
 import { installTranscriptLayout } from "./testLayout";
 
 const VIEWPORT = 600;
@@ -104,12 +104,13 @@ describe("SessionScreen", () => {
     const s = new Script();
     const { props, update } = setup([]);
     const indicator = () => screen.getByTestId("mode-indicator").getAttribute("data-mode");
-    fireEvent.keyDown(document.body, { key: "Tab", shiftKey: true });
+    const input = screen.getByTestId("prompt-input");
+    fireEvent.keyDown(input, { key: "Tab", shiftKey: true });
     expect(props.onModeChange).toHaveBeenLastCalledWith("acceptEdits");
     expect(indicator()).toBe("acceptEdits");
     update({ events: s.add({ type: "mode_changed", mode: "acceptEdits" }).events.slice() });
     expect(indicator()).toBe("acceptEdits");
-    fireEvent.keyDown(document.body, { key: "Tab", shiftKey: true });
+    fireEvent.keyDown(input, { key: "Tab", shiftKey: true });
     expect(props.onModeChange).toHaveBeenLastCalledWith("plan");
     // The backend may settle on another mode (e.g. a policy): it wins.
     update({ events: s.add({ type: "mode_changed", mode: "default" }).events.slice() });
@@ -120,8 +121,23 @@ describe("SessionScreen", () => {
     // What WebKitGTK reports for a real Shift+Tab under Xvfb's keymap
     // (found by the end-to-end test's real X key chord).
     const { props } = setup([]);
-    fireEvent.keyDown(document.body, { key: "Unidentified", code: "Tab", shiftKey: true });
+    fireEvent.keyDown(screen.getByTestId("prompt-input"), { key: "Unidentified", code: "Tab", shiftKey: true });
     expect(props.onModeChange).toHaveBeenLastCalledWith("acceptEdits");
+  });
+
+  it("names the provider once and leaves the project path to the view's header", () => {
+    setup(new Script().add({ type: "session_started", provider: "replay", model: "replay", project: "/tmp/uikit-proj", resumed: false }).events);
+    expect(screen.getByTestId("session-provider").textContent).toBe("replay");
+    expect(screen.getByTestId("session-screen").textContent).not.toContain("/tmp/uikit-proj");
+    expect(providerLine("anthropic", "claude-sonnet-4-5")).toBe("anthropic · claude-sonnet-4-5");
+  });
+
+  it("leaves Shift+Tab its usual meaning outside the prompt box, and names the mode in words", () => {
+    const { props } = setup([]);
+    fireEvent.keyDown(document.body, { key: "Tab", shiftKey: true });
+    fireEvent.keyDown(screen.getByTestId("interrupt-button"), { key: "Tab", shiftKey: true });
+    expect(props.onModeChange).not.toHaveBeenCalled();
+    expect(screen.getByTestId("mode-indicator").textContent).toBe("Ask before edits Shift+Tab");
   });
 
   it("takes the handle's mode over older mode changes in a resumed history", () => {
@@ -136,12 +152,15 @@ describe("SessionScreen", () => {
     const { props, update } = setup(s.events.slice(), { running: true, handle: handle({ session_rules: ["Read(//etc/**)"] }) });
     expect(screen.getByTestId("permission-modal")).toBeTruthy();
     expect(screen.getByTestId("tool-call").getAttribute("data-status")).toBe("waiting_permission");
+    // Nothing typed while the prompt is open lands in the prompt box.
+    expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).disabled).toBe(true);
     // Shift+Tab inside the modal does not change the mode.
     fireEvent.keyDown(screen.getByTestId("permission-modal"), { key: "Tab", shiftKey: true });
     expect(props.onModeChange).not.toHaveBeenCalled();
     fireEvent.click(screen.getByTestId("permission-allow-session"));
     expect(props.onAnswer).toHaveBeenCalledWith("b", { kind: "allow_for_session" });
     expect(screen.queryByTestId("permission-modal")).toBeNull();
+    expect((screen.getByTestId("prompt-input") as HTMLTextAreaElement).disabled).toBe(false);
     s.answer("b", { kind: "allow_for_session" }).add({ type: "session_rules_added", rules: ["Bash(npm test)"] });
     s.progress("b", { kind: "output", text: "ok\n", skipped_bytes: 0, total_bytes: 3, stream: null });
     update({ events: s.events.slice() });

@@ -32,11 +32,12 @@
  */
 
 import { Send, Square } from "lucide-react";
-import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 
 import type { Event, PermissionAnswer, PermissionMode, SessionHandle } from "../generated/protocol";
 import { formatBytes } from "./format";
 import { pendingRequests } from "./model";
+import { MODE_LABELS, nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
 import { TaskPanel } from "./renderers/TaskPanel";
 import { Spinner } from "./Status";
@@ -55,24 +56,34 @@ export interface SessionScreenProps {
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
 }
 
-/** Shift+Tab order, as in Claude Code. */
-export const MODE_CYCLE: PermissionMode[] = ["default", "acceptEdits", "plan"];
+export { MODE_CYCLE, nextMode } from "./modes";
 
-/** The mode after `mode` in the Shift+Tab cycle. */
-export function nextMode(mode: PermissionMode): PermissionMode {
-  const at = MODE_CYCLE.indexOf(mode);
-  return MODE_CYCLE[(at + 1) % MODE_CYCLE.length] ?? "default";
+/** "anthropic · claude-sonnet-4-5"; the replay provider's model is its own name: said once. */
+export function providerLine(provider: string, modelName: string | null): string {
+  return modelName === null || modelName === "" || modelName === provider ? provider : `${provider} · ${modelName}`;
 }
 
-const MODE_LABELS: Record<PermissionMode, string> = {
-  default: "Ask before edits",
-  acceptEdits: "Accept edits",
-  plan: "Plan (read-only)",
-  bypassPermissions: "Bypass permissions",
-  dontAsk: "Don't ask (deny)",
-};
+/** Whether a key event is Shift+Tab. By the physical key too: where the
+ * keymap has no keysym for Shift+Tab (ISO_Left_Tab), WebKitGTK reports the
+ * key "Unidentified". */
+function isShiftTab(e: { key: string; code: string; shiftKey: boolean }): boolean {
+  return (e.key === "Tab" || e.code === "Tab") && e.shiftKey;
+}
 
-function PromptBox({ running, onPrompt }: { running: boolean; onPrompt(text: string): void }) {
+function PromptBox({
+  running,
+  disabled,
+  inputRef,
+  onPrompt,
+  onCycleMode,
+}: {
+  running: boolean;
+  /** A permission prompt is open: nothing typed may land here. */
+  disabled: boolean;
+  inputRef: RefObject<HTMLTextAreaElement | null>;
+  onPrompt(text: string): void;
+  onCycleMode(): void;
+}) {
   const [text, setText] = useState("");
   const send = () => {
     const t = text.trim();
@@ -81,6 +92,13 @@ function PromptBox({ running, onPrompt }: { running: boolean; onPrompt(text: str
     setText("");
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    // Shift+Tab cycles the mode only here, as in Claude Code; elsewhere it
+    // moves focus backwards as usual.
+    if (isShiftTab(e)) {
+      e.preventDefault();
+      onCycleMode();
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       send();
@@ -89,15 +107,23 @@ function PromptBox({ running, onPrompt }: { running: boolean; onPrompt(text: str
   return (
     <div className="prompt-box">
       <textarea
+        ref={inputRef}
         data-testid="prompt-input"
         aria-label="Prompt"
         rows={2}
-        placeholder={running ? "Working… (Esc to interrupt)" : "Ask for something. Enter sends, Shift+Enter adds a line"}
+        disabled={disabled}
+        placeholder={
+          disabled
+            ? "Answer the permission prompt first"
+            : running
+              ? "Working… (Esc to interrupt)"
+              : "Ask for something. Enter sends, Shift+Enter adds a line, Shift+Tab changes the mode"
+        }
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
       />
-      <button type="button" className="primary" data-testid="prompt-send" disabled={running || text.trim().length === 0} onClick={send}>
+      <button type="button" className="primary" data-testid="prompt-send" disabled={disabled || running || text.trim().length === 0} onClick={send}>
         <Send size={16} aria-hidden="true" /> Send
       </button>
     </div>
@@ -135,6 +161,18 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
   );
   const modalOpen = pending.length > 0;
 
+  // When the last prompt closes and focus went nowhere (the prompt box was
+  // disabled while it was open), it goes back to the prompt box.
+  const promptInput = useRef<HTMLTextAreaElement>(null);
+  const wasOpen = useRef(modalOpen);
+  useEffect(() => {
+    if (wasOpen.current && !modalOpen) {
+      const active = document.activeElement;
+      if (active === null || active === document.body) promptInput.current?.focus();
+    }
+    wasOpen.current = modalOpen;
+  }, [modalOpen]);
+
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const toggleGroup = useCallback((key: string) => {
     setExpanded((prev) => {
@@ -147,19 +185,14 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       if (modalOpen || e.defaultPrevented) return;
-      // By the physical key too: where the keymap has no keysym for
-      // Shift+Tab (ISO_Left_Tab), WebKitGTK reports the key "Unidentified".
-      if ((e.key === "Tab" || e.code === "Tab") && e.shiftKey) {
-        e.preventDefault();
-        cycleMode();
-      } else if (e.key === "Escape" && running) {
+      if (e.key === "Escape" && running) {
         e.preventDefault();
         onInterrupt();
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [modalOpen, running, cycleMode, onInterrupt]);
+  }, [modalOpen, running, onInterrupt]);
 
   const rules = useMemo(() => {
     const all = [...handle.session_rules];
@@ -173,13 +206,11 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
   return (
     <div className="session-screen" data-testid="session-screen" data-session-id={handle.session_id}>
       <header className="session-bar">
-        <div className="session-title">
-          <span className="mono project-path" title={handle.project_path}>
-            {handle.project_path}
-          </span>
+        {/* The project is named in the view's header above; here, what answers. */}
+        <div className="session-title" title={handle.project_path}>
           {model.provider && (
-            <span className="muted small">
-              {model.provider} · {model.modelName}
+            <span className="muted small" data-testid="session-provider">
+              {providerLine(model.provider, model.modelName)}
             </span>
           )}
         </div>
@@ -199,10 +230,10 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
             className={`mode-indicator mode-${mode}`}
             data-testid="mode-indicator"
             data-mode={mode}
-            title="Permission mode (Shift+Tab to cycle)"
+            title="Permission mode: click, or Shift+Tab in the prompt box, for the next one"
             onClick={cycleMode}
           >
-            {MODE_LABELS[mode]} <kbd>⇧⇥</kbd>
+            {MODE_LABELS[mode]} <kbd className="mode-key">Shift+Tab</kbd>
           </button>
           <button type="button" className="interrupt" data-testid="interrupt-button" disabled={!running} onClick={onInterrupt} title="Interrupt (Esc)">
             <Square size={14} aria-hidden="true" /> Interrupt
@@ -230,7 +261,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
         </aside>
       </div>
       <footer className="session-foot">
-        <PromptBox running={running} onPrompt={onPrompt} />
+        <PromptBox running={running} disabled={modalOpen} inputRef={promptInput} onPrompt={onPrompt} onCycleMode={cycleMode} />
       </footer>
       <PermissionModal requests={pending} destinations={handle.rule_files} onAnswer={answer} />
     </div>

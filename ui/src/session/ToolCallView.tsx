@@ -48,7 +48,16 @@ export function displayName(name: string): string {
 }
 
 /** One tool call: header (icon, name, what, status, time), its renderer, refusals and "why". */
-export const ToolCallView = memo(function ToolCallView({ call, project }: { call: ToolCall; project: string | null }) {
+export const ToolCallView = memo(function ToolCallView({
+  call,
+  project,
+  target = false,
+}: {
+  call: ToolCall;
+  project: string | null;
+  /** The call a search hit or a replay opened at: marked. */
+  target?: boolean;
+}) {
   const [why, setWhy] = useState(false);
   const decided = call.decision && call.status !== "denied";
   return (
@@ -58,6 +67,7 @@ export const ToolCallView = memo(function ToolCallView({ call, project }: { call
       data-tool-name={call.name}
       data-tool-use-id={call.id}
       data-status={call.status}
+      data-target={target ? true : undefined}
     >
       <div className="tool-head">
         <ToolIcon kind={call.kind} />
@@ -125,11 +135,14 @@ export const ToolGroupView = memo(function ToolGroupView({
   project,
   expanded,
   onToggle,
+  targetCallId = null,
 }: {
   calls: readonly ToolCall[];
   project: string | null;
   expanded: boolean;
   onToggle(): void;
+  /** The call to mark, when it is one of these. */
+  targetCallId?: string | null;
 }) {
   const status = groupStatus(calls);
   const start = Math.min(...calls.map((c) => c.startedMs ?? c.queuedMs));
@@ -149,7 +162,7 @@ export const ToolGroupView = memo(function ToolGroupView({
       {expanded && (
         <div className="tool-group-calls">
           {calls.map((call) => (
-            <ToolCallView key={call.id} call={call} project={project} />
+            <ToolCallView key={call.id} call={call} project={project} target={call.id === targetCallId} />
           ))}
         </div>
       )}

@@ -37,9 +37,11 @@ interface RowProps {
   project: string | null;
   expanded: boolean;
   onToggleGroup(key: string): void;
+  /** The call to mark as the target, if it is in this row. */
+  targetCallId: string | null;
 }
 
-function Row({ item, calls, project, expanded, onToggleGroup }: RowProps) {
+function Row({ item, calls, project, expanded, onToggleGroup, targetCallId }: RowProps) {
   switch (item.kind) {
     case "user":
       return (
@@ -62,9 +64,11 @@ function Row({ item, calls, project, expanded, onToggleGroup }: RowProps) {
         </details>
       );
     case "tool":
-      return calls[0] ? <ToolCallView call={calls[0]} project={project} /> : null;
+      return calls[0] ? <ToolCallView call={calls[0]} project={project} target={targetCallId === calls[0].id} /> : null;
     case "group":
-      return <ToolGroupView calls={calls} project={project} expanded={expanded} onToggle={() => onToggleGroup(item.key)} />;
+      return (
+        <ToolGroupView calls={calls} project={project} expanded={expanded} onToggle={() => onToggleGroup(item.key)} targetCallId={targetCallId} />
+      );
     case "timeline":
       return calls.length > 0 ? <BatchTimeline calls={calls} project={project} /> : null;
     case "error":
@@ -99,6 +103,7 @@ const MemoRow = memo(
   (a, b) =>
     a.item === b.item &&
     a.expanded === b.expanded &&
+    a.targetCallId === b.targetCallId &&
     a.project === b.project &&
     a.onToggleGroup === b.onToggleGroup &&
     a.calls.length === b.calls.length &&
@@ -143,9 +148,10 @@ export function Transcript({
   readOnly?: boolean;
   /**
    * A row to bring into view and mark (`data-target`); a new object scrolls
-   * again, even to the same row.
+   * again, even to the same row. With `callId`, the call of that id inside
+   * the row (an expanded group) is brought into view and marked instead.
    */
-  scrollTo?: { index: number } | null;
+  scrollTo?: { index: number; callId?: string | null } | null;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [following, setFollowing] = useState(!readOnly && scrollTo === null);
@@ -172,9 +178,20 @@ export function Transcript({
   useLayoutEffect(() => {
     if (scrollTo === null || scrollTo.index >= count) return;
     setFollowing(false);
-    virtualizer.scrollToIndex(scrollTo.index, { align: "center" });
-    // Rows above may grow once measured: settle on the row again after.
-    const again = requestAnimationFrame(() => virtualizer.scrollToIndex(scrollTo.index, { align: "center" }));
+    const callId = scrollTo.callId ?? null;
+    // A call inside a group: the group's top first, so its calls render.
+    virtualizer.scrollToIndex(scrollTo.index, { align: callId === null ? "center" : "start" });
+    // Rows above may grow once measured: settle on the row (or the call
+    // inside it) again after.
+    const settle = () => {
+      const call = callId === null ? null : scroller.current?.querySelector(`[data-tool-use-id="${callId.replace(/["\\]/g, "\\$&")}"]`);
+      if (call && typeof call.scrollIntoView === "function") call.scrollIntoView({ block: "center" });
+      else virtualizer.scrollToIndex(scrollTo.index, { align: "center" });
+    };
+    let again = requestAnimationFrame(() => {
+      virtualizer.scrollToIndex(scrollTo.index, { align: callId === null ? "center" : "start" });
+      again = requestAnimationFrame(settle);
+    });
     return () => cancelAnimationFrame(again);
     // Only a new request scrolls; the rows changing does not.
   }, [scrollTo]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -223,7 +240,7 @@ export function Transcript({
               data-index={row.index}
               ref={measure}
               className="transcript-row"
-              data-target={scrollTo?.index === row.index ? true : undefined}
+              data-target={scrollTo?.index === row.index && !scrollTo.callId ? true : undefined}
               style={{ transform: `translateY(${row.start}px)` }}
             >
               <MemoRow
@@ -232,6 +249,7 @@ export function Transcript({
                 project={model.project}
                 expanded={expandedGroups.has(item.key)}
                 onToggleGroup={onToggleGroup}
+                targetCallId={scrollTo?.index === row.index ? (scrollTo.callId ?? null) : null}
               />
             </div>
           );

@@ -32,7 +32,7 @@ describe("formatting", () => {
     expect(describeReason({ kind: "rule", rule: "Bash(npm test)", source: "project", file: "/p/.claude/settings.json" })).toBe(
       "Rule Bash(npm test) (project settings, /p/.claude/settings.json)",
     );
-    expect(describeReason({ kind: "mode", mode: "plan" })).toBe("Permission mode plan");
+    expect(describeReason({ kind: "mode", mode: "plan" })).toBe("Permission mode: Plan (read-only)");
     expect(describeReason({ kind: "safety_check", message: "writes .git/" })).toBe("Safety check: writes .git/");
     expect(describeReason({ kind: "working_directory", path: "/etc" })).toBe("Outside the working directories: /etc");
     expect(describeReason({ kind: "hook", hook: "guard.sh", message: null })).toBe("Hook guard.sh");

@@ -1,7 +1,8 @@
 // Formatting shared by the session components.
 
-import type { DecisionReason, JsonValue } from "../generated/protocol";
+import type { DecisionReason, JsonValue, NotAppliedRule, TraceOutcome, TraceStage, TraceStep } from "../generated/protocol";
 import { mcpParts, type ToolCall } from "./model";
+import { MODE_LABELS } from "./modes";
 
 /** "850 ms", "4.2 s", "3 m 05 s". */
 export function formatDuration(ms: number): string {
@@ -88,7 +89,7 @@ export function describeReason(reason: DecisionReason): string {
     case "hook":
       return `Hook ${reason.hook}${reason.message ? `: ${reason.message}` : ""}`;
     case "mode":
-      return `Permission mode ${reason.mode}`;
+      return `Permission mode: ${MODE_LABELS[reason.mode]}`;
     case "safety_check":
       return `Safety check: ${reason.message}`;
     case "working_directory":
@@ -105,4 +106,57 @@ export function describeReason(reason: DecisionReason): string {
 /** Pretty JSON for display. */
 export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? "null";
+}
+
+/** Each stage of a permission decision, in plain words. */
+const STAGE_WORDS: Record<TraceStage, string> = {
+  deny_rules: "Deny rules",
+  ask_rules: "Ask rules",
+  allow_rules: "Allow rules",
+  tool_check: "The tool's own check",
+  shell_analysis: "Command analysis",
+  safety_checks: "Protected files",
+  mode: "Mode",
+  settings: "Settings files",
+  destructive: "Destructive tools",
+  default: "Otherwise",
+  hook: "Hook",
+  user_answer: "Your answer",
+  imported: "Claude Code",
+  other: "Other check",
+};
+
+const OUTCOME_WORDS: Record<TraceOutcome, string> = {
+  allow: "allows",
+  ask: "asks",
+  deny: "denies",
+  passthrough: "no objection",
+  skipped: "not needed",
+};
+
+const RULE_STAGES: ReadonlySet<TraceStage> = new Set(["deny_rules", "ask_rules", "allow_rules"]);
+
+/**
+ * One step of a decision trace in plain words, from its typed stage and
+ * outcome: "Deny rules: none matched", "Mode: allows — …". The engine's
+ * detail follows, except where it only repeats the outcome.
+ */
+export function traceStepWords(step: TraceStep): { stage: string; outcome: string; detail: string | null } {
+  const stage = STAGE_WORDS[step.stage];
+  // A rule that matched but does not apply (an untrusted project's allow):
+  // never "none matched".
+  if (step.not_applied) return { stage, outcome: "matched, not applied", detail: notApplied(step.not_applied) };
+  if (RULE_STAGES.has(step.stage)) {
+    if (step.outcome === "passthrough") return { stage, outcome: "none matched", detail: null };
+    if (step.outcome === "skipped") return { stage, outcome: "not needed", detail: null };
+    return { stage, outcome: `matched, ${OUTCOME_WORDS[step.outcome]}`, detail: step.detail || null };
+  }
+  return { stage, outcome: OUTCOME_WORDS[step.outcome], detail: step.detail || null };
+}
+
+/** "allowed by `.claude/settings.local.json` — not applied: project not trusted", from the typed fields. */
+export function notApplied(rule: NotAppliedRule): string {
+  const file = rule.file ? rule.file.replace(/:\d+:\d+$/, "") : rule.source;
+  const why = rule.why === "project_not_trusted" ? "project not trusted" : "managed policy allows only its own rules";
+  return `\`${rule.rule}\` allowed by ${file} — not applied: ${why}`;
 }

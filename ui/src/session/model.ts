@@ -566,6 +566,14 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
       model.project = event.project;
       if (event.resumed) push(model, { kind: "notice", key: `resumed:${eventIndex}`, text: "Session resumed", tone: "info" });
       break;
+    case "session_ended":
+      push(model, {
+        kind: "notice",
+        key: `ended:${eventIndex}`,
+        text: event.reason === "app_closed" ? "Session ended: app closed" : "Session closed",
+        tone: "info",
+      });
+      break;
     case "user_prompt":
       model.active = true;
       push(model, { kind: "user", key: `user:${eventIndex}`, text: event.text, ts });

@@ -5,7 +5,7 @@ import { Script, must, sampleDiff } from "./fixtures/build";
 import { Markdown } from "./Markdown";
 import { foldEvents, type Task, type ToolCall } from "./model";
 import { BashView, MAX_DOM_LINES, bashExit } from "./renderers/BashView";
-import { DiffView, capHunks, splitRows } from "./renderers/DiffView";
+import { DiffView, MAX_DIFF_LINES, capHunks, splitRows } from "./renderers/DiffView";
 import { McpView, maybeJson } from "./renderers/McpView";
 import { ReadView, lineRange, stripReminders } from "./renderers/ReadView";
 import { RefusalView } from "./renderers/RefusalView";
@@ -114,6 +114,14 @@ describe("DiffView", () => {
     expect(hunks.map((h) => h.lines.length)).toEqual([5, 5, 2]);
     expect(hidden).toBe(3);
   });
+
+  it("says how many lines the cap hid, in the singular for one", () => {
+    const diff = sampleDiff();
+    const hunk = must(diff.hunks[0]);
+    const lines = Array.from({ length: MAX_DIFF_LINES + 1 }, (_, i) => ({ kind: "context" as const, old_line: i + 1, new_line: i + 1, text: "x" }));
+    const { container } = render(<DiffView diff={{ ...diff, hunks: [{ ...hunk, lines }] }} />);
+    expect(container.textContent).toContain("… 1 more line not shown");
+  });
 });
 
 describe("BashView", () => {
@@ -139,6 +147,12 @@ describe("BashView", () => {
     render(<BashView call={callFrom(s, "c")} />);
     expect(screen.getByTestId("bash-exit").textContent).toContain("interrupted");
     expect(screen.getByTestId("bash-exit").textContent).toContain("SIGTERM");
+    cleanup();
+    // Said once, in the exit line: not again as output, not again below.
+    const { container } = render(<ToolCallView call={callFrom(s, "c")} project="/p" />);
+    const text = container.textContent ?? "";
+    expect(text.split("SIGTERM").length - 1).toBe(1);
+    expect(text).not.toContain("Interrupted by the user");
   });
 
   it("reads a timeout from the status, not from the text", () => {
@@ -215,9 +229,11 @@ describe("RefusalView and ToolCallView", () => {
     render(<RefusalView call={callFrom(s, "b")} />);
     const refusal = screen.getByTestId("refusal");
     expect(refusal.textContent).toContain("never");
-    expect(refusal.textContent).toContain("You answered: deny: never");
+    // The feedback is said once.
+    expect(refusal.textContent?.split("never").length).toBe(2);
+    expect(refusal.textContent).toContain("You answered: deny");
     expect(within(refusal).getByTestId("decision-trace").querySelectorAll("li")).toHaveLength(3);
-    expect(refusal.textContent).toContain("Decision trace (3 layers)");
+    expect(refusal.textContent).toContain("Decision trace (3 steps)");
   });
 
   it("counts a one-layer trace in the singular", () => {
@@ -227,10 +243,10 @@ describe("RefusalView and ToolCallView", () => {
       tool_use_id: "d",
       decision: "deny",
       reason: { kind: "default", message: "denied by rule Bash(echo:*)" },
-      trace: [{ layer: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
+      trace: [{ layer: "deny_rules", stage: "deny_rules", outcome: "deny", detail: "Bash(echo:*)" }],
     }).complete("d", "Permission to use Bash was denied", "denied");
     render(<RefusalView call={callFrom(s, "d")} />);
-    expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 layer)");
+    expect(screen.getByTestId("refusal").textContent).toContain("Decision trace (1 step)");
   });
 
   it("explains an input rejection by its stage", () => {

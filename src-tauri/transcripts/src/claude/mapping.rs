@@ -432,12 +432,7 @@ impl Mapper {
                 tool_use_id: tool_use_id.to_owned(),
                 decision: behavior,
                 reason,
-                trace: vec![TraceStep {
-                    layer: "claude_code".into(),
-                    outcome,
-                    detail: decision.to_string(),
-                    not_applied: None,
-                }],
+                trace: vec![TraceStep::new("claude_code", outcome, decision.to_string())],
             },
         ));
         if asked_and_refused {

@@ -42,7 +42,9 @@ function Output({ call }: { call: ToolCall }) {
   const follow = useRef(true);
   const [ansi] = useState(() => new AnsiLines());
   const streamed = call.output;
-  const text = streamed ? outputText(streamed) : call.result && !call.taskId ? resultText(call) : "";
+  // An interrupted call's result is the runtime's note for the model; the
+  // exit line already says it was interrupted (and why).
+  const text = streamed ? outputText(streamed) : call.result && !call.taskId && call.status !== "interrupted" ? resultText(call) : "";
   const lines = ansi.update(text, streamed ? streamed.droppedLines : 0);
   const empty = text.length === 0;
   const shown = lines.length > MAX_DOM_LINES ? lines.slice(lines.length - MAX_DOM_LINES) : lines;

@@ -1,27 +1,25 @@
 import { memo } from "react";
 
-import type { DecisionReason, NotAppliedRule, TraceStep } from "../../generated/protocol";
-import { describeReason } from "../format";
+import { plural } from "../../format";
+import type { DecisionReason, TraceStep } from "../../generated/protocol";
+import { describeReason, traceStepWords } from "../format";
 import { resultText, type ToolCall } from "../model";
-
-/** "allowed by `.claude/settings.local.json` — not applied: project not trusted", from the typed fields. */
-export function notApplied(rule: NotAppliedRule): string {
-  const file = rule.file ? rule.file.replace(/:\d+:\d+$/, "") : rule.source;
-  const why = rule.why === "project_not_trusted" ? "project not trusted" : "managed policy allows only its own rules";
-  return `\`${rule.rule}\` allowed by ${file} — not applied: ${why}`;
-}
+import "./trace.css";
 
 /** Every layer the permission engine consulted, in order. */
 export function TraceList({ trace }: { trace: readonly TraceStep[] }) {
   return (
     <ol className="trace" data-testid="decision-trace">
-      {trace.map((step, i) => (
-        <li key={i} className={`trace-${step.outcome}`} data-not-applied={step.not_applied?.why}>
-          <span className="trace-layer mono">{step.layer}</span>
-          <span className={`trace-outcome outcome-${step.outcome}`}>{step.outcome}</span>
-          <span className="trace-detail">{step.not_applied ? notApplied(step.not_applied) : step.detail}</span>
-        </li>
-      ))}
+      {trace.map((step, i) => {
+        const words = traceStepWords(step);
+        return (
+          <li key={i} className={`trace-${step.outcome}`} data-stage={step.stage} data-not-applied={step.not_applied?.why}>
+            <span className="trace-layer">{words.stage}:</span>
+            <span className={`trace-outcome outcome-${step.outcome}`}>{words.outcome}</span>
+            {words.detail !== null && <span className="trace-detail">{words.detail}</span>}
+          </li>
+        );
+      })}
     </ol>
   );
 }
@@ -41,7 +39,7 @@ export function ReasonAndTrace({
       <div className="reason-text">{describeReason(reason)}</div>
       {collapsed ? (
         <details>
-          <summary>Decision trace ({trace.length} layer{trace.length === 1 ? "" : "s"})</summary>
+          <summary>Decision trace ({plural(trace.length, "step")})</summary>
           <TraceList trace={trace} />
         </details>
       ) : (
@@ -63,7 +61,12 @@ export const RefusalView = memo(function RefusalView({ call }: { call: ToolCall 
       <div className="refusal" data-testid="refusal">
         <strong>Denied.</strong> {feedback && <span>Feedback to the model: “{feedback}”</span>}
         {call.decision ? (
-          <ReasonAndTrace reason={call.decision.reason} trace={call.decision.trace} collapsed />
+          // The user's own refusal: its feedback is above, not repeated in the reason.
+          <ReasonAndTrace
+            reason={call.decision.reason.kind === "user_answer" && feedback ? { kind: "user_answer", answer: "deny" } : call.decision.reason}
+            trace={call.decision.trace}
+            collapsed
+          />
         ) : (
           <div>{resultText(call)}</div>
         )}
@@ -77,7 +80,8 @@ export const RefusalView = memo(function RefusalView({ call }: { call: ToolCall 
       </div>
     );
   }
-  if (call.status === "interrupted" || call.status === "cancelled") {
+  // Bash says it was interrupted (and why) in its exit line: once is enough.
+  if (call.status === "cancelled" || (call.status === "interrupted" && call.kind !== "bash")) {
     return (
       <div className="refusal interrupted" data-testid="refusal">
         {call.interruptMessage ?? (resultText(call).split("\n")[0] || "Stopped before it finished.")}

@@ -10,9 +10,10 @@ describe("TraceList", () => {
     render(
       <TraceList
         trace={[
-          { layer: "allow_rules", outcome: "passthrough", detail: "no allow rule matches" },
+          { layer: "allow_rules", stage: "allow_rules", outcome: "passthrough", detail: "no allow rule matches" },
           {
             layer: "allow_rules",
+            stage: "allow_rules",
             outcome: "passthrough",
             detail: "(English for logs)",
             not_applied: {
