@@ -74,6 +74,11 @@ impl AgentConfig {
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a coding agent working in the user's project through the tools you are given. \
 Use the tools to read, search and change files and to run commands; explain briefly what you do.";
 
+/// How many times Stop hooks may send the model back to work in one
+/// prompt (Claude Code relies on the hook reading `stop_hook_active`; a
+/// hook that ignores it would loop forever, so Gatehouse also counts).
+pub const MAX_STOP_CONTINUATIONS: u32 = 8;
+
 /// How a prompt's exchange ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptOutcome {
@@ -216,8 +221,39 @@ impl Agent {
         self.emitter().emit(EventBody::UserPrompt {
             text: prompt.to_owned(),
         });
-        push_user(&mut self.history, vec![Block::text(prompt)]);
+        let turn_hooks = self.runtime.hooks().turn.clone();
+        let mut blocks = vec![Block::text(prompt)];
+        if let Some(hooks) = &turn_hooks {
+            let said = hooks.user_prompt_submit(prompt).await;
+            if let Some(reason) = said.block {
+                // Claude Code's behaviour: the prompt never reaches the
+                // model or the history; the user is told why.
+                let message = format!("UserPromptSubmit hook blocked the prompt: {reason}");
+                self.error(SessionErrorKind::HookBlocked, &message, true);
+                let _ = self
+                    .emitter()
+                    .emit_durable(EventBody::SessionCompleted {
+                        status: SessionStatus::Failed,
+                        turns: self.turns,
+                    })
+                    .await;
+                return PromptOutcome {
+                    status: SessionStatus::Failed,
+                    turns: self.turns,
+                    error: Some((SessionErrorKind::HookBlocked, message)),
+                };
+            }
+            for context in said.context {
+                blocks.push(Block::text(format!(
+                    "<system-reminder>\nUserPromptSubmit hook additional context: {context}\n</system-reminder>"
+                )));
+            }
+        }
+        push_user(&mut self.history, blocks);
         let mut error = None;
+        // Stop hooks that asked the model to go on, in this prompt: the
+        // loop guard ends the exchange after MAX_STOP_CONTINUATIONS.
+        let mut stop_continuations = 0u32;
         let status = loop {
             if interrupt.is_cancelled() {
                 break SessionStatus::Interrupted;
@@ -233,7 +269,24 @@ impl Agent {
             }
             match self.turn(interrupt).await {
                 Ok(true) => {}
-                Ok(false) => break SessionStatus::Completed,
+                Ok(false) => {
+                    let Some(hooks) = &turn_hooks else {
+                        break SessionStatus::Completed;
+                    };
+                    if interrupt.is_cancelled() || stop_continuations >= MAX_STOP_CONTINUATIONS {
+                        break SessionStatus::Completed;
+                    }
+                    match hooks.stop(stop_continuations > 0).await {
+                        Some(reason) => {
+                            stop_continuations += 1;
+                            push_user(
+                                &mut self.history,
+                                vec![Block::text(format!("Stop hook feedback:\n{reason}"))],
+                            );
+                        }
+                        None => break SessionStatus::Completed,
+                    }
+                }
                 Err(None) => break SessionStatus::Interrupted,
                 Err(Some((kind, message))) => {
                     error = Some((kind, message));

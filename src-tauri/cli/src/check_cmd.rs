@@ -47,6 +47,14 @@ pub struct CheckArgs {
     /// The tool input as a JSON object, e.g. '{"command": "ls -la"}'.
     #[arg(long, value_name = "JSON")]
     pub input: String,
+    /// Also run the PreToolUse hooks the settings configure for this call
+    /// (real commands and HTTP requests, in the project directory; project
+    /// hooks only with --trust-project) and add what they said: `hooks`
+    /// (each run: decision, reason, exit code, output), `hooks_not_run`
+    /// (listed, with why) and `with_hooks` (the decision combined with
+    /// theirs, as a session would make it). Without it no hook runs.
+    #[arg(long)]
+    pub run_hooks: bool,
 }
 
 /// Prints the decision as one JSON object; exit 0 whatever the decision, 2
@@ -66,7 +74,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
-    let mut request = CheckRequest::new(args.project, home, args.tool, input);
+    let layout = gatehouse_permissions::sources::SettingsLayout {
+        project_dir: args.project.clone(),
+        home_dir: home.clone(),
+        managed_file: Some(managed_file.clone()),
+        managed_dropin_dir: Some(managed_dropin_dir.clone()),
+        flag_files: args.settings.clone(),
+        flag_rules: Vec::new(),
+        project_trusted: args.trust_project,
+    };
+    let (run_hooks, tool, hook_input) = (args.run_hooks, args.tool.clone(), input.clone());
+    let mut request = CheckRequest::new(args.project, home.clone(), args.tool, input);
     request.mode = args.mode.map(ModeArg::mode);
     request.settings_files = args.settings;
     request.trust_project = args.trust_project;
@@ -74,7 +92,32 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     request.managed_file = Some(managed_file);
     request.managed_dropin_dir = Some(managed_dropin_dir);
     let report = check(&request);
-    crate::out::outln!("{}", serde_json::to_string(&report)?);
+    if !run_hooks {
+        crate::out::outln!("{}", serde_json::to_string(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let engine_decision = gatehouse_protocol::permission::PermissionDecision {
+        decision: report.decision,
+        reason: report.reason.clone(),
+        trace: report.trace.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let extra = runtime.block_on(crate::check_hooks::run(
+        &layout,
+        &home,
+        report.mode,
+        &tool,
+        &hook_input,
+        engine_decision,
+    ));
+    let mut out = serde_json::to_value(&report)?;
+    if let (Some(obj), serde_json::Value::Object(add)) = (out.as_object_mut(), extra) {
+        obj.extend(add);
+    }
+    crate::out::outln!("{}", serde_json::to_string(&out)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,6 +8,7 @@
 //! stderr) when its reader goes away (`| head -1`), as `rg` does.
 
 mod check_cmd;
+mod check_hooks;
 mod keys_cmd;
 mod mcp_cmd;
 mod out;

@@ -336,6 +336,7 @@ mod tests {
             input_updated: false,
             message: None,
             error: Some("boom".into()),
+            run: None,
         });
         assert_eq!(v["type"], "hook_ran");
         assert_eq!(v["hook_event"], "PostToolUseFailure");

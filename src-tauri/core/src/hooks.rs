@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use gatehouse_protocol::event::HookRun;
 use gatehouse_protocol::permission::{PermissionBehavior, PermissionMode};
 use serde_json::Value;
 
@@ -51,6 +52,12 @@ pub struct HookOutcome {
     pub block: Option<String>,
     /// Context for the model (`additionalContext`).
     pub additional_context: Option<String>,
+    /// A non-blocking error (a hook that exited 1, timed out, printed JSON
+    /// of the wrong shape): shown in the UI and the `hook_ran` event, and
+    /// the call goes on as if the hook had said nothing.
+    pub error: Option<String>,
+    /// What ran and what it printed (settings-file hooks).
+    pub run: Option<HookRun>,
 }
 
 impl HookOutcome {
@@ -114,6 +121,10 @@ pub struct PostToolUseInput<'a> {
     pub tool_response: &'a Value,
     /// Whether the call failed (PostToolUseFailure).
     pub is_error: bool,
+    /// How long the call ran.
+    pub duration_ms: u64,
+    /// Whether the failure was the user's interrupt.
+    pub is_interrupt: bool,
 }
 
 /// What a PostToolUse hook returned.
@@ -123,6 +134,10 @@ pub struct PostHookOutcome {
     pub block: Option<String>,
     /// Context for the model, added after the result.
     pub additional_context: Option<String>,
+    /// A non-blocking error (see [`HookOutcome::error`]).
+    pub error: Option<String>,
+    /// What ran and what it printed (settings-file hooks).
+    pub run: Option<HookRun>,
 }
 
 /// A hook run before the permission decision.
@@ -132,6 +147,13 @@ pub trait PreToolUseHook: Send + Sync {
     fn name(&self) -> &str;
     /// Whether the hook runs for this tool (a settings `matcher`).
     fn matches(&self, _tool_name: &str) -> bool {
+        true
+    }
+    /// Whether the hook runs for this call, beyond its matcher (a settings
+    /// hook's `if` filter, which needs the input). Called off no runtime
+    /// worker's critical path: implementations that analyse the input do
+    /// it on the blocking pool.
+    async fn applies(&self, _input: &PreToolUseInput<'_>) -> bool {
         true
     }
     /// Runs the hook.
@@ -148,8 +170,42 @@ pub trait PostToolUseHook: Send + Sync {
     fn matches(&self, _tool_name: &str) -> bool {
         true
     }
+    /// Whether the hook runs for this call beyond its matcher (see
+    /// [`PreToolUseHook::applies`]).
+    async fn applies(&self, _input: &PostToolUseInput<'_>) -> bool {
+        true
+    }
     /// Runs the hook.
     async fn run(&self, input: &PostToolUseInput<'_>) -> Result<PostHookOutcome, HookError>;
+}
+
+/// Told when Gatehouse starts waiting for the user (Claude Code's
+/// `Notification` event). It must return at once: implementations run
+/// their hooks on their own tasks.
+pub trait Notifier: Send + Sync {
+    /// The session waits for the user about `tool_use_id`; `message` says why.
+    fn notify(&self, tool_use_id: &str, message: String);
+}
+
+/// What the UserPromptSubmit hooks said about a prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptHookOutcome {
+    /// The prompt is blocked (not sent to the model), with this reason for
+    /// the user.
+    pub block: Option<String>,
+    /// Context for the model, sent beside the prompt.
+    pub context: Vec<String>,
+}
+
+/// Hooks of the conversation loop (UserPromptSubmit, Stop).
+#[async_trait]
+pub trait TurnHooks: Send + Sync {
+    /// Runs before `prompt` reaches the model.
+    async fn user_prompt_submit(&self, prompt: &str) -> PromptHookOutcome;
+    /// Runs when the model has finished answering; `Some(reason)` asks the
+    /// loop to go on with `reason` for the model. `stop_hook_active` is
+    /// true when the model is already going on because of a Stop hook.
+    async fn stop(&self, stop_hook_active: bool) -> Option<String>;
 }
 
 /// The hooks of a session.
@@ -161,6 +217,26 @@ pub struct Hooks {
     pub post_tool_use: Vec<Arc<dyn PostToolUseHook>>,
     /// PostToolUseFailure hooks (failed calls).
     pub post_tool_use_failure: Vec<Arc<dyn PostToolUseHook>>,
+    /// PermissionRequest hooks: run before a permission prompt is shown;
+    /// an allow settles an ask that rests on the default or the mode, a
+    /// deny settles any ask (never lifting a rule's ask).
+    pub permission_request: Vec<Arc<dyn PreToolUseHook>>,
+    /// Told when the session starts waiting for the user.
+    pub notifier: Option<Arc<dyn Notifier>>,
+    /// UserPromptSubmit and Stop, run by the conversation loop.
+    pub turn: Option<Arc<dyn TurnHooks>>,
+}
+
+impl Hooks {
+    /// True when no hook of any event is configured.
+    pub fn is_empty(&self) -> bool {
+        self.pre_tool_use.is_empty()
+            && self.post_tool_use.is_empty()
+            && self.post_tool_use_failure.is_empty()
+            && self.permission_request.is_empty()
+            && self.notifier.is_none()
+            && self.turn.is_none()
+    }
 }
 
 impl std::fmt::Debug for Hooks {
@@ -179,6 +255,16 @@ impl std::fmt::Debug for Hooks {
             )
             .field("post_tool_use", &names(&self.post_tool_use))
             .field("post_tool_use_failure", &names(&self.post_tool_use_failure))
+            .field(
+                "permission_request",
+                &self
+                    .permission_request
+                    .iter()
+                    .map(|h| h.name().to_owned())
+                    .collect::<Vec<_>>(),
+            )
+            .field("notifier", &self.notifier.is_some())
+            .field("turn", &self.turn.is_some())
             .finish()
     }
 }

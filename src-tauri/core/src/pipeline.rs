@@ -198,7 +198,10 @@ pub fn resolve_hook_decision(
         HookDecision::Deny => {
             trace.push(step(
                 TraceOutcome::Deny,
-                message.unwrap_or("denied by hook").to_owned(),
+                format!(
+                    "PreToolUse hook {hook_name} denied: {}",
+                    message.unwrap_or("no reason given")
+                ),
             ));
             PermissionDecision {
                 decision: PermissionBehavior::Deny,
@@ -216,7 +219,10 @@ pub fn resolve_hook_decision(
             }
             trace.push(step(
                 TraceOutcome::Ask,
-                message.unwrap_or("hook asks").to_owned(),
+                format!(
+                    "PreToolUse hook {hook_name} asked: {}",
+                    message.unwrap_or("no reason given")
+                ),
             ));
             PermissionDecision {
                 decision: PermissionBehavior::Ask,
@@ -228,7 +234,10 @@ pub fn resolve_hook_decision(
             if engine.decision == PermissionBehavior::Allow {
                 trace.push(step(
                     TraceOutcome::Allow,
-                    message.unwrap_or("allowed by hook").to_owned(),
+                    format!(
+                        "PreToolUse hook {hook_name} allowed: {}",
+                        message.unwrap_or("no reason given")
+                    ),
                 ));
                 return PermissionDecision { trace, ..engine };
             }
@@ -237,7 +246,7 @@ pub fn resolve_hook_decision(
                 trace.push(step(
                     TraceOutcome::Allow,
                     format!(
-                        "hook allow lifts the {} {}",
+                        "PreToolUse hook {hook_name} allowed; it lifts the {} {}",
                         behavior_word(engine.decision),
                         reason_kind(&engine.reason)
                     ),
@@ -258,7 +267,7 @@ pub fn resolve_hook_decision(
                 };
                 trace.push(step(
                     TraceOutcome::Skipped,
-                    format!("hook allow ignored: {why}"),
+                    format!("PreToolUse hook {hook_name} allowed, which is ignored: {why}"),
                 ));
                 PermissionDecision { trace, ..engine }
             }
@@ -627,6 +636,7 @@ impl ToolRuntime {
             progress: &progress,
             cancel: &call_token,
         };
+        let call_started = std::time::Instant::now();
         let call = AssertUnwindSafe(tool.call(approved.call_input, cx)).catch_unwind();
         tokio::pin!(call);
         let ended = tokio::select! {
@@ -666,12 +676,12 @@ impl ToolRuntime {
                 let stop = self
                     .run_post_hooks(
                         HookEventName::PostToolUse,
-                        &self.hooks.post_tool_use,
+                        &self.hooks().post_tool_use,
                         p,
                         tool.name(),
                         &approved.observable,
                         || result.data.to_json(),
-                        false,
+                        (false, millis(call_started.elapsed())),
                         &ctx,
                         &mut messages,
                     )
@@ -702,12 +712,12 @@ impl ToolRuntime {
                 let stop = self
                     .run_post_hooks(
                         HookEventName::PostToolUseFailure,
-                        &self.hooks.post_tool_use_failure,
+                        &self.hooks().post_tool_use_failure,
                         p,
                         tool.name(),
                         &approved.observable,
                         || Value::String(error.to_string()),
-                        true,
+                        (true, millis(call_started.elapsed())),
                         &ctx,
                         &mut messages,
                     )
@@ -741,52 +751,36 @@ impl ToolRuntime {
         let mut call_input = p.input.clone();
 
         // Stage 5.
-        let matching: Vec<_> = self
-            .hooks
+        let hooks = self.hooks();
+        let mut matching: Vec<_> = hooks
             .pre_tool_use
             .iter()
             .filter(|h| h.matches(tool.name()))
             .collect();
         let mut hook_decision = None;
         let mut messages = Vec::new();
+        let hook_input = PreToolUseInput {
+            session_id: self.emitter.session_id(),
+            cwd: &ctx.cwd,
+            permission_mode: ctx.permission_mode,
+            tool_name: tool.name(),
+            tool_input: &observable,
+            tool_use_id: &p.id,
+        };
         if !matching.is_empty() {
-            let hook_input = PreToolUseInput {
-                session_id: self.emitter.session_id(),
-                cwd: &ctx.cwd,
-                permission_mode: ctx.permission_mode,
-                tool_name: tool.name(),
-                tool_input: &observable,
-                tool_use_id: &p.id,
-            };
+            let applies = join_all(matching.iter().map(|h| h.applies(&hook_input))).await;
+            let mut keep = applies.into_iter();
+            matching.retain(|_| keep.next().unwrap_or(false));
+        }
+        if !matching.is_empty() {
             let results = join_all(matching.iter().map(|h| h.run(&hook_input))).await;
             for (hook, result) in matching.iter().zip(&results) {
-                let body = match result {
-                    Ok(o) => EventBody::HookRan {
-                        tool_use_id: p.id.clone(),
-                        hook_event: HookEventName::PreToolUse,
-                        hook: hook.name().to_owned(),
-                        decision: o.effective_decision().map(Into::into),
-                        blocked: o.block.is_some(),
-                        input_updated: o.updated_input.is_some(),
-                        message: o
-                            .block
-                            .clone()
-                            .or_else(|| o.reason.clone())
-                            .or_else(|| o.additional_context.clone()),
-                        error: None,
-                    },
-                    Err(e) => EventBody::HookRan {
-                        tool_use_id: p.id.clone(),
-                        hook_event: HookEventName::PreToolUse,
-                        hook: hook.name().to_owned(),
-                        decision: None,
-                        blocked: false,
-                        input_updated: false,
-                        message: None,
-                        error: Some(e.to_string()),
-                    },
-                };
-                self.emitter.emit(body);
+                self.emitter.emit(pre_hook_event(
+                    &p.id,
+                    HookEventName::PreToolUse,
+                    hook.name(),
+                    result,
+                ));
             }
             let combined = combine_pre_outcomes(matching.iter().map(|h| h.name()).zip(&results));
             for context in combined.additional_context {
@@ -831,6 +825,7 @@ impl ToolRuntime {
                     subject.as_ref(),
                     requires_ui,
                     decision,
+                    ctx,
                 )
                 .await;
         }
@@ -869,6 +864,12 @@ impl ToolRuntime {
                             tool.name()
                         )
                     }
+                    // Claude Code's wording, which models and scripts know.
+                    DecisionReason::Hook { message, .. } => format!(
+                        "PreToolUse:{} hook error: {}",
+                        tool.name(),
+                        message.as_deref().unwrap_or("blocked by a hook")
+                    ),
                     other => format!(
                         "Permission to use {} was denied: {}.",
                         tool.name(),
@@ -974,6 +975,7 @@ impl ToolRuntime {
 
     /// Settles an `ask`: a session grant, the ask handler, or (without a
     /// handler) a deny.
+    #[allow(clippy::too_many_arguments)] // the call's parts, passed as borrowed
     async fn ask_user(
         &self,
         p: &Prepared,
@@ -982,6 +984,7 @@ impl ToolRuntime {
         subject: Option<&PermissionSubject>,
         requires_ui: bool,
         asked: PermissionDecision,
+        ctx: &ToolUseContext,
     ) -> PermissionDecision {
         let grant_key = format!("{}\u{1f}{subject:?}", tool.name());
         let liftable = is_liftable(&asked.reason) && !requires_ui;
@@ -1010,6 +1013,12 @@ impl ToolRuntime {
                 trace,
             );
         }
+        if let Some(settled) = self
+            .permission_request_hooks(p, tool, observable, requires_ui, &asked, ctx)
+            .await
+        {
+            return settled;
+        }
         let Some(handler) = &self.ask else {
             trace.push(TraceStep::new(
                 "ask",
@@ -1027,6 +1036,12 @@ impl ToolRuntime {
                 trace,
             };
         };
+        if let Some(notifier) = &self.hooks().notifier {
+            notifier.notify(
+                &p.id,
+                format!("Gatehouse needs your permission to use {}", tool.name()),
+            );
+        }
         let request = AskRequest {
             tool_use_id: p.id.clone(),
             tool_name: tool.name().to_owned(),
@@ -1072,6 +1087,7 @@ impl ToolRuntime {
 
     /// Stage 8: runs the matching post hooks in parallel, adds their
     /// context to `messages`, and returns a stop reason if one blocked.
+    /// `failed` is (whether the call failed, how long it ran).
     #[allow(clippy::too_many_arguments)]
     async fn run_post_hooks(
         &self,
@@ -1081,11 +1097,11 @@ impl ToolRuntime {
         tool_name: &str,
         observable: &Value,
         response: impl FnOnce() -> Value,
-        is_error: bool,
+        (is_error, duration_ms): (bool, u64),
         ctx: &ToolUseContext,
         messages: &mut Vec<NewMessage>,
     ) -> Option<String> {
-        let matching: Vec<_> = hooks.iter().filter(|h| h.matches(tool_name)).collect();
+        let mut matching: Vec<_> = hooks.iter().filter(|h| h.matches(tool_name)).collect();
         if matching.is_empty() {
             return None;
         }
@@ -1099,11 +1115,16 @@ impl ToolRuntime {
             tool_use_id: &p.id,
             tool_response: &response,
             is_error,
+            duration_ms,
+            is_interrupt: false,
         };
+        let applies = join_all(matching.iter().map(|h| h.applies(&input))).await;
+        let mut keep = applies.into_iter();
+        matching.retain(|_| keep.next().unwrap_or(false));
         let results = join_all(matching.iter().map(|h| h.run(&input))).await;
         let mut stop = None;
         for (hook, result) in matching.iter().zip(results) {
-            let (blocked, message, error) = match result {
+            let (blocked, message, error, run) = match result {
                 Ok(o) => {
                     if let Some(c) = &o.additional_context {
                         messages.push(NewMessage::system_text(c.clone()));
@@ -1111,9 +1132,14 @@ impl ToolRuntime {
                     if stop.is_none() {
                         stop.clone_from(&o.block);
                     }
-                    (o.block.is_some(), o.block.or(o.additional_context), None)
+                    (
+                        o.block.is_some(),
+                        o.block.or(o.additional_context),
+                        o.error,
+                        o.run,
+                    )
                 }
-                Err(e) => (false, None, Some(e.to_string())),
+                Err(e) => (false, None, Some(e.to_string()), None),
             };
             self.emitter.emit(EventBody::HookRan {
                 tool_use_id: p.id.clone(),
@@ -1124,9 +1150,141 @@ impl ToolRuntime {
                 input_updated: false,
                 message,
                 error,
+                run,
             });
         }
         stop
+    }
+
+    /// PermissionRequest hooks (before a prompt is shown): returns the
+    /// decision that settles the ask, if a hook settled it. A deny settles
+    /// any ask; an allow only one that rests on the default or the mode
+    /// (never a rule's or a safety check's ask) and never for a tool that
+    /// needs the user.
+    async fn permission_request_hooks(
+        &self,
+        p: &Prepared,
+        tool: &dyn Tool,
+        observable: &Value,
+        requires_ui: bool,
+        asked: &PermissionDecision,
+        ctx: &ToolUseContext,
+    ) -> Option<PermissionDecision> {
+        let hooks = self.hooks();
+        let mut matching: Vec<_> = hooks
+            .permission_request
+            .iter()
+            .filter(|h| h.matches(tool.name()))
+            .collect();
+        if matching.is_empty() {
+            return None;
+        }
+        let input = PreToolUseInput {
+            session_id: self.emitter.session_id(),
+            cwd: &ctx.cwd,
+            permission_mode: ctx.permission_mode,
+            tool_name: tool.name(),
+            tool_input: observable,
+            tool_use_id: &p.id,
+        };
+        let applies = join_all(matching.iter().map(|h| h.applies(&input))).await;
+        let mut keep = applies.into_iter();
+        matching.retain(|_| keep.next().unwrap_or(false));
+        if matching.is_empty() {
+            return None;
+        }
+        let results = join_all(matching.iter().map(|h| h.run(&input))).await;
+        for (hook, result) in matching.iter().zip(&results) {
+            self.emitter.emit(pre_hook_event(
+                &p.id,
+                HookEventName::PermissionRequest,
+                hook.name(),
+                result,
+            ));
+        }
+        let combined = combine_pre_outcomes(matching.iter().map(|h| h.name()).zip(&results));
+        let (decision, hook, why) = combined.decision?;
+        let mut trace = asked.trace.clone();
+        let why_text = why.clone().unwrap_or_else(|| "no reason given".into());
+        let settled = |behavior, outcome, detail: String, mut trace: Vec<TraceStep>| {
+            trace.push(TraceStep::new(format!("hook:{hook}"), outcome, detail));
+            PermissionDecision {
+                decision: behavior,
+                reason: DecisionReason::Hook {
+                    hook: hook.clone(),
+                    message: why.clone(),
+                },
+                trace,
+            }
+        };
+        match decision {
+            HookDecision::Deny => Some(settled(
+                PermissionBehavior::Deny,
+                TraceOutcome::Deny,
+                format!("PermissionRequest hook {hook} denied: {why_text}"),
+                trace,
+            )),
+            HookDecision::Allow if is_liftable(&asked.reason) && !requires_ui => Some(settled(
+                PermissionBehavior::Allow,
+                TraceOutcome::Allow,
+                format!("PermissionRequest hook {hook} allowed: {why_text}"),
+                trace,
+            )),
+            HookDecision::Allow => {
+                trace.push(TraceStep::new(
+                    format!("hook:{hook}"),
+                    TraceOutcome::Skipped,
+                    format!(
+                        "PermissionRequest hook {hook} allowed, which is ignored: a hook never answers for the user when a {} asks",
+                        if requires_ui { "tool that needs the user" } else { reason_kind(&asked.reason) }
+                    ),
+                ));
+                None
+            }
+            HookDecision::Ask => None,
+        }
+    }
+}
+
+/// Milliseconds, saturating.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The `hook_ran` event of a PreToolUse or PermissionRequest hook.
+fn pre_hook_event(
+    id: &str,
+    event: HookEventName,
+    name: &str,
+    result: &Result<crate::hooks::HookOutcome, crate::hooks::HookError>,
+) -> EventBody {
+    match result {
+        Ok(o) => EventBody::HookRan {
+            tool_use_id: id.to_owned(),
+            hook_event: event,
+            hook: name.to_owned(),
+            decision: o.effective_decision().map(Into::into),
+            blocked: o.block.is_some(),
+            input_updated: o.updated_input.is_some(),
+            message: o
+                .block
+                .clone()
+                .or_else(|| o.reason.clone())
+                .or_else(|| o.additional_context.clone()),
+            error: o.error.clone(),
+            run: o.run.clone(),
+        },
+        Err(e) => EventBody::HookRan {
+            tool_use_id: id.to_owned(),
+            hook_event: event,
+            hook: name.to_owned(),
+            decision: None,
+            blocked: false,
+            input_updated: false,
+            message: None,
+            error: Some(e.to_string()),
+            run: None,
+        },
     }
 }
 

@@ -160,7 +160,8 @@ pub struct ToolRuntime {
     /// Asked before each model request whether the pool changed.
     pool_refresh: Option<Arc<dyn PoolRefresh>>,
     pub(crate) resolver: Arc<dyn PermissionResolver>,
-    pub(crate) hooks: Hooks,
+    /// Replaced whole when the settings files change (see [`ToolRuntime::set_hooks`]).
+    hooks: RwLock<Arc<Hooks>>,
     pub(crate) ask: Option<Arc<dyn AskHandler>>,
     pub(crate) emitter: Emitter,
     pub(crate) budget: ResultBudget,
@@ -191,7 +192,7 @@ impl std::fmt::Debug for ToolRuntime {
         f.debug_struct("ToolRuntime")
             .field("session_id", &self.emitter.session_id())
             .field("pool", &self.pool())
-            .field("hooks", &self.hooks)
+            .field("hooks", &self.hooks())
             .field("max_concurrency", &self.max_concurrency)
             .finish_non_exhaustive()
     }
@@ -266,7 +267,7 @@ impl ToolRuntimeBuilder {
             pool: RwLock::new(self.pool),
             pool_refresh: self.pool_refresh,
             resolver: self.resolver,
-            hooks: self.hooks,
+            hooks: RwLock::new(Arc::new(self.hooks)),
             ask: self.ask,
             emitter: Emitter::new(self.session_id, self.sink),
             budget: ResultBudget::new(&self.session_dir),
@@ -278,6 +279,24 @@ impl ToolRuntimeBuilder {
 }
 
 impl ToolRuntime {
+    /// The session's hooks now (calls started later see a replacement;
+    /// a call keeps the set it started with).
+    pub fn hooks(&self) -> Arc<Hooks> {
+        match self.hooks.read() {
+            Ok(h) => Arc::clone(&h),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    /// Replaces the session's hooks (its settings files changed).
+    pub fn set_hooks(&self, hooks: Hooks) {
+        let mut slot = match self.hooks.write() {
+            Ok(h) => h,
+            Err(p) => p.into_inner(),
+        };
+        *slot = Arc::new(hooks);
+    }
+
     /// Starts building a runtime over `pool`, deciding permissions with
     /// `resolver` and spilling large results under `session_dir`.
     pub fn builder(

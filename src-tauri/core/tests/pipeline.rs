@@ -401,7 +401,7 @@ async fn hook_deny_and_block_refuse_the_call() {
     let r = run_one(&rt, call("t", "Edit", json!({}))).await;
     assert_eq!(r.status, CallStatus::Denied);
     assert!(
-        r.text().contains("hook guard: not on Fridays"),
+        r.text() == "PreToolUse:Edit hook error: not on Fridays",
         "{}",
         r.text()
     );
@@ -652,8 +652,8 @@ async fn post_hooks_see_the_output_or_the_error() {
     let ok_hook = Arc::new(RecordingPostHook {
         name: "audit".into(),
         outcome: PostHookOutcome {
-            block: None,
             additional_context: Some("audited".into()),
+            ..PostHookOutcome::default()
         },
         seen: Default::default(),
     });

@@ -230,7 +230,9 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<ParsedSettings, Setting
 /// A small JSON scanner that finds where values start, by key path. The
 /// text has already been validated by serde_json; on anything unexpected
 /// the scanner just stops (positions then fall back to the enclosing key).
-pub(crate) mod locate {
+/// Public for the other readers of settings files (gatehouse-hooks), so
+/// every settings error is positioned the same way.
+pub mod locate {
     use super::Position;
 
     /// Where one value is.
@@ -286,12 +288,20 @@ pub(crate) mod locate {
         i: usize,
         line: usize,
         line_start: usize,
+        max_depth: usize,
         out: Spans,
     }
 
     /// Scans `text`, recording the start of every value up to depth 4.
     pub fn scan(text: &str) -> Spans {
+        scan_depth(text, 4)
+    }
+
+    /// Scans `text`, recording the start of every value up to `max_depth`
+    /// keys deep (hooks sit at depth 6: `hooks.Event.0.hooks.0.command`).
+    pub fn scan_depth(text: &str, max_depth: usize) -> Spans {
         let mut s = Scanner {
+            max_depth,
             text,
             bytes: text.as_bytes(),
             i: 0,
@@ -349,7 +359,7 @@ pub(crate) mod locate {
 
         fn value(&mut self, path: &mut Vec<String>) -> Option<()> {
             self.skip_ws();
-            let slot = (path.len() <= 4).then(|| {
+            let slot = (path.len() <= self.max_depth).then(|| {
                 let span = Span {
                     path: path.clone(),
                     position: self.position(),

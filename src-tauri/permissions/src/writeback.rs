@@ -88,7 +88,7 @@ pub fn add_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<WriteOutcome,
 }
 
 /// The indentation of the line `offset` is on.
-pub(crate) fn indent_at(text: &str, offset: usize) -> &str {
+pub fn indent_at(text: &str, offset: usize) -> &str {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..];
     &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
@@ -96,7 +96,7 @@ pub(crate) fn indent_at(text: &str, offset: usize) -> &str {
 
 /// Inserts `"<key>": <value>` as the first member of the object at
 /// `[start, end)`, matching its layout.
-pub(crate) fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Option<String> {
+pub fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Option<String> {
     let open = start + 1;
     let inner = text.get(open..end.checked_sub(1)?)?;
     let first = inner.find(|c: char| !c.is_whitespace());

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::permission::{DecisionReason, PermissionBehavior, TraceStep};
+use crate::permission::{DecisionReason, PermissionBehavior, RuleSource, TraceStep};
 
 /// One event of one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -194,6 +194,27 @@ pub enum EventBody {
         message: Option<String>,
         /// Set when the hook itself failed; such a failure never blocks.
         error: Option<String>,
+        /// What ran, from which settings file, how long it took and what it
+        /// printed (hooks from settings files; `null` for in-process hooks
+        /// and in events of builds before it existed).
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        run: Option<HookRun>,
+    },
+    /// The session read the `hooks` of its settings files (at start, and
+    /// again when the files changed and the hooks with them): how many run,
+    /// which were read but do not run and why (an untrusted project's, a
+    /// managed policy's `allowManagedHooksOnly`, an unknown event), and the
+    /// malformed entries with file, line and column (never run).
+    HooksLoaded {
+        /// Handlers that run.
+        active: u32,
+        /// Handlers read but not run, with why.
+        not_run: Vec<HookNotRun>,
+        /// Malformed entries and unknown event names.
+        problems: Vec<SettingsProblem>,
+        /// `None` at start; what made the session read them again otherwise.
+        trigger: Option<SettingsReloadTrigger>,
     },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not
@@ -445,6 +466,8 @@ pub enum SessionErrorKind {
     Script,
     /// Storing the session failed.
     Storage,
+    /// A UserPromptSubmit hook blocked the prompt (it was not sent).
+    HookBlocked,
 }
 
 /// How a session (or one prompt's exchange) ended.
@@ -505,6 +528,8 @@ pub enum RejectionStage {
 }
 
 /// The hook events Gatehouse runs hooks for (Claude Code's names).
+/// `hook_ran` events of the session-level ones (prompt, stop, session
+/// start/end, notification) have an empty `tool_use_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 pub enum HookEventName {
     /// Before the permission decision.
@@ -513,6 +538,77 @@ pub enum HookEventName {
     PostToolUse,
     /// After a call that failed.
     PostToolUseFailure,
+    /// Before a permission prompt is shown (a hook may answer it).
+    PermissionRequest,
+    /// A prompt was submitted, before the model sees it.
+    UserPromptSubmit,
+    /// A session opened.
+    SessionStart,
+    /// A session closed.
+    SessionEnd,
+    /// The model finished answering (a hook may ask it to go on).
+    Stop,
+    /// Gatehouse is waiting for the user (a permission prompt).
+    Notification,
+}
+
+/// A hook from a settings file that is listed but not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookNotRun {
+    /// The event name as written (`PreToolUse`, or one Gatehouse does not fire).
+    pub event: String,
+    /// The command or URL.
+    pub command: String,
+    /// The settings file.
+    pub file: String,
+    /// Where the handler starts (line, from 1).
+    pub line: u32,
+    /// Column (characters, from 1).
+    pub column: u32,
+    /// Why it does not run.
+    pub why: String,
+}
+
+/// The kind of a settings-file hook handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum HookHandlerKind {
+    /// A process (`sh -c command`, or `args` without a shell).
+    Command,
+    /// An HTTP POST of the same JSON.
+    Http,
+}
+
+/// One run of a hook from a settings file, for `hook_ran`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HookRun {
+    /// Command or HTTP.
+    pub handler: HookHandlerKind,
+    /// The command as written (or the `args` joined by spaces), or the URL.
+    pub command: String,
+    /// The entry's matcher as written (`None`: absent, matches all).
+    pub matcher: Option<String>,
+    /// The settings source the hook is from.
+    pub source: Option<RuleSource>,
+    /// The settings file.
+    pub file: Option<String>,
+    /// Wall time of the run.
+    #[ts(type = "number")]
+    pub duration_ms: u64,
+    /// The exit code (command) or HTTP status (http); `None` when it was
+    /// killed by a signal, timed out or could not start.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
+    /// It did not answer within its timeout (its process group was killed;
+    /// the call went on as if there were no hook).
+    pub timed_out: bool,
+    /// The first KB of its stdout (or response body).
+    pub stdout: String,
+    /// The first KB of its stderr.
+    pub stderr: String,
+    /// Output was longer than what is kept here, or over the 1 MiB cap.
+    pub output_truncated: bool,
 }
 
 /// A block of tool_result content, in the Anthropic Messages API's shape.

@@ -198,6 +198,8 @@ struct OpenSession {
     trust_project: bool,
     /// Its settings files, watched and reloaded into `engine`.
     settings: Arc<LiveSettings>,
+    /// Its hooks (SessionEnd runs when it closes).
+    hooks: Arc<gatehouse_hooks::SessionHooks>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -410,7 +412,21 @@ impl SessionHost {
 
         let session_dir = self.config.data_dir.join("sessions").join(&session_id);
         let sink: Arc<dyn EventSink> = Arc::new(lock(&self.writer).sink());
+        // Hooks from the same settings files as the rules; with any, the
+        // sink also keeps the Claude Code-format transcript they read.
+        let layout = gatehouse_agent::settings_layout(&setup);
+        let hook_setup =
+            crate::hooks::prepare(&layout, sink, &session_dir, &project, &mut warnings).await;
+        let sink = Arc::clone(&hook_setup.sink);
         let emitter = Emitter::new(session_id.clone(), Arc::clone(&sink));
+        let session_hooks = crate::hooks::build(
+            hook_setup,
+            &session_id,
+            &project,
+            &self.config.home,
+            emitter.clone(),
+            &engine,
+        );
         // session_started comes first, then the MCP servers' states.
         emitter.emit(EventBody::SessionStarted {
             provider: spec.provider.name().to_owned(),
@@ -421,7 +437,7 @@ impl SessionHost {
         // From now on, a change to a settings file reaches the session.
         let settings = LiveSettings::start(
             Arc::clone(&engine),
-            gatehouse_agent::settings_layout(&setup),
+            layout.clone(),
             emitter.clone(),
             &mut warnings,
         );
@@ -476,6 +492,7 @@ impl SessionHost {
             .session_id(session_id.clone())
             .event_sink(Arc::clone(&sink))
             .ask_handler(ask)
+            .hooks(session_hooks.runtime_hooks())
             .on_mode_change(Arc::new(move |mode| {
                 mode_engine.set_mode(mode);
                 mode_emitter.emit(EventBody::ModeChanged { mode });
@@ -484,6 +501,41 @@ impl SessionHost {
             rt = rt.pool_refresh(refresh);
         }
         let rt = rt.build();
+        if let Some(event) = crate::hooks::loaded_event(&session_hooks.loaded(), None) {
+            emitter.emit(event);
+        }
+        {
+            // Hooks follow their settings files like the rules do; a change
+            // to them is reported as `hooks_loaded`.
+            let (rt, hooks, layout) = (Arc::clone(&rt), Arc::clone(&session_hooks), layout);
+            let hook_emitter = emitter.clone();
+            let last = Mutex::new(crate::hooks::fingerprint(&session_hooks.loaded()));
+            settings.on_reload(Box::new(move |trigger| {
+                let fresh = gatehouse_hooks::load_hooks(&layout);
+                let print = crate::hooks::fingerprint(&fresh);
+                if *lock(&last) == print {
+                    return;
+                }
+                *lock(&last) = print;
+                let event = crate::hooks::loaded_event(&fresh, Some(trigger));
+                rt.set_hooks(hooks.replace(fresh));
+                if let Some(event) = event {
+                    hook_emitter.emit(event);
+                }
+            }));
+        }
+        // SessionStart runs on its own task; the first prompt waits for it
+        // (its context goes with that prompt).
+        let session_start = {
+            let hooks = Arc::clone(&session_hooks);
+            let source = if spec.resume.is_some() {
+                "resume"
+            } else {
+                "startup"
+            };
+            self.runtime
+                .spawn(async move { hooks.session_start(source).await })
+        };
         let mut config = AgentConfig::new(spec.model.clone());
         config.max_turns = self.config.max_turns;
         config.idle_timeout = self.config.idle_timeout.max(Duration::from_secs(1));
@@ -504,9 +556,13 @@ impl SessionHost {
 
         let (tx, rx) = mpsc::unbounded_channel::<PromptJob>();
         let current = Arc::new(Mutex::new(Vec::new()));
-        let actor = self
-            .runtime
-            .spawn(run_prompts(agent, history, rx, Arc::clone(&current)));
+        let actor = self.runtime.spawn(run_prompts(
+            agent,
+            history,
+            session_start,
+            rx,
+            Arc::clone(&current),
+        ));
         let session_rules = engine
             .session_rules()
             .into_iter()
@@ -525,6 +581,7 @@ impl SessionHost {
             mcp,
             trust_project: spec.trust_project,
             settings,
+            hooks: session_hooks,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
         Ok(Started {
@@ -907,6 +964,8 @@ async fn close_open(open: &OpenSession) {
     if let Some(actor) = actor {
         let _ = actor.await;
     }
+    // Bounded by each hook's own timeout.
+    open.hooks.session_end("other").await;
     if let Some(mcp) = &open.mcp {
         mcp.shutdown();
     }
@@ -926,6 +985,7 @@ struct HistorySource {
 async fn run_prompts(
     mut agent: Agent,
     history: Option<HistorySource>,
+    session_start: tokio::task::JoinHandle<()>,
     mut prompts: mpsc::UnboundedReceiver<PromptJob>,
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
 ) {
@@ -955,6 +1015,8 @@ async fn run_prompts(
             }
         }
     }
+    // A SessionStart hook that failed is in its hook_ran event already.
+    let _ = session_start.await;
     while let Some((text, number, token, done)) = prompts.recv().await {
         let outcome = agent.run_prompt(&text, &token).await;
         lock(&current).retain(|(n, _)| *n != number);

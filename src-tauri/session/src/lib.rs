@@ -10,6 +10,7 @@
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
 //! | [`logging`] | the process's log file (`tracing`, daily rotation in `<data dir>/logs`) |
+//! | `hooks` | the session's hooks from its settings files (gatehouse-hooks), their warnings, the transcript they read |
 //! | `live_settings` | an open session's settings files watched and reloaded (`settings_reloaded`) |
 //! | [`mcp_panel`] | the app's MCP panel: servers from every source, probes, edits, approvals |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
@@ -23,6 +24,7 @@
 
 pub mod abandoned;
 pub mod ask;
+mod hooks;
 pub mod host;
 pub mod keys;
 mod live_settings;

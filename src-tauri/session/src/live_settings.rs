@@ -26,6 +26,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Told on every reload with its trigger (see [`LiveSettings::on_reload`]).
+pub(crate) type ReloadHook = Box<dyn Fn(SettingsReloadTrigger) + Send + Sync>;
+
 /// One open session's settings: where they come from, what was last read,
 /// and the watcher.
 pub(crate) struct LiveSettings {
@@ -37,6 +40,9 @@ pub(crate) struct LiveSettings {
     watcher: Mutex<Option<SettingsWatcher>>,
     reloads: AtomicU64,
     kept_previous: AtomicU64,
+    /// Told on every reload, whatever the rules say (the session's hooks
+    /// are read from the same files; see [`Self::on_reload`]).
+    on_reload: Mutex<Option<ReloadHook>>,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -77,6 +83,7 @@ impl LiveSettings {
             watcher: Mutex::new(None),
             reloads: AtomicU64::new(0),
             kept_previous: AtomicU64::new(0),
+            on_reload: Mutex::new(None),
         });
         // Weak: the watcher lives inside `live`, and must not keep it alive.
         let weak: Weak<Self> = Arc::downgrade(&live);
@@ -98,6 +105,9 @@ impl LiveSettings {
     /// lose restrictions) and emits `settings_reloaded`. Returns whether
     /// anything new was read.
     pub(crate) fn reload(&self, trigger: SettingsReloadTrigger) -> bool {
+        if let Some(hook) = lock(&self.on_reload).as_ref() {
+            hook(trigger);
+        }
         let fresh = load(&self.layout);
         let mut last = lock(&self.last_read);
         if *last == fresh {
@@ -116,6 +126,12 @@ impl LiveSettings {
             problems: report.errors.iter().map(problem).collect(),
         });
         true
+    }
+
+    /// Runs `f` on every reload, before the rules are compared (the hooks
+    /// of the same files may change while the rules do not).
+    pub(crate) fn on_reload(&self, f: ReloadHook) {
+        *lock(&self.on_reload) = Some(f);
     }
 
     /// Whether the watcher runs.

@@ -594,7 +594,29 @@ message: string | null,
 /**
  * Set when the hook itself failed; such a failure never blocks.
  */
-error: string | null, } | { "type": "context_modified", 
+error: string | null, 
+/**
+ * What ran, from which settings file, how long it took and what it
+ * printed (hooks from settings files; `null` for in-process hooks
+ * and in events of builds before it existed).
+ */
+run?: HookRun | null, } | { "type": "hooks_loaded", 
+/**
+ * Handlers that run.
+ */
+active: number, 
+/**
+ * Handlers read but not run, with why.
+ */
+not_run: Array<HookNotRun>, 
+/**
+ * Malformed entries and unknown event names.
+ */
+problems: Array<SettingsProblem>, 
+/**
+ * `None` at start; what made the session read them again otherwise.
+ */
+trigger: SettingsReloadTrigger | null, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */
@@ -912,8 +934,99 @@ open_sessions: number, };
 
 /**
  * The hook events Gatehouse runs hooks for (Claude Code's names).
+ * `hook_ran` events of the session-level ones (prompt, stop, session
+ * start/end, notification) have an empty `tool_use_id`.
  */
-export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "UserPromptSubmit" | "SessionStart" | "SessionEnd" | "Stop" | "Notification";
+
+/**
+ * The kind of a settings-file hook handler.
+ */
+export type HookHandlerKind = "command" | "http";
+
+/**
+ * A hook from a settings file that is listed but not run.
+ */
+export type HookNotRun = { 
+/**
+ * The event name as written (`PreToolUse`, or one Gatehouse does not fire).
+ */
+event: string, 
+/**
+ * The command or URL.
+ */
+command: string, 
+/**
+ * The settings file.
+ */
+file: string, 
+/**
+ * Where the handler starts (line, from 1).
+ */
+line: number, 
+/**
+ * Column (characters, from 1).
+ */
+column: number, 
+/**
+ * Why it does not run.
+ */
+why: string, };
+
+/**
+ * One run of a hook from a settings file, for `hook_ran`.
+ */
+export type HookRun = { 
+/**
+ * Command or HTTP.
+ */
+handler: HookHandlerKind, 
+/**
+ * The command as written (or the `args` joined by spaces), or the URL.
+ */
+command: string, 
+/**
+ * The entry's matcher as written (`None`: absent, matches all).
+ */
+matcher: string | null, 
+/**
+ * The settings source the hook is from.
+ */
+source: RuleSource | null, 
+/**
+ * The settings file.
+ */
+file: string | null, 
+/**
+ * Wall time of the run.
+ */
+duration_ms: number, 
+/**
+ * The exit code (command) or HTTP status (http); `None` when it was
+ * killed by a signal, timed out or could not start.
+ */
+exit_code: number | null, 
+/**
+ * The signal that ended the process, if one did.
+ */
+signal: number | null, 
+/**
+ * It did not answer within its timeout (its process group was killed;
+ * the call went on as if there were no hook).
+ */
+timed_out: boolean, 
+/**
+ * The first KB of its stdout (or response body).
+ */
+stdout: string, 
+/**
+ * The first KB of its stderr.
+ */
+stderr: string, 
+/**
+ * Output was longer than what is kept here, or over the 1 MiB cap.
+ */
+output_truncated: boolean, };
 
 /**
  * Base64 image data as the Messages API expects it.
@@ -2256,7 +2369,7 @@ export type SessionEndReason = "closed" | "app_closed";
 /**
  * What kind of failure a `session_error` reports.
  */
-export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage";
+export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage" | "hook_blocked";
 
 /**
  * Arguments of `session_events_before`.

@@ -12,6 +12,7 @@ import { ReadView } from "./renderers/ReadView";
 import { ReasonAndTrace, RefusalView } from "./renderers/RefusalView";
 import { SearchView } from "./renderers/SearchView";
 import { CallTiming, StatusBadge } from "./Status";
+import { HookRuns } from "./HookRunView";
 
 /** Edit/Write/NotebookEdit: the diff it made, or the one it would make, or what it was given. */
 function EditBody({ call }: { call: ToolCall }) {
@@ -101,6 +102,7 @@ export const ToolCallView = memo(function ToolCallView({
         </div>
       )}
       <div className="tool-body">
+        <HookRuns hooks={call.hooks} />
         <Body call={call} />
         <RefusalView call={call} />
       </div>

@@ -46,6 +46,7 @@ import type {
   ToolProgressData,
   TraceStep,
 } from "../generated/protocol";
+import type { HookRun as ProtocolHookRun } from "../generated/protocol";
 
 /** The state of one tool call, as the screen shows it. */
 export type ToolStatus =
@@ -142,6 +143,8 @@ export interface HookRun {
   blocked: boolean;
   message: string | null;
   error: string | null;
+  /** What ran, from which settings file, its duration and output (settings-file hooks). */
+  run: ProtocolHookRun | null;
 }
 
 /** One tool call. */
@@ -725,6 +728,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
             blocked: event.blocked,
             message: event.message,
             error: event.error,
+            run: event.run ?? null,
           },
         ],
       }));
