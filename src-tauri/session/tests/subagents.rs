@@ -14,6 +14,7 @@ use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_core::events::MemorySink;
 use gatehouse_protocol::event::{EventBody, SessionStatus, ToolCallStatus};
 use gatehouse_protocol::progress::{SubagentPhase, ToolProgressData};
+use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::{HostConfig, SessionHost, StartSpec};
 use gatehouse_store::Store;
@@ -137,4 +138,75 @@ async fn a_sub_agent_is_stored_as_a_child_session_linked_from_the_agent_call() {
         })
         .unwrap();
     assert!(answer.contains("a.txt says alpha."), "{answer}");
+}
+
+/// A sub-agent's call that asks reaches the session's permission prompt
+/// (the modal's `permission_requested`, on the parent session) and the
+/// user's answer there lets it run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_from_a_sub_agent_is_answered_in_the_sessions_prompt() {
+    let data = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let dir = project.path().canonicalize().unwrap();
+    let sink = Arc::new(MemorySink::new());
+    let mut config = HostConfig::new(data.path().to_path_buf());
+    config.home = home.path().to_path_buf();
+    let host = SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap();
+    let script = Script::parse(
+        &json!({"turns": [
+            {"content": [{"type": "tool_use", "id": "ag1", "name": "Agent", "input": {
+                "description": "write notes", "prompt": "Write notes.txt"}}]},
+            {"content": [{"type": "tool_use", "id": "w1", "name": "Write", "input": {
+                "file_path": "${PROJECT_DIR}/notes.txt", "content": "from the sub-agent\n"}}]},
+            {"content": [{"type": "text", "text": "Wrote notes.txt."}]},
+            {"content": [{"type": "text", "text": "Done."}]}
+        ]})
+        .to_string(),
+    )
+    .unwrap()
+    .with_project_dir(&dir);
+    let started = host
+        .start(StartSpec {
+            project: dir.clone(),
+            provider: Arc::new(ReplayProvider::new(script)),
+            model: "replay".into(),
+            mode: None,
+            trust_project: false,
+            ask: AskPolicy::Interactive,
+            resume: None,
+            settings_files: Vec::new(),
+            mcp_startup_timeout: None,
+        })
+        .await
+        .unwrap();
+    let parent = started.handle.session_id;
+    let ticket = host.send_prompt(&parent, "take notes").unwrap();
+    // Wait for the prompt (a state, not a time: the deadline only turns a
+    // hang into a failure).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let asked = sink.events().iter().any(|e| {
+            e.session_id == parent
+                && matches!(&e.body, EventBody::PermissionRequested { tool_use_id, tool_name, .. }
+                    if tool_use_id == "w1" && tool_name == "Write")
+        });
+        if asked {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no ask for w1");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    host.answer_permission(&parent, "w1", PermissionAnswer::AllowOnce)
+        .unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), ticket.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.status, SessionStatus::Completed, "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "from the sub-agent\n"
+    );
+    host.close(&parent).await.unwrap();
 }
