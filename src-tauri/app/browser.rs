@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use gatehouse_protocol::browser::{
     ClaudeDiscovery, DeleteSessionsArgs, ExportResult, ExportSessionArgs, ImportClaudeArgs,
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
+    VacuumResult,
 };
 use gatehouse_protocol::command::NoArgs;
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_protocol::session::{
     EVENT_CHANNEL, ListSessionsArgs, SearchHit, SearchSessionsArgs, SessionArgs, SessionSummary,
-    StorageUsage,
 };
 use gatehouse_transcripts::browser::{
     claude_home, discover_with_status, export_to_file, import_selected,
@@ -221,11 +221,20 @@ pub(crate) async fn set_retention(
 pub(crate) async fn vacuum_database(
     state: State<'_, AppState>,
     args: NoArgs,
-) -> CommandResult<StorageUsage> {
+) -> CommandResult<VacuumResult> {
     let NoArgs {} = args;
-    with_own_store(&state, |store| {
-        store.vacuum().map_err(error)?;
-        store.storage_usage().map_err(error)
+    // The host knows which sessions are open: with any, an old database's
+    // one whole-file rewrite (which would hold their writes for seconds)
+    // waits, and the result says so.
+    let open_sessions = state.host.as_ref().map_or(0, |host| {
+        u32::try_from(host.open_sessions().len()).unwrap_or(u32::MAX)
+    });
+    with_own_store(&state, move |store| {
+        let compaction = store.vacuum(open_sessions).map_err(error)?;
+        CommandResult::Ok(VacuumResult {
+            usage: store.storage_usage().map_err(error)?,
+            compaction,
+        })
     })
     .await
 }

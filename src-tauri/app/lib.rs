@@ -38,6 +38,26 @@ pub(crate) struct AppState {
 /// opening the native dialog, which WebDriver cannot drive (e2e tests only).
 pub const TEST_PICK_FOLDER_ENV: &str = "GATEHOUSE_TEST_PICK_FOLDER";
 
+/// Runs the one whole-file rewrite an old database needs if a compaction
+/// put it off because sessions were open (`FullRewrite`): now, before the
+/// window opens, no session is open, so no session's writes wait for it.
+/// A failure is reported and the app starts anyway (the database is as it
+/// was, and the next compaction tries again).
+fn rewrite_if_pending(mut store: Store) -> Store {
+    match store.full_rewrite_pending() {
+        Ok(true) => {
+            eprintln!("gatehouse: compacting the database once (its whole file is rewritten)");
+            match store.vacuum(0) {
+                Ok(done) => eprintln!("gatehouse: the database was compacted: {done:?}"),
+                Err(err) => eprintln!("gatehouse: the database's full rewrite failed: {err}"),
+            }
+        }
+        Ok(false) => {}
+        Err(err) => eprintln!("gatehouse: {err}"),
+    }
+    store
+}
+
 /// Opens the store, builds the window and runs until it closes.
 pub fn run() -> anyhow::Result<()> {
     let data_dir = gatehouse_store::data_dir().context("finding the data directory")?;
@@ -47,6 +67,7 @@ pub fn run() -> anyhow::Result<()> {
         .ok();
     let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
     let store = Store::open(&data_dir)
+        .map(rewrite_if_pending)
         .map(|s| Arc::new(Mutex::new(s)))
         .map_err(|err| {
             eprintln!("gatehouse: {err}");

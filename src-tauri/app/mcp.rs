@@ -21,6 +21,21 @@ use crate::commands::{CommandResult, error, home, with_store};
 /// How long a probe waits for servers to connect.
 const PROBE_LIMIT: Duration = Duration::from_secs(20);
 
+/// After an edit: open sessions start, stop or restart their servers to
+/// match (`SessionHost::apply_mcp_config`, on the session runtime). The
+/// edit itself succeeded whatever happens here; a session that cannot
+/// follow says so in its own events.
+async fn apply_to_open_sessions(state: &State<'_, AppState>) {
+    let Ok(host) = &state.host else {
+        return;
+    };
+    let host = std::sync::Arc::clone(host);
+    let _ = state
+        .runtime
+        .spawn(async move { host.apply_mcp_config().await })
+        .await;
+}
+
 fn layout(state: &State<'_, AppState>, project_path: &str) -> CommandResult<ConfigLayout> {
     mcp_panel::layout(Path::new(project_path), &home(state)).map_err(error)
 }
@@ -68,7 +83,7 @@ pub(crate) async fn mcp_save_server(
     args: McpSaveServerArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    with_store(&state, move |store| {
+    let panel = with_store(&state, move |store| {
         mcp_panel::save_server(
             &layout,
             args.scope,
@@ -78,7 +93,9 @@ pub(crate) async fn mcp_save_server(
             mcp_panel::keychain().as_ref(),
         )
     })
-    .await
+    .await?;
+    apply_to_open_sessions(&state).await;
+    Ok(panel)
 }
 
 #[tauri::command]
@@ -87,7 +104,7 @@ pub(crate) async fn mcp_remove_server(
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    with_store(&state, move |store| {
+    let panel = with_store(&state, move |store| {
         mcp_panel::remove_server(
             &layout,
             args.scope,
@@ -96,7 +113,9 @@ pub(crate) async fn mcp_remove_server(
             mcp_panel::keychain().as_ref(),
         )
     })
-    .await
+    .await?;
+    apply_to_open_sessions(&state).await;
+    Ok(panel)
 }
 
 #[tauri::command]
@@ -105,7 +124,7 @@ pub(crate) async fn mcp_set_server_disabled(
     args: McpSetDisabledArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    with_store(&state, move |store| {
+    let panel = with_store(&state, move |store| {
         mcp_panel::set_server_disabled(
             &layout,
             args.scope,
@@ -115,7 +134,9 @@ pub(crate) async fn mcp_set_server_disabled(
             mcp_panel::keychain().as_ref(),
         )
     })
-    .await
+    .await?;
+    apply_to_open_sessions(&state).await;
+    Ok(panel)
 }
 
 #[tauri::command]
@@ -124,8 +145,10 @@ pub(crate) async fn mcp_approve_server(
     args: McpServerRefArgs,
 ) -> CommandResult<McpPanel> {
     let layout = layout(&state, &args.project_path)?;
-    with_store(&state, move |store| {
+    let panel = with_store(&state, move |store| {
         mcp_panel::approve_server(&layout, &args.name, store, mcp_panel::keychain().as_ref())
     })
-    .await
+    .await?;
+    apply_to_open_sessions(&state).await;
+    Ok(panel)
 }

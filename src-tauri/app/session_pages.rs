@@ -3,8 +3,7 @@
 //! stored events precede them), and the UI fetches the rest here once the
 //! last screen is on show. Logic lives in the store.
 
-use gatehouse_protocol::event::Event;
-use gatehouse_protocol::session::SessionEventsBeforeArgs;
+use gatehouse_protocol::session::{SessionEventsBeforeArgs, StoredEvents};
 use tauri::State;
 
 use crate::AppState;
@@ -14,11 +13,9 @@ use crate::commands::{CommandResult, with_store};
 pub(crate) async fn session_events_before(
     state: State<'_, AppState>,
     args: SessionEventsBeforeArgs,
-) -> CommandResult<Vec<Event>> {
+) -> CommandResult<StoredEvents> {
     with_store(&state, move |store| {
-        store
-            .session_events_head(&args.session_id, args.count)
-            .map(|read| read.0)
+        store.stored_events(&args.session_id, Some(args.count))
     })
     .await
 }

@@ -12,7 +12,7 @@ use gatehouse_protocol::project::Project;
 use gatehouse_protocol::session::{
     AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, ProviderArgs,
     ProviderChoice, ResumeSessionArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
-    SetApiKeyArgs, SetModeArgs, StartSessionArgs,
+    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StoredEvents,
 };
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::keys::{delete_key, find_key, key_status, keychain, set_key};
@@ -221,9 +221,9 @@ pub(crate) async fn list_sessions(
 pub(crate) async fn session_events(
     state: State<'_, AppState>,
     args: SessionArgs,
-) -> CommandResult<Vec<Event>> {
+) -> CommandResult<StoredEvents> {
     with_own_store(&state, move |store| {
-        store.session_events(&args.session_id).map(|read| read.0)
+        store.stored_events(&args.session_id, None)
     })
     .await
 }

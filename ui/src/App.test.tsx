@@ -1,9 +1,17 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { App } from "./App";
 import { setEventSource, setTransport } from "./client";
 import type { AppInfo, Project } from "./generated/protocol";
+import "./styles.css";
+
+// The rule editor is a lazily loaded chunk; loading it once here keeps its
+// module transform out of the test's wait timeouts (it timed out at 1 s on a
+// loaded 2-core machine).
+beforeAll(async () => {
+  await import("./rules/RulesScreen");
+});
 
 const info = (over: Partial<AppInfo> = {}): AppInfo => ({
   version: "0.1.0",
@@ -91,23 +99,31 @@ describe("App", () => {
     expect(fake.log).not.toContain("list_projects");
   });
 
-  it("opens the rule editor over an open session, which stays open behind it", async () => {
+  it.each([
+    ["the rule editor", "open-rules", "rules-screen", "rules-back"],
+    ["the MCP panel", "open-mcp", "mcp", "mcp-back"],
+  ])("opens %s over an open session, which stays open behind it", async (_, open, shown, back) => {
     const fake = fakeBackend(info(), "/home/ana/src/widget");
     restore = fake.restore;
     render(<App />);
     await screen.findByTestId("no-projects");
     fireEvent.click(screen.getByTestId("open-folder"));
     const name = await screen.findByTestId("session-project-name");
-    fireEvent.click(screen.getByTestId("open-rules"));
-    await screen.findByTestId("rules-screen");
+    fireEvent.click(screen.getByTestId(open));
+    await screen.findByTestId(shown);
     // The same session view, hidden, not closed.
     expect(screen.getByTestId("session-project-name")).toBe(name);
     expect(name.closest("[hidden]")).not.toBeNull();
     expect(fake.log).not.toContain("close_session");
-    fireEvent.click(screen.getByTestId("rules-back"));
-    await waitFor(() => expect(screen.queryByTestId("rules-screen")).toBeNull());
+    fireEvent.click(screen.getByTestId(back));
+    await waitFor(() => expect(screen.queryByTestId(shown)).toBeNull());
     expect(screen.getByTestId("session-project-name")).toBe(name);
     expect(name.closest("[hidden]")).toBeNull();
+    // Kept mounted in a wrapper with no box of its own: the project page is
+    // the app's flex item like every page (it lost the window's height).
+    const slot = name.closest(".session-host") as HTMLElement;
+    expect(getComputedStyle(slot).display).toBe("contents");
+    expect(screen.getByTestId("session-view").classList.contains("page")).toBe(true);
     // Another screen closes the session view.
     fireEvent.click(screen.getByTestId("open-settings"));
     await waitFor(() => expect(screen.queryByTestId("session-project-name")).toBeNull());

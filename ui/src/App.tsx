@@ -4,7 +4,7 @@ import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
-import { NAVIGATION, useHome } from "./state/home";
+import { isOverSession, NAVIGATION, useHome } from "./state/home";
 
 // Screens other than home are their own chunks, loaded when first opened.
 const SettingsScreen = lazy(() =>
@@ -32,7 +32,7 @@ export function App() {
               key={item.screen}
               type="button"
               data-testid={item.testId}
-              aria-current={state.screen === item.screen && (!state.openProject || item.screen === "rules") ? "page" : undefined}
+              aria-current={state.screen === item.screen && (!state.openProject || isOverSession(item.screen)) ? "page" : undefined}
               onClick={() => actions.openScreen(item.screen)}
             >
               {item.label}
@@ -40,11 +40,15 @@ export function App() {
           ))}
         </nav>
       </header>
-      {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
+      {state.error !== null && (
+        <div className="page-banner">
+          <ErrorBanner message={state.error} onDismiss={actions.dismissError} />
+        </div>
+      )}
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
         {state.openProject && (
-          // Hidden, not closed, while the rule editor is over it.
-          <div className="session-host" hidden={state.screen === "rules"}>
+          // Hidden, not closed, while the rule editor or the MCP panel is over it.
+          <div className="session-host" hidden={isOverSession(state.screen)}>
             <SessionView
               key={`${state.openProject.id}:${state.resumeSessionId ?? ""}`}
               project={state.openProject}
@@ -57,10 +61,12 @@ export function App() {
         )}
         {state.screen === "rules" ? (
           <RulesScreen
-            onBack={actions.leaveRules}
+            onBack={actions.leaveOverlay}
             onOpenCall={actions.openStoredSession}
             projectId={state.openProject?.id ?? null}
           />
+        ) : state.screen === "mcp" ? (
+          <McpScreen projects={state.projects} onBack={actions.leaveOverlay} />
         ) : state.openProject ? null : state.screen === "settings" ? (
           <SettingsScreen onBack={actions.goHome} />
         ) : state.screen === "sessions" ? (
@@ -71,8 +77,6 @@ export function App() {
             onResume={(session) => void actions.resume(session)}
             onBack={actions.goHome}
           />
-        ) : state.screen === "mcp" ? (
-          <McpScreen projects={state.projects} onBack={actions.goHome} />
         ) : (
           <HomeScreen
             projects={state.projects}

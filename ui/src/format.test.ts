@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { plural, sessionStateLabel, timeAgo } from "./format";
+import { plural, sessionLabels, sessionLabelText, sessionStateLabel, startedLabel, timeAgo } from "./format";
 
 describe("timeAgo", () => {
   const now = Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -31,5 +31,23 @@ describe("sessionStateLabel", () => {
     expect(sessionStateLabel({ status: "running", end_reason: null })).toBe("running");
     expect(sessionStateLabel({ status: "completed", end_reason: "closed" })).toBe("completed");
     expect(sessionStateLabel({ status: "turn_limit", end_reason: null })).toBe("stopped at the turn limit");
+  });
+});
+
+describe("sessionLabels", () => {
+  const at = Date.UTC(2026, 11, 1, 23, 10, 0);
+  it("gives each session its first prompt and start, an ordinal only when both are equal", () => {
+    const labels = sessionLabels([
+      { id: "late", title: "do it", created_at_ms: at + 30_000 },
+      { id: "early", title: "do it", created_at_ms: at },
+      { id: "other", title: "do it", created_at_ms: at + 3600_000 },
+      { id: "none", title: null, created_at_ms: at },
+    ]);
+    expect(labels.get("early")).toEqual({ title: "do it", started: startedLabel(at), ordinal: 1 });
+    expect(labels.get("late")?.ordinal).toBe(2);
+    expect(labels.get("other")?.ordinal).toBeNull();
+    expect(labels.get("none")).toEqual({ title: "(no prompt yet)", started: startedLabel(at), ordinal: null });
+    const text = sessionLabelText({ title: "do it", started: "Dec 1, 2026, 11:10 PM", ordinal: 2 });
+    expect(text).toBe("do it · Dec 1, 2026, 11:10 PM (2)");
   });
 });

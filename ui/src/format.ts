@@ -57,3 +57,52 @@ export function sessionStateLabel(session: {
   }
   return text;
 }
+
+const startFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
+
+/** A session's start time as lists show it ("Dec 1, 2026, 11:10 PM"). */
+export function startedLabel(ms: number): string {
+  return startFormat.format(new Date(ms));
+}
+
+/** What a list shows for a stored session: its first prompt and start time, an ordinal only if those are equal. */
+export interface SessionLabel {
+  title: string;
+  started: string;
+  /** 1, 2, … by start among sessions with the same title and start label; null when it alone has them. */
+  ordinal: number | null;
+}
+
+/**
+ * Labels that tell a list's sessions apart: four sessions whose first
+ * prompt was "do it" differ by start time, and those started in the same
+ * minute by an ordinal in start order.
+ */
+export function sessionLabels(
+  sessions: readonly { id: string; title: string | null; created_at_ms: number }[],
+  untitled = "(no prompt yet)",
+): Map<string, SessionLabel> {
+  const labels = new Map<string, SessionLabel>();
+  const same = new Map<string, { id: string; at: number }[]>();
+  for (const s of sessions) {
+    const label = { title: s.title ?? untitled, started: startedLabel(s.created_at_ms), ordinal: null };
+    labels.set(s.id, label);
+    const key = `${label.title}\u0000${label.started}`;
+    same.set(key, [...(same.get(key) ?? []), { id: s.id, at: s.created_at_ms }]);
+  }
+  for (const group of same.values()) {
+    if (group.length < 2) continue;
+    [...group]
+      .sort((a, b) => a.at - b.at || a.id.localeCompare(b.id))
+      .forEach(({ id }, i) => {
+        const label = labels.get(id);
+        if (label) labels.set(id, { ...label, ordinal: i + 1 });
+      });
+  }
+  return labels;
+}
+
+/** A label as one line of text: "do it · Dec 1, 2026, 11:10 PM (2)". */
+export function sessionLabelText(label: SessionLabel): string {
+  return `${label.title} · ${label.started}${label.ordinal !== null ? ` (${label.ordinal})` : ""}`;
+}

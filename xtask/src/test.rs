@@ -8,7 +8,7 @@
 //! Rust tests run with `GATEHOUSE_REQUIRE_ALL=1` (unless the caller set it):
 //! a test whose tool, server or keychain is missing fails instead of
 //! skipping, since this command installs them. Skips that remain (a test
-//! that does not apply here, e.g. running as root) are written by
+//! that does not apply here, e.g. a container without kernel keyutils) are written by
 //! `gatehouse-test-support` as files in `GATEHOUSE_SKIP_DIR`, counted and
 //! listed.
 

@@ -131,7 +131,9 @@ pub enum SessionsCommand {
     /// Disk used by sessions: {"database_bytes","wal_bytes",
     /// "reclaimable_bytes","session_files_bytes","sessions","events"}.
     Usage,
-    /// Compact the database (VACUUM); prints {"before": usage, "after": usage}.
+    /// Compact the database in short steps (the app's sessions keep writing
+    /// between them); prints {"before": usage, "after": usage, "compaction":
+    /// {"steps","freed_bytes","wal_truncated","cancelled","full_rewrite"}}.
     Vacuum,
 }
 
@@ -372,9 +374,12 @@ pub fn run(command: SessionsCommand, mut store: Store) -> anyhow::Result<ExitCod
         SessionsCommand::Usage => print(&store.storage_usage()?)?,
         SessionsCommand::Vacuum => {
             let before = store.storage_usage()?;
-            store.vacuum()?;
+            // No session of the CLI is open: a database of an earlier
+            // version gets its one full rewrite now (the app's sessions, if
+            // it runs, wait for it; it compacts in steps from then on).
+            let compaction = store.vacuum(0)?;
             let after = store.storage_usage()?;
-            print(&json!({ "before": before, "after": after }))?;
+            print(&json!({ "before": before, "after": after, "compaction": compaction }))?;
         }
     }
     Ok(ExitCode::SUCCESS)

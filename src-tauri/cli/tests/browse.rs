@@ -282,6 +282,11 @@ fn sessions_export_reimport_delete_retention_usage_and_vacuum() {
         .unwrap());
     assert_eq!(vacuum[0]["after"]["reclaimable_bytes"], 0);
     assert_eq!(vacuum[0]["after"]["wal_bytes"], 0);
+    assert_eq!(
+        vacuum[0]["compaction"]["full_rewrite"]["status"],
+        "not_needed"
+    );
+    assert_eq!(vacuum[0]["compaction"]["wal_truncated"], true);
 }
 
 #[test]

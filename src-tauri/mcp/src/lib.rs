@@ -38,5 +38,5 @@ pub mod tool;
 mod transport;
 
 pub use config::{ConfigLayout, McpConfig, ServerConfig};
-pub use manager::{McpManager, McpServers, ServerReport};
+pub use manager::{McpChanges, McpManager, McpServers, ServerReport};
 pub use server::{McpServer, ServerOptions};

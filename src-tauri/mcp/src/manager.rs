@@ -1,7 +1,7 @@
 //! The MCP servers of one session: which start, their tools, and the two
 //! resource tools; everything stops when the session ends.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use gatehouse_core::Tool;
@@ -11,39 +11,122 @@ use serde::Serialize;
 use crate::config::{ConfigScope, McpConfig, ServerConfig};
 use crate::list_resources::ListMcpResources;
 use crate::read_resource::ReadMcpResource;
+use crate::secrets::SecretLookup;
 use crate::server::{McpServer, ServerOptions};
 use crate::tool::McpTool;
 
-/// The servers of a session, sorted by name.
+/// The servers of a session, in the configuration's order. The set changes
+/// when the configuration does ([`McpManager::apply`]).
 #[derive(Debug, Default)]
 pub struct McpServers {
-    servers: Vec<Arc<McpServer>>,
+    servers: RwLock<Vec<Arc<McpServer>>>,
 }
 
 impl McpServers {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<McpServer>>> {
+        // A poisoned lock only means a panic elsewhere; the list is whole.
+        self.servers.read().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The server called `name`.
     pub fn get(&self, name: &str) -> Option<Arc<McpServer>> {
-        self.servers.iter().find(|s| s.name() == name).cloned()
+        self.read().iter().find(|s| s.name() == name).cloned()
     }
 
     /// Every server's name.
     pub fn names(&self) -> Vec<String> {
-        self.servers.iter().map(|s| s.name().to_owned()).collect()
+        self.read().iter().map(|s| s.name().to_owned()).collect()
     }
 
     /// The servers connected now.
     pub fn connected(&self) -> Vec<Arc<McpServer>> {
-        self.servers
+        self.read()
             .iter()
             .filter(|s| s.state().status == McpServerStatus::Connected)
             .cloned()
             .collect()
     }
 
-    /// Every server.
-    pub fn all(&self) -> &[Arc<McpServer>] {
-        &self.servers
+    /// Every server, now.
+    pub fn all(&self) -> Vec<Arc<McpServer>> {
+        self.read().clone()
     }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+}
+
+/// What [`McpManager::apply`] changed, by server name (sorted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpChanges {
+    /// Servers that run now and did not before (added, enabled, approved).
+    pub started: Vec<String>,
+    /// Servers that ran and do not any more (removed, disabled).
+    pub stopped: Vec<String>,
+    /// Servers whose configuration changed: stopped and started again.
+    pub restarted: Vec<String>,
+}
+
+impl McpChanges {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.started.is_empty() && self.stopped.is_empty() && self.restarted.is_empty()
+    }
+}
+
+/// What a configured server should be: running, or listed idle with its
+/// state and message.
+fn wanted(
+    c: &ServerConfig,
+    approved: &dyn Fn(&ServerConfig) -> bool,
+) -> Option<(McpServerStatus, String)> {
+    if c.disabled {
+        Some((
+            McpServerStatus::Disabled,
+            "disabled in the configuration".into(),
+        ))
+    } else if c.scope.needs_approval() && !approved(c) {
+        Some((
+            McpServerStatus::AwaitingApproval,
+            format!(
+                "project server from {} awaiting approval: approve it in the app, or pass --trust-project",
+                c.file.display()
+            ),
+        ))
+    } else {
+        None
+    }
+}
+
+fn server_for(
+    c: &ServerConfig,
+    options: &ServerOptions,
+    approved: &dyn Fn(&ServerConfig) -> bool,
+) -> Arc<McpServer> {
+    match wanted(c, approved) {
+        Some((status, message)) => {
+            McpServer::idle(c.clone(), options.clone(), status, Some(message))
+        }
+        None => McpServer::start(c.clone(), options.clone()),
+    }
+}
+
+/// The state of a server listed idle (disabled, awaiting approval); `None`
+/// for one that was started (whatever its connection's state).
+fn idle_state(server: &McpServer) -> Option<McpServerStatus> {
+    let status = server.state().status;
+    matches!(
+        status,
+        McpServerStatus::Disabled | McpServerStatus::AwaitingApproval
+    )
+    .then_some(status)
+}
+
+/// Whether `server` was started (not listed idle).
+fn runs(server: &McpServer) -> bool {
+    idle_state(server).is_none()
 }
 
 /// One server as `gatehouse-cli mcp list` prints it. No secret values.
@@ -73,6 +156,8 @@ pub struct ServerReport {
 #[derive(Debug)]
 pub struct McpManager {
     servers: Arc<McpServers>,
+    /// What servers started later ([`Self::apply`]) are given.
+    options: ServerOptions,
 }
 
 impl McpManager {
@@ -88,34 +173,81 @@ impl McpManager {
         let servers = config
             .servers
             .iter()
-            .map(|c| {
-                let c = c.clone();
-                if c.disabled {
-                    McpServer::idle(
-                        c,
-                        options.clone(),
-                        McpServerStatus::Disabled,
-                        Some("disabled in the configuration".into()),
-                    )
-                } else if c.scope.needs_approval() && !approved(&c) {
-                    let message = format!(
-                        "project server from {} awaiting approval: approve it in the app, or pass --trust-project",
-                        c.file.display()
-                    );
-                    McpServer::idle(
-                        c,
-                        options.clone(),
-                        McpServerStatus::AwaitingApproval,
-                        Some(message),
-                    )
-                } else {
-                    McpServer::start(c, options.clone())
-                }
-            })
+            .map(|c| server_for(c, options, approved))
             .collect();
         Self {
-            servers: Arc::new(McpServers { servers }),
+            servers: Arc::new(McpServers {
+                servers: RwLock::new(servers),
+            }),
+            options: options.clone(),
         }
+    }
+
+    /// Brings the servers in line with `config` (it changed: the MCP panel
+    /// saved, removed, disabled or approved a server): a server that is new,
+    /// or whose configuration or wanted state (running, disabled, awaiting
+    /// approval) changed, replaces the old one, which is shut down; one no
+    /// longer configured is shut down and dropped; the rest keep running
+    /// untouched. New servers connect in the background (a failure is their
+    /// own `failed` state); `secrets`, when given, is what they look their
+    /// secrets up in from now on. Must be called in a Tokio runtime.
+    pub fn apply(
+        &self,
+        config: &McpConfig,
+        secrets: Option<Arc<dyn SecretLookup>>,
+        approved: &dyn Fn(&ServerConfig) -> bool,
+    ) -> McpChanges {
+        let mut options = self.options.clone();
+        if let Some(secrets) = secrets {
+            options.secrets = secrets;
+        }
+        let mut changes = McpChanges::default();
+        let mut list = self
+            .servers
+            .servers
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut next = Vec::with_capacity(config.servers.len());
+        for c in &config.servers {
+            let old = list
+                .iter()
+                .position(|s| s.name() == c.name)
+                .map(|i| list.remove(i));
+            let want = wanted(c, approved).map(|(status, _)| status);
+            let will_run = want.is_none();
+            match old {
+                Some(old) if old.config() == c && idle_state(&old) == want => {
+                    next.push(old);
+                    continue;
+                }
+                Some(old) => {
+                    let ran = runs(&old);
+                    old.shutdown();
+                    match (ran, will_run) {
+                        (true, true) => changes.restarted.push(c.name.clone()),
+                        (false, true) => changes.started.push(c.name.clone()),
+                        (true, false) => changes.stopped.push(c.name.clone()),
+                        (false, false) => {}
+                    }
+                }
+                None if will_run => changes.started.push(c.name.clone()),
+                None => {}
+            }
+            next.push(server_for(c, &options, approved));
+        }
+        // What is left is no longer configured.
+        for gone in list.drain(..) {
+            if runs(&gone) {
+                changes.stopped.push(gone.name().to_owned());
+            }
+            gone.shutdown();
+        }
+        *list = next;
+        drop(list);
+        changes.started.sort();
+        changes.stopped.sort();
+        changes.restarted.sort();
+        changes
     }
 
     /// The servers.
@@ -138,6 +270,9 @@ impl McpManager {
     /// (the pool sorts MCP tools by name, so the order stays stable).
     pub async fn tools_changed(&self) {
         let mut receivers: Vec<_> = self.servers.all().iter().map(|s| s.subscribe()).collect();
+        // The set of servers may change meanwhile ([`Self::apply`]); the
+        // session rebuilds its pool from the servers there are at its next
+        // model request either way.
         if receivers.is_empty() {
             return std::future::pending().await;
         }
@@ -191,7 +326,7 @@ impl McpManager {
     /// `ListMcpResources` and `ReadMcpResource` (built-ins), when any server
     /// is configured.
     pub fn resource_tools(&self) -> Vec<Arc<dyn Tool>> {
-        if self.servers.all().is_empty() {
+        if self.servers.is_empty() {
             return Vec::new();
         }
         vec![

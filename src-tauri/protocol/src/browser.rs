@@ -213,3 +213,61 @@ pub struct RetentionResult {
     /// Sessions deleted by applying it.
     pub deleted: Vec<String>,
 }
+
+/// What `vacuum_database` returns: the usage afterwards (the fields of
+/// [`StorageUsage`], as before) and how the database was compacted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct VacuumResult {
+    /// The database file and the files beside it, after compacting.
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub usage: StorageUsage,
+    /// How it was compacted.
+    pub compaction: Compaction,
+}
+
+/// How a compaction went (`vacuum_database`, `gatehouse-cli sessions
+/// vacuum`).
+///
+/// A database compacts in short steps, each its own write transaction, so
+/// open sessions keep writing between them; a database created by an
+/// earlier version needs one full rewrite first (see [`FullRewrite`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Compaction {
+    /// The steps taken (search index merges, batches of free pages
+    /// returned to the file system, or the one full rewrite).
+    pub steps: u32,
+    /// Bytes of free pages given back to the file system.
+    pub freed_bytes: u64,
+    /// Whether the write-ahead log was folded into the database and
+    /// emptied; `false` when a session was reading or writing at that
+    /// moment (it is folded in later, as sessions write).
+    pub wal_truncated: bool,
+    /// Whether it stopped early because it was asked to; what was done
+    /// until then stays done.
+    pub cancelled: bool,
+    /// The one full rewrite a database of an earlier version needs.
+    pub full_rewrite: FullRewrite,
+}
+
+/// The one full rewrite (`VACUUM`) that switches a database created by an
+/// earlier version of Gatehouse to compaction in steps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FullRewrite {
+    /// Not needed: the database already compacts in steps.
+    NotNeeded,
+    /// Done by this compaction: the database was rewritten whole and from
+    /// now on compacts in steps.
+    Done,
+    /// Still needed, and put off because sessions are open: rewriting the
+    /// whole file holds every write for its whole run (seconds for a large
+    /// database), which would stall them. It runs when the database is
+    /// compacted with no session open, or at the app's next start-up.
+    /// Meanwhile the search index was compacted and no free space was
+    /// given back.
+    WaitingForOpenSessions {
+        /// Sessions open at the time.
+        open_sessions: u32,
+    },
+}

@@ -11,8 +11,8 @@ use ts_rs::TS;
 use crate::browser::{
     ClaudeDiscovery, DeleteSessionsArgs, ExportResult, ExportSessionArgs, ImportClaudeArgs,
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
+    VacuumResult,
 };
-use crate::event::Event;
 use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
@@ -28,7 +28,7 @@ use crate::rules::{
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
     SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionEventsBeforeArgs,
-    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StorageUsage,
+    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StoredEvents,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -159,11 +159,12 @@ commands! {
     close_session(SessionArgs) -> ();
     /// Stored sessions, newest first.
     list_sessions(ListSessionsArgs) -> Vec<SessionSummary>;
-    /// Every stored event of a session, oldest first.
-    session_events(SessionArgs) -> Vec<Event>;
+    /// Every stored event of a session, oldest first, and the positions of
+    /// those this build cannot read.
+    session_events(SessionArgs) -> StoredEvents;
     /// The first `count` stored events of a session, oldest first: what a
     /// resumed handle's `earlier_events` left out.
-    session_events_before(SessionEventsBeforeArgs) -> Vec<Event>;
+    session_events_before(SessionEventsBeforeArgs) -> StoredEvents;
     /// Stores a provider's API key in the OS keychain.
     set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
     /// Removes a provider's API key from the OS keychain.
@@ -199,8 +200,11 @@ commands! {
     storage_info(NoArgs) -> StorageInfo;
     /// Sets the retention period (and optionally applies it now).
     set_retention(SetRetentionArgs) -> RetentionResult;
-    /// Compacts the database (`VACUUM`); returns the usage afterwards.
-    vacuum_database(NoArgs) -> StorageUsage;
+    /// Compacts the database in short steps (open sessions keep writing
+    /// between them); returns the usage afterwards and how it went. A
+    /// database of an earlier version is rewritten whole only when no
+    /// session is open (see `FullRewrite`).
+    vacuum_database(NoArgs) -> VacuumResult;
     /// Signs in to an OAuth MCP server of a project: opens the browser at
     /// its authorization page and waits (up to 5 minutes) for the redirect;
     /// the tokens go only to the OS keychain. Servers of open sessions that

@@ -123,6 +123,21 @@ pub enum EventBody {
         /// Problems found in the files (also when applied).
         problems: Vec<SettingsProblem>,
     },
+    /// The session's MCP servers follow a change of their configuration
+    /// (the app's MCP panel saved, removed, disabled or approved a server):
+    /// which started, stopped, or restarted with a new configuration. The
+    /// session's tools follow at its next model request; each server's
+    /// state (connected, failed…) comes as its own `mcp_server_state`.
+    McpServersChanged {
+        /// Servers that run now and did not before (added, enabled,
+        /// approved), sorted.
+        started: Vec<String>,
+        /// Servers that ran and do not any more (removed, disabled), sorted;
+        /// their tools are gone from the session.
+        stopped: Vec<String>,
+        /// Servers whose configuration changed, started again, sorted.
+        restarted: Vec<String>,
+    },
     /// Progress streamed by a running call (output bytes, a file diff, MCP
     /// progress…).
     ToolProgress {

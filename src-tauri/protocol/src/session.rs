@@ -425,3 +425,25 @@ pub struct SessionDiagnostics {
     /// lost restrictions).
     pub settings_reloads_kept_previous: u64,
 }
+
+/// A stored session's events as this build reads them: the reader says
+/// when some could not be read, and maps a stored position (`seq`) to the
+/// right event even then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StoredEvents {
+    /// The events this build could read, oldest first.
+    pub events: Vec<Event>,
+    /// Positions (`seq`, from 1) of the events it could not read (written by
+    /// a newer Gatehouse, or damaged), ascending; at most
+    /// [`StoredEvents::MAX_LISTED_UNREADABLE`] are listed.
+    #[ts(type = "number[]")]
+    pub unreadable_seqs: Vec<u64>,
+    /// How many events could not be read in all.
+    #[ts(type = "number")]
+    pub unreadable: u64,
+}
+
+impl StoredEvents {
+    /// How many unreadable positions are listed, at most.
+    pub const MAX_LISTED_UNREADABLE: usize = 10_000;
+}

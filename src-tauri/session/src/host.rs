@@ -194,6 +194,8 @@ struct OpenSession {
     actor: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// The session's MCP servers (their process groups stop with it).
     mcp: Option<Arc<McpManager>>,
+    /// Whether its project servers run without a stored approval.
+    trust_project: bool,
     /// Its settings files, watched and reloaded into `engine`.
     settings: Arc<LiveSettings>,
 }
@@ -548,6 +550,7 @@ impl SessionHost {
             current,
             actor: Mutex::new(Some(actor)),
             mcp,
+            trust_project: spec.trust_project,
             settings,
         });
         lock(&self.sessions).insert(session_id.clone(), open);
@@ -710,9 +713,8 @@ impl SessionHost {
             home: self.config.home.clone(),
         });
         warnings.extend(cfg.errors.iter().map(|e| format!("MCP configuration: {e}")));
-        if cfg.servers.is_empty() {
-            return None;
-        }
+        // A session without servers still gets a manager: servers added in
+        // the MCP panel later start in it (`apply_mcp_config`).
         let approved = {
             let (cfg, project) = (cfg.clone(), project.to_path_buf());
             self.on_store(move |store| Ok(crate::mcp::approved_servers(&cfg, &project, store)))
@@ -831,6 +833,81 @@ impl SessionHost {
             settings_reloads: reloads,
             settings_reloads_kept_previous: kept,
         })
+    }
+
+    /// After the MCP configuration changed (the app's MCP panel saved,
+    /// removed, disabled or approved a server): every open session that runs
+    /// MCP servers reads its configuration and approvals again and brings
+    /// its servers in line ([`McpManager::apply`]): new, enabled and newly
+    /// approved servers start, removed and disabled ones stop, changed ones
+    /// restart; the rest keep running. Each session that changed reports
+    /// `mcp_servers_changed`; its tools follow at its next model request. A
+    /// server that fails to start says so in its own state, the others are
+    /// not affected. Returns how many sessions changed. Files, the database
+    /// and the keychain are read on blocking threads.
+    pub async fn apply_mcp_config(&self) -> usize {
+        let sessions: Vec<Arc<OpenSession>> = lock(&self.sessions)
+            .values()
+            .filter(|s| s.mcp.is_some())
+            .cloned()
+            .collect();
+        let mut changed = 0;
+        for open in sessions {
+            if self.apply_mcp_config_to(&open).await {
+                changed += 1;
+            }
+        }
+        changed
+    }
+
+    async fn apply_mcp_config_to(&self, open: &OpenSession) -> bool {
+        let Some(mcp) = &open.mcp else {
+            return false;
+        };
+        let layout = gatehouse_mcp::ConfigLayout {
+            project: open.project.clone(),
+            home: self.config.home.clone(),
+        };
+        let project = open.project.clone();
+        let read = self
+            .on_store(move |store| {
+                let cfg = gatehouse_mcp::config::load(&layout);
+                let approved = crate::mcp::approved_servers(&cfg, &project, store);
+                Ok((cfg, approved))
+            })
+            .await;
+        let (cfg, approved) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                // Fail closed: the servers stay as they are.
+                open.emitter.emit(EventBody::SessionError {
+                    kind: SessionErrorKind::Storage,
+                    message: format!(
+                        "the changed MCP configuration was not applied: its approvals could not be read: {e}"
+                    ),
+                    recoverable: true,
+                });
+                return false;
+            }
+        };
+        let (secrets, warning) = crate::mcp::session_secrets(&cfg).await;
+        if let Some(warning) = warning {
+            tracing::warn!(session = %open.id, "{warning}");
+        }
+        let trust = open.trust_project;
+        let changes = {
+            let _runtime = self.runtime.enter();
+            mcp.apply(&cfg, secrets, &|s| trust || approved.contains(&s.name))
+        };
+        if changes.is_empty() {
+            return false;
+        }
+        open.emitter.emit(EventBody::McpServersChanged {
+            started: changes.started,
+            stopped: changes.stopped,
+            restarted: changes.restarted,
+        });
+        true
     }
 
     /// After an MCP sign-in: server `server` of every open session of

@@ -17,7 +17,9 @@ use gatehouse_mcp::config::ServerTransport;
 use gatehouse_mcp::secrets::{
     MemorySecrets, NoSecrets, SecretKind, SecretLookup, server_secret_account,
 };
+use gatehouse_mcp::server::McpServer;
 use gatehouse_mcp::{McpConfig, McpManager, ServerConfig, ServerOptions};
+use gatehouse_protocol::event::McpServerStatus;
 use gatehouse_store::Store;
 
 /// The OS keychain as MCP's secret store (the same store as the API keys);
@@ -69,37 +71,8 @@ pub async fn start_servers(
     emitter: Emitter,
     limit: Duration,
 ) -> (McpManager, Option<String>) {
-    // Secret headers, secret env values and OAuth tokens (HTTP servers
-    // without an Authorization header) come from the keychain.
-    let needs_keychain = cfg.servers.iter().any(|s| {
-        gatehouse_mcp::auth::oauth_url(s).is_some()
-            || match &s.transport {
-                ServerTransport::Http { secret_headers, .. } => !secret_headers.is_empty(),
-                ServerTransport::Stdio { secret_env, .. } => !secret_env.is_empty(),
-            }
-    });
-    let mut warning = None;
-    let secrets: Arc<dyn SecretLookup> = if needs_keychain {
-        match read_keychain(cfg).await {
-            Ok((keychain, values, problems)) => {
-                if !problems.is_empty() {
-                    warning = Some(problems.join("; "));
-                }
-                Arc::new(SessionSecrets {
-                    values: Mutex::new(values),
-                    keychain,
-                })
-            }
-            Err(e) => {
-                warning = Some(format!(
-                    "no keychain for MCP secret headers, env values and OAuth tokens: {e}"
-                ));
-                Arc::new(NoSecrets)
-            }
-        }
-    } else {
-        Arc::new(NoSecrets)
-    };
+    let (secrets, warning) = session_secrets(cfg).await;
+    let secrets = secrets.unwrap_or_else(|| Arc::new(NoSecrets));
     let manager = start_servers_with_secrets(
         cfg,
         project,
@@ -111,6 +84,38 @@ pub async fn start_servers(
     )
     .await;
     (manager, warning)
+}
+
+/// The secrets the servers of `cfg` need, read from the keychain now
+/// (`None` when none needs any: secret headers, secret env values and OAuth
+/// tokens of HTTP servers without an Authorization header), and a warning
+/// when the keychain is missing or a value could not be read.
+pub async fn session_secrets(cfg: &McpConfig) -> (Option<Arc<dyn SecretLookup>>, Option<String>) {
+    let needs_keychain = cfg.servers.iter().any(|s| {
+        gatehouse_mcp::auth::oauth_url(s).is_some()
+            || match &s.transport {
+                ServerTransport::Http { secret_headers, .. } => !secret_headers.is_empty(),
+                ServerTransport::Stdio { secret_env, .. } => !secret_env.is_empty(),
+            }
+    });
+    if !needs_keychain {
+        return (None, None);
+    }
+    match read_keychain(cfg).await {
+        Ok((keychain, values, problems)) => (
+            Some(Arc::new(SessionSecrets {
+                values: Mutex::new(values),
+                keychain,
+            })),
+            (!problems.is_empty()).then(|| problems.join("; ")),
+        ),
+        Err(e) => (
+            Some(Arc::new(NoSecrets)),
+            Some(format!(
+                "no keychain for MCP secret headers, env values and OAuth tokens: {e}"
+            )),
+        ),
+    }
 }
 
 /// A session's MCP secrets: the values read up front by [`read_secrets`],
@@ -236,17 +241,23 @@ pub async fn start_servers_with_secrets(
 }
 
 /// A session's MCP tools as their servers change them
-/// (`notifications/tools/list_changed`, a reconnect): before each model
-/// request the runtime asks it, and when a connected server's list differs
-/// from the one last seen the pool is rebuilt keeping its order — tools
-/// keep their positions, new ones are appended by name, dropped ones are
-/// taken out (a call to one is told it was removed). A server that is not
-/// connected right now (restarting, failed) keeps its tools in the pool:
-/// its calls wait for the reconnect or fail with the server's error.
+/// (`notifications/tools/list_changed`, a reconnect, the configuration
+/// applied anew: [`McpManager::apply`]): before each model request the
+/// runtime asks it, and when a connected server's list differs from the one
+/// last seen the pool is rebuilt keeping its order — tools keep their
+/// positions, new ones are appended by name, dropped ones are taken out (a
+/// call to one is told it was removed). A server that is not connected
+/// right now (restarting, failed) keeps its tools in the pool: its calls
+/// wait for the reconnect or fail with the server's error. A server that
+/// was removed, disabled, or replaced by a new configuration loses the
+/// tools of its old connection.
 pub struct McpToolRefresh {
     manager: Arc<McpManager>,
-    /// The qualified tool names each server listed when last seen connected.
-    known: Mutex<HashMap<String, HashSet<String>>>,
+    /// Per server: which server object it was (a replaced server is a new
+    /// one) and the qualified tool names it listed when last seen connected.
+    known: Mutex<HashMap<String, (usize, HashSet<String>)>>,
+    /// The two resource tools, in the pool while any server is configured.
+    resources: Mutex<HashSet<String>>,
 }
 
 impl std::fmt::Debug for McpToolRefresh {
@@ -259,23 +270,56 @@ fn tool_names(tools: &[Arc<dyn Tool>]) -> HashSet<String> {
     tools.iter().map(|t| t.name().to_owned()).collect()
 }
 
+/// A connected server and its tools.
+type ServerTools = (Arc<McpServer>, Vec<Arc<dyn Tool>>);
+
+/// Identifies a server object (a server replaced by [`McpManager::apply`]
+/// is a new object with the same name).
+fn identity(server: &Arc<McpServer>) -> usize {
+    Arc::as_ptr(server) as usize
+}
+
 impl McpToolRefresh {
     /// Follows `manager`'s servers; also returns their tools now, which the
-    /// session's first pool is built from.
+    /// session's first pool is built from (with the manager's
+    /// `resource_tools` among the built-ins).
     pub fn new(manager: Arc<McpManager>) -> (Self, Vec<Arc<dyn Tool>>) {
         let mut known = HashMap::new();
         let mut tools = Vec::new();
-        for (server, list) in manager.tools_by_server() {
-            known.insert(server, tool_names(&list));
+        for (server, list) in Self::listing(&manager) {
+            known.insert(
+                server.name().to_owned(),
+                (identity(&server), tool_names(&list)),
+            );
             tools.extend(list);
         }
+        let resources = tool_names(&manager.resource_tools());
         (
             Self {
                 manager,
                 known: Mutex::new(known),
+                resources: Mutex::new(resources),
             },
             tools,
         )
+    }
+
+    /// The connected servers with their tools.
+    fn listing(manager: &McpManager) -> Vec<ServerTools> {
+        let tools = manager.tools_by_server();
+        manager
+            .servers()
+            .connected()
+            .into_iter()
+            .filter_map(|server| {
+                let list = tools
+                    .iter()
+                    .find(|(name, _)| name == server.name())?
+                    .1
+                    .clone();
+                Some((server, list))
+            })
+            .collect()
     }
 }
 
@@ -285,18 +329,48 @@ impl PoolRefresh for McpToolRefresh {
         let mut changed = false;
         let mut removed = HashSet::new();
         let mut incoming = Vec::new();
-        for (server, tools) in self.manager.tools_by_server() {
+        // Servers gone, disabled or replaced: their old tools go.
+        let servers = self.manager.servers().all();
+        known.retain(|name, (id, old)| {
+            let same = servers.iter().find(|s| s.name() == name).is_some_and(|s| {
+                identity(s) == *id
+                    && !matches!(
+                        s.state().status,
+                        McpServerStatus::Disabled | McpServerStatus::AwaitingApproval
+                    )
+            });
+            if !same {
+                removed.extend(old.drain());
+                changed = true;
+            }
+            same
+        });
+        for (server, tools) in Self::listing(&self.manager) {
             let names = tool_names(&tools);
-            match known.get(&server) {
-                Some(old) if *old == names => {}
-                Some(old) => {
+            match known.get(server.name()) {
+                Some((_, old)) if *old == names => {}
+                Some((_, old)) => {
                     removed.extend(old.difference(&names).cloned());
                     changed = true;
                 }
                 None => changed = true,
             }
-            known.insert(server, names);
+            known.insert(server.name().to_owned(), (identity(&server), names));
             incoming.extend(tools);
+        }
+        // The resource tools come with the first server and go with the last.
+        let resource_tools = self.manager.resource_tools();
+        let names = tool_names(&resource_tools);
+        let mut resources = self.resources.lock().unwrap_or_else(|p| p.into_inner());
+        if *resources != names {
+            removed.extend(resources.difference(&names).cloned());
+            *resources = names;
+            changed = true;
+        }
+        incoming.extend(resource_tools);
+        // A name listed again (a replaced server's same tool) is not removed.
+        for tool in &incoming {
+            removed.remove(tool.name());
         }
         changed.then(|| current.refreshed(resolver, &removed, incoming))
     }

@@ -43,9 +43,11 @@ fn get_location(url: &str) -> Option<String> {
 }
 
 /// The host's events, with a signal per event so a test waits for the state
-/// it needs instead of for time (under load a server can still be
-/// connecting when `start` returns: CI once saw `Connecting` where the test
-/// expected `NeedsAuth`).
+/// it needs instead of for time. CI once saw `Connecting` where the test
+/// expected `NeedsAuth`: `start` returns once the server has settled, but
+/// its state events reach the sink only after the writer thread stored
+/// them, so under load the sink may still hold only `connecting` (see
+/// `mcp_states.rs`; the state machine publishes in order).
 struct WatchedSink {
     events: MemorySink,
     seen: tokio::sync::watch::Sender<usize>,

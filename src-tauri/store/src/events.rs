@@ -20,6 +20,7 @@
 //! are updated in the same transaction.
 
 use gatehouse_protocol::event::Event;
+use gatehouse_protocol::session::StoredEvents;
 use gatehouse_protocol::upgrade::EventUpgrader;
 use rusqlite::{Transaction, params};
 use serde_json::Value;
@@ -401,24 +402,47 @@ impl Store {
         id: &str,
         count: u32,
     ) -> Result<(Vec<Event>, usize), StoreError> {
+        let read = self.stored_events(id, Some(count))?;
+        Ok((
+            read.events,
+            usize::try_from(read.unreadable).unwrap_or(usize::MAX),
+        ))
+    }
+
+    /// The events of session `id` (the first `limit` positions when given),
+    /// with the positions of those this build cannot read: what a reader
+    /// needs to say so and to find a stored position's event.
+    pub fn stored_events(&self, id: &str, limit: Option<u32>) -> Result<StoredEvents, StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2")
+            .prepare(
+                "SELECT seq, body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2",
+            )
             .map_err(|e| self.sqlite_error(e))?;
+        let limit = limit.map_or(-1, i64::from);
         let mut rows = stmt
-            .query(params![id, count])
+            .query(params![id, limit])
             .map_err(|e| self.sqlite_error(e))?;
-        let mut events = Vec::new();
-        let mut skipped = 0;
+        let mut read = StoredEvents {
+            events: Vec::new(),
+            unreadable_seqs: Vec::new(),
+            unreadable: 0,
+        };
         let mut upgrader = EventUpgrader::new();
         while let Some(row) = rows.next().map_err(|e| self.sqlite_error(e))? {
-            let body: String = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            let seq: i64 = row.get(0).map_err(|e| self.sqlite_error(e))?;
+            let body: String = row.get(1).map_err(|e| self.sqlite_error(e))?;
             match upgrader.read(&body) {
-                Ok(event) => events.push(event),
-                Err(_) => skipped += 1,
+                Ok(event) => read.events.push(event),
+                Err(_) => {
+                    read.unreadable += 1;
+                    if read.unreadable_seqs.len() < StoredEvents::MAX_LISTED_UNREADABLE {
+                        read.unreadable_seqs.push(u64::try_from(seq).unwrap_or(0));
+                    }
+                }
             }
         }
-        Ok((events, skipped))
+        Ok(read)
     }
 
     /// The end of session `id` as a resumed session's handle shows it: its

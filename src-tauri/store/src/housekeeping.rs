@@ -1,5 +1,5 @@
 //! Housekeeping: deleting sessions with their files, retention, disk
-//! usage, `VACUUM`.
+//! usage (compaction: `compaction.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -206,18 +206,6 @@ impl Store {
             sessions: count("SELECT COUNT(*) FROM sessions")?,
             events: count("SELECT COUNT(*) FROM session_events")?,
         })
-    }
-
-    /// Compacts the database: merges the search index's segments, rewrites
-    /// the file without free pages (`VACUUM`) and truncates the WAL.
-    pub fn vacuum(&self) -> Result<(), StoreError> {
-        self.conn
-            .execute_batch(
-                "INSERT INTO session_search (session_search) VALUES ('optimize');
-                 VACUUM;
-                 PRAGMA wal_checkpoint(TRUNCATE);",
-            )
-            .map_err(|e| self.sqlite_error(e))
     }
 
     /// SQLite's `PRAGMA integrity_check` plus the search index's own check:

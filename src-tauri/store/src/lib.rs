@@ -6,6 +6,7 @@
 //! error that names the file; it is never overwritten or migrated blindly.
 
 mod calls;
+mod compaction;
 mod error;
 mod events;
 mod housekeeping;
@@ -24,6 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::Connection;
 
 pub use calls::{CallFilter, CallScan, RuleDecisionCount, StoredCall};
+pub use compaction::{CompactionPhase, CompactionStep};
 pub use error::StoreError;
 pub use events::{EventRecord, ImportCheckpoint};
 pub use imports::ImportRecord;
@@ -52,6 +54,10 @@ pub fn data_dir() -> Result<PathBuf, StoreError> {
         .map(|dirs| dirs.data_dir().to_path_buf())
         .ok_or(StoreError::NoDataDir)
 }
+
+/// How long a connection waits for another's write lock (the app and the
+/// CLI share the file; a compaction step or a batch takes milliseconds).
+pub(crate) const BUSY_TIMEOUT_MS: u64 = 5000;
 
 /// A connection to Gatehouse's database.
 #[derive(Debug)]
@@ -85,16 +91,22 @@ impl Store {
     }
 
     fn configure(&self) -> Result<(), StoreError> {
+        // `auto_vacuum` first: it can only be chosen before the first table
+        // is created (on an existing database it is recorded for the next
+        // VACUUM, which only `compaction.rs` runs). INCREMENTAL lets
+        // compaction give free pages back in short steps instead of one
+        // whole-file VACUUM holding the write lock (compaction.rs).
         // WAL lets the UI read while the runtime writes; `synchronous=NORMAL`
         // in WAL mode loses at most the last transactions on power loss, never
         // corrupts. The busy timeout covers the app and the CLI sharing a file.
         self.conn
-            .execute_batch(
-                "PRAGMA journal_mode = WAL;
+            .execute_batch(&format!(
+                "PRAGMA auto_vacuum = INCREMENTAL;
+                 PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
                  PRAGMA foreign_keys = ON;
-                 PRAGMA busy_timeout = 5000;",
-            )
+                 PRAGMA busy_timeout = {BUSY_TIMEOUT_MS};"
+            ))
             .map_err(|source| self.sqlite_error(source))
     }
 

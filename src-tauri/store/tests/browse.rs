@@ -447,7 +447,7 @@ fn storage_usage_counts_database_and_files_and_vacuum_reclaims_space() {
     for i in 1..20 {
         store.delete_session(&format!("s{i}")).unwrap();
     }
-    store.vacuum().unwrap();
+    store.vacuum(0).unwrap();
     let after = store.storage_usage().unwrap();
     assert_eq!((after.sessions, after.events), (1, 10));
     assert_eq!(after.reclaimable_bytes, 0);

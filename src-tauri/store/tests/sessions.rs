@@ -171,3 +171,45 @@ fn a_long_sessions_tail_starts_at_a_turn_boundary_and_counts_what_comes_before()
         Some(EventBody::ToolQueued { tool_use_id, .. }) if tool_use_id == "t400"
     ));
 }
+
+/// Issue 17, bad input: a stored session with an event this build cannot
+/// read (a newer Gatehouse wrote it) is read without it, and the reader
+/// learns where it was — so it can say so, and a search hit's position
+/// still finds its own event.
+#[test]
+fn events_this_build_cannot_read_are_skipped_and_their_positions_reported() {
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    store.create_session(&new_session("s")).unwrap();
+    store
+        .append_event(&ev("s", EventBody::UserPrompt { text: "one".into() }))
+        .unwrap();
+    drop(store);
+    // Position 2: an event type from the future, written as a newer build
+    // would (the store's own API cannot write one).
+    let conn = rusqlite::Connection::open(data.path().join("gatehouse.sqlite3")).unwrap();
+    conn.execute(
+        "INSERT INTO session_events (session_id, seq, ts_ms, type, body)
+         VALUES ('s', 2, 2, 'from_the_future', '{\"session_id\":\"s\",\"ts_ms\":2,\"type\":\"from_the_future\"}')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let mut store = Store::open(data.path()).unwrap();
+    store
+        .append_event(&ev(
+            "s",
+            EventBody::UserPrompt {
+                text: "three".into(),
+            },
+        ))
+        .unwrap();
+
+    let read = store.stored_events("s", None).unwrap();
+    assert_eq!(read.events.len(), 2);
+    assert_eq!(read.unreadable_seqs, [2]);
+    assert_eq!(read.unreadable, 1);
+    let head = store.stored_events("s", Some(2)).unwrap();
+    assert_eq!(head.events.len(), 1);
+    assert_eq!(head.unreadable_seqs, [2]);
+}

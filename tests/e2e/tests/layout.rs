@@ -97,6 +97,7 @@ async fn the_permission_modal_fits_at_every_size_and_every_screen_is_photographe
         ("settings", Some("[data-testid=open-settings]")),
     ];
     let mut screen_problems = Vec::new();
+    let mut lefts = Vec::new();
     for (name, open) in screens {
         if let Some(css) = open {
             window.set_size(1400, 900).await?;
@@ -114,6 +115,32 @@ async fn the_permission_modal_fits_at_every_size_and_every_screen_is_photographe
                 eprintln!("e2e: layout: {name} at {w}x{h}: {p}");
                 screen_problems.push(format!("{name} at {w}x{h}: {p}"));
             }
+            // One grid (issue 17 item 10): every page's content starts at
+            // the same x at a given window size.
+            let left = window
+                .client
+                .execute(
+                    "const first = document.querySelector('main.page > :first-child');
+                     return first ? first.getBoundingClientRect().left : null;",
+                    vec![],
+                )
+                .await?
+                .as_f64();
+            match left {
+                Some(left) => lefts.push(((w, h), name, left)),
+                None => screen_problems.push(format!("{name} at {w}x{h}: no page container")),
+            }
+        }
+    }
+    for ((w, h), name, left) in &lefts {
+        let (_, first_name, first_left) = lefts
+            .iter()
+            .find(|(size, _, _)| size == &(*w, *h))
+            .expect("the entry itself matches");
+        if (left - first_left).abs() > 1.0 {
+            screen_problems.push(format!(
+                "{name} at {w}x{h}: content starts at x={left}, {first_name} at x={first_left}"
+            ));
         }
     }
     window.quit().await?;

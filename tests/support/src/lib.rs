@@ -3,8 +3,9 @@
 //! A test that needs something the machine may lack (a program such as
 //! `rg` or `python3`, the MCP test servers, a Secret Service, the e2e
 //! driver) asks for it through [`require_tool`], [`require_env`] or
-//! [`missing`]; a test that does not apply at all (directory permissions
-//! when running as root) says so with [`not_applicable`]. Either way the
+//! [`missing`]; a test that does not apply at all says so with
+//! [`not_applicable`]. A test about file permissions does not skip as root:
+//! [`rerun_unprivileged`] runs it in a child process as `nobody`. Either way the
 //! skip is *counted*, never silent:
 //!
 //! * it prints `GATEHOUSE-SKIP: <test binary>::<test>: <reason>` on stdout
@@ -71,6 +72,74 @@ pub fn missing(reason: impl Display) {
 /// apply); the skip is recorded, and never fails.
 pub fn not_applicable(reason: impl Display) {
     record(&current_test(), &format!("not applicable: {reason}"));
+}
+
+/// Set in the child process [`rerun_unprivileged`] starts.
+pub const UNPRIVILEGED_ENV: &str = "GATEHOUSE_TEST_UNPRIVILEGED";
+
+/// The uid and gid [`rerun_unprivileged`] runs a test under (`nobody` /
+/// `nogroup` on Debian).
+pub const UNPRIVILEGED_ID: u32 = 65534;
+
+/// Whether this process runs as root (real uid 0, from `/proc/self/status`).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// For a test about file permissions, which root bypasses
+/// (`CAP_DAC_OVERRIDE`): when this process runs as root (CI does), runs the
+/// calling test again in a child process of the same test binary as uid
+/// and gid [`UNPRIVILEGED_ID`], where permissions apply, and returns `true`
+/// once the child ran exactly this one test and it passed; a failing child
+/// fails the test with its output. Returns `false` when not root: the
+/// caller runs the test itself. Nothing is skipped either way.
+///
+/// A child process rather than dropping capabilities for a thread: the
+/// code under test does its file work on runtime threads, and lowering a
+/// thread's capabilities takes `capset`, which needs `unsafe` (forbidden in
+/// this workspace). The test binary and the temporary folder must be
+/// readable by that uid (`target/` and `/tmp` are).
+pub fn rerun_unprivileged() -> bool {
+    use std::os::unix::process::CommandExt as _;
+    if !is_root() {
+        return false;
+    }
+    let test = current_test();
+    assert!(
+        std::env::var_os(UNPRIVILEGED_ENV).is_none(),
+        "{test}: still root in the unprivileged child"
+    );
+    let thread = std::thread::current();
+    let name = thread
+        .name()
+        .unwrap_or_else(|| panic!("{test}: the test thread has no name to run it by"));
+    let exe = std::env::current_exe()
+        .unwrap_or_else(|e| panic!("{test}: cannot find the test binary to run again: {e}"));
+    let out = std::process::Command::new(&exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(UNPRIVILEGED_ENV, "1")
+        .uid(UNPRIVILEGED_ID)
+        .gid(UNPRIVILEGED_ID)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "{test}: running {} again as uid {UNPRIVILEGED_ID}: {e}",
+                exe.display()
+            )
+        });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test} as uid {UNPRIVILEGED_ID} ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    true
 }
 
 /// `name` found on `PATH` (an absolute or relative path is taken as is).
@@ -155,6 +224,20 @@ mod tests {
         assert!(find_tool("sh").is_some());
         assert!(find_tool("gatehouse-no-such-tool-4917").is_none());
         assert_eq!(find_tool("/bin/sh").as_deref(), Some(Path::new("/bin/sh")));
+    }
+
+    #[test]
+    fn a_permission_test_runs_unprivileged_when_root() {
+        if rerun_unprivileged() {
+            return;
+        }
+        // Here: not root — never was, or the child as nobody.
+        assert!(!is_root());
+        if std::env::var_os(UNPRIVILEGED_ENV).is_some() {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            let uid = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+            assert_eq!(uid.split_whitespace().nth(1), Some("65534"), "{uid}");
+        }
     }
 
     #[test]

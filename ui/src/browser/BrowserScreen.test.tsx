@@ -101,6 +101,7 @@ describe("BrowserScreen", () => {
       ],
     });
     const onOpen = renderScreen();
+    await screen.findAllByTestId("session-row");
     fireEvent.change(screen.getByTestId("session-search-input"), { target: { value: "occurrences" } });
     fireEvent.click(screen.getByTestId("session-search-go"));
     const hit = await screen.findByTestId("search-hit");
@@ -113,14 +114,97 @@ describe("BrowserScreen", () => {
     expect(await screen.findAllByTestId("session-row")).toHaveLength(2);
   });
 
-  it("deletes a session only after the inline confirmation", async () => {
+  it("shows search results on the page: a hit count and the hits grouped by session under its title and start", async () => {
+    const hit = (session_id: string, seq: number, session_title: string) => ({
+      session_id,
+      seq,
+      type: "user_prompt",
+      snippet: `the [ocelot] ${seq}`,
+      session_title,
+      project_path: "/p/one",
+      tool_name: null,
+    });
+    backend({ ...LIST, search_sessions: () => [hit("s1", 3, "title of s1"), hit("s2", 7, "other"), hit("s1", 9, "title of s1")] });
+    renderScreen();
+    await screen.findAllByTestId("session-row");
+    fireEvent.change(screen.getByTestId("session-search-input"), { target: { value: "ocelot" } });
+    fireEvent.click(screen.getByTestId("session-search-go"));
+    expect((await screen.findByTestId("search-count")).textContent).toBe("3 hits in 2 sessions");
+    const groups = screen.getAllByTestId("search-group");
+    expect(groups.map((g) => g.dataset["sessionId"])).toEqual(["s1", "s2"]);
+    expect(within(must(groups[0])).getAllByTestId("search-hit").map((h) => h.dataset["seq"])).toEqual(["3", "9"]);
+    const head = must(groups[0]).querySelector("h3")?.textContent ?? "";
+    expect(head).toContain("title of s1");
+    // The start time comes from the listed session (hits carry none).
+    expect(head).toMatch(/2023/);
+    expect(must(groups[1]).querySelector("h3")?.textContent).not.toMatch(/2023/);
+  });
+
+  it("deletes ticked sessions from one selection action, after a confirmation naming them", async () => {
     const calls = backend({ ...LIST, delete_sessions: (a) => a["session_ids"] });
     renderScreen();
     const rows = await screen.findAllByTestId("session-row");
-    fireEvent.click(within(must(rows[0])).getByTestId("delete-session"));
+    // No delete button on every row: the list has one selection action.
+    expect(screen.queryAllByRole("button", { name: /delete/i })).toHaveLength(0);
+    expect(screen.queryByTestId("selection-bar")).toBeNull();
+    fireEvent.click(within(must(rows[0])).getByTestId("session-select"));
+    fireEvent.click(within(must(rows[1])).getByTestId("session-select"));
+    expect(screen.getByTestId("delete-selected").textContent).toBe(" Delete selected (2)");
+    fireEvent.click(screen.getByTestId("delete-selected"));
+    const what = screen.getByTestId("delete-selected-what").textContent ?? "";
+    expect(what).toContain("Delete 2 sessions and their files:");
+    expect(what).toContain("“title of s1 · ");
+    expect(what).toContain("“imported one · ");
+    // Said in full: not cut to one ellipsised line like the reader's short confirmation.
+    expect(getComputedStyle(screen.getByTestId("delete-selected-what")).whiteSpace).toBe("normal");
     expect(calls.some(([c]) => c === "delete_sessions")).toBe(false);
-    fireEvent.click(within(must(rows[0])).getByTestId("delete-session-confirm"));
+    fireEvent.click(screen.getByTestId("delete-selected-keep"));
+    expect(calls.some(([c]) => c === "delete_sessions")).toBe(false);
+    // Untick one; the header box ticks all and unticks all.
+    fireEvent.click(within(must(rows[1])).getByTestId("session-select"));
+    fireEvent.click(screen.getByTestId("delete-selected"));
+    expect(screen.getByTestId("delete-selected-what").textContent).toContain("Delete 1 session and their files");
+    fireEvent.click(screen.getByTestId("delete-selected-confirm"));
     await waitFor(() => expect(calls.find(([c]) => c === "delete_sessions")?.[1]).toEqual({ session_ids: ["s1"] }));
+    fireEvent.click(screen.getByTestId("session-select-all"));
+    expect(screen.getByTestId("delete-selected").textContent).toBe(" Delete selected (2)");
+    fireEvent.click(screen.getByTestId("session-select-all"));
+    expect(screen.queryByTestId("selection-bar")).toBeNull();
+  });
+
+  it("tells sessions with the same first prompt apart by start time, then by an ordinal", async () => {
+    backend({
+      ...LIST,
+      browse_sessions: () => [
+        summary("a", { title: "do it", created_at_ms: 1_700_000_000_000 }),
+        summary("b", { title: "do it", created_at_ms: 1_700_000_000_000 + 3600_000 }),
+        summary("c", { title: "do it", created_at_ms: 1_700_000_000_000 + 3600_000 + 5_000 }),
+        summary("d", { title: "fix the bug", created_at_ms: 1_700_000_000_000 + 3600_000 }),
+      ],
+    });
+    renderScreen();
+    const rows = await screen.findAllByTestId("session-row");
+    const shown = rows.map((r) => `${within(r).getByTestId("session-open").textContent} @ ${r.querySelectorAll("td")[3]?.textContent}`);
+    expect(new Set(shown).size).toBe(4);
+    expect(shown[1]).toMatch(/^do it \(1\) @ /);
+    expect(shown[2]).toMatch(/^do it \(2\) @ /);
+    expect(shown[0]).toMatch(/^do it @ /);
+    expect(shown[3]).toMatch(/^fix the bug @ /);
+  });
+
+  it("keeps the sort's label, order and direction together on one line", async () => {
+    backend(LIST);
+    renderScreen();
+    await screen.findAllByTestId("session-row");
+    const group = screen.getByTestId("list-sort-group");
+    const select = screen.getByTestId("list-sort") as HTMLSelectElement;
+    expect(group.contains(select) && group.contains(screen.getByTestId("list-direction"))).toBe(true);
+    expect(select.labels[0]?.textContent).toBe("Sort by");
+    expect(getComputedStyle(group).whiteSpace).toBe("nowrap");
+    expect(getComputedStyle(group).flexWrap).toBe("nowrap");
+    // The direction is an icon with its words for assistive tech, not a wide text button.
+    expect(screen.getByTestId("list-direction").textContent).toBe("");
+    expect(screen.getByTestId("list-direction").getAttribute("aria-label")).toContain("Descending");
   });
 
   it("imports selected transcripts with a progress bar and lists skipped lines by file and line", async () => {

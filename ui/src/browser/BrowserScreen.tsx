@@ -5,9 +5,13 @@
  *
  * Test ids (the e2e suite relies on these): browser-screen ·
  * browser-tab-{sessions,import,housekeeping} · session-search-input,
- * session-search-go, search-hit (data-session-id, data-seq), search-snippet ·
- * session-row (data-session-id, data-origin), session-open · stored-session
- * (data-session-id), reader-resume, export-jsonl, export-html, export-result
+ * session-search-go, search-count, search-group (data-session-id), search-hit
+ * (data-session-id, data-seq), search-snippet · session-row (data-session-id,
+ * data-origin, data-selected), session-open, session-select, session-select-all,
+ * selection-bar, selection-count, delete-selected, delete-selected-what,
+ * delete-selected-confirm, delete-selected-keep, selection-clear, list-sort-group,
+ * list-sort, list-direction · stored-session (data-session-id), reader-resume,
+ * reader-delete, reader-delete-what, reader-delete-confirm, export-jsonl, export-html, export-result
  * (data-path), filter-tool, filter-decision, filter-errors-only, stats-panel
  * · import-row (data-path), import-select, import-selected, import-all,
  * import-progress (data-done), import-result, import-error, import-problem ·
@@ -15,17 +19,19 @@
  */
 
 import { Search, X } from "lucide-react";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 
 import type { SessionSummary } from "../generated/protocol";
+import { sessionLabels } from "../format";
 import type { StoredSessionTarget } from "../state/home";
 import { backend } from "../client";
+import { Page, PageHeader } from "../components/Page";
 import { Housekeeping } from "./Housekeeping";
 import { ImportPanel } from "./ImportPanel";
 import { SearchResults } from "./SearchResults";
 import { SessionReader } from "./SessionReader";
-import { ListFilters, SessionTable } from "./SessionList";
-import { useHousekeeping, useImport, useSearch, useSessionList } from "./state";
+import { ListFilters, SelectionBar, SessionTable } from "./SessionList";
+import { SEARCH_LIMIT, useHousekeeping, useImport, useSearch, useSessionList } from "./state";
 import "./browser.css";
 
 type Tab = "sessions" | "import" | "housekeeping";
@@ -76,10 +82,11 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
   const [list, listActions] = useSessionList();
   const [search, searchActions] = useSearch();
   const [deleteError, setDeleteError] = useState<string | null>(null);
+  const labels = useMemo(() => sessionLabels(list.sessions ?? [], "(no prompt)"), [list.sessions]);
 
   if (target) {
     return (
-      <main className="session browser-reader">
+      <Page name="reader" className="browser-reader" fill>
         <SessionReader
           key={target.sessionId}
           sessionId={target.sessionId}
@@ -105,17 +112,13 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             {deleteError}
           </p>
         )}
-      </main>
+      </Page>
     );
   }
 
   return (
-    <main className="browser" data-testid="browser-screen">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="browser-back">
-          ← Back
-        </button>
-        <h2>Sessions</h2>
+    <Page name="sessions" className="browser" testId="browser-screen">
+      <PageHeader title="Sessions" back={{ label: "Back", testId: "browser-back", onClick: onBack }}>
         <nav className="browser-tabs" aria-label="Session browser">
           {TABS.map((t) => (
             <button key={t.tab} type="button" data-testid={`browser-tab-${t.tab}`} aria-current={tab === t.tab ? "page" : undefined} onClick={() => setTab(t.tab)}>
@@ -123,7 +126,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             </button>
           ))}
         </nav>
-      </section>
+      </PageHeader>
       {tab === "sessions" && (
         <>
           <form
@@ -158,7 +161,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             </p>
           )}
           {search.hits !== null ? (
-            <SearchResults hits={search.hits} onOpen={(hit) => onOpen(hit.session_id, hit.seq)} />
+            <SearchResults hits={search.hits} sessions={list.sessions} limit={SEARCH_LIMIT} onOpen={(hit) => onOpen(hit.session_id, hit.seq)} />
           ) : (
             <>
               <ListFilters query={list.query} facets={list.facets} onChange={listActions.setQuery} />
@@ -170,7 +173,23 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
               {list.sessions === null ? (
                 <p className="muted">Loading…</p>
               ) : (
-                <SessionTable sessions={list.sessions} onOpen={(s) => onOpen(s.id)} onDelete={(s) => void listActions.remove([s.id])} />
+                <>
+                  <SelectionBar
+                    listed={list.sessions.map((s) => s.id)}
+                    selected={list.selected}
+                    labels={labels}
+                    onDelete={(ids) => void listActions.remove(ids)}
+                    onClear={listActions.clearSelection}
+                  />
+                  <SessionTable
+                    sessions={list.sessions}
+                    labels={labels}
+                    selected={list.selected}
+                    onOpen={(s) => onOpen(s.id)}
+                    onToggle={listActions.toggleSelected}
+                    onToggleAll={listActions.toggleAll}
+                  />
+                </>
               )}
             </>
           )}
@@ -178,6 +197,6 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
       )}
       {tab === "import" && <ImportTab onImported={listActions.refresh} />}
       {tab === "housekeeping" && <HousekeepingTab onChanged={listActions.refresh} />}
-    </main>
+    </Page>
   );
 }

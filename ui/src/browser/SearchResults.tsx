@@ -1,4 +1,6 @@
-import type { SearchHit } from "../generated/protocol";
+import type { SearchHit, SessionSummary } from "../generated/protocol";
+import { plural, startedLabel } from "../format";
+import { groupHits, hitCountText } from "./searchGroups";
 import { Snippet } from "./Snippet";
 
 /** What kind of event a hit is in, for people. */
@@ -20,21 +22,50 @@ export function hitPlace(hit: SearchHit): string {
   }
 }
 
-/** Search hits: where each is (session, kind of event) and its snippet; a click opens it there. */
-export function SearchResults({ hits, onOpen }: { hits: readonly SearchHit[]; onOpen(hit: SearchHit): void }) {
+/**
+ * Search hits on the page: how many, grouped by session (its title and
+ * start time as the group's header), each hit's kind of event and snippet;
+ * a click opens the hit at its event.
+ */
+export function SearchResults({
+  hits,
+  sessions,
+  limit,
+  onOpen,
+}: {
+  hits: readonly SearchHit[];
+  /** The listed sessions, for the groups' start times. */
+  sessions: readonly SessionSummary[] | null;
+  limit: number;
+  onOpen(hit: SearchHit): void;
+}) {
   if (hits.length === 0) return <p className="empty" data-testid="search-empty">No matches.</p>;
+  const groups = groupHits(hits, sessions);
   return (
-    <ul className="search-results" data-testid="search-results">
-      {hits.map((hit) => (
-        <li key={`${hit.session_id}:${hit.seq}`}>
-          <button type="button" className="search-hit" data-testid="search-hit" data-session-id={hit.session_id} data-seq={hit.seq} onClick={() => onOpen(hit)}>
-            <span className="hit-where">
-              <strong>{hit.session_title ?? hit.session_id}</strong> <span className="muted small">· {hitPlace(hit)} · {hit.project_path}</span>
+    <section className="search-page" data-testid="search-results" aria-label="Search results">
+      <p className="search-count" data-testid="search-count" role="status">
+        {hitCountText(hits.length, groups.length, limit)}
+      </p>
+      {groups.map((group) => (
+        <section key={group.sessionId} className="hit-group" data-testid="search-group" data-session-id={group.sessionId}>
+          <h3 className="hit-group-head">
+            <span className="hit-group-title">{group.title}</span>
+            <span className="muted small">
+              {group.startedMs !== null && <> · {startedLabel(group.startedMs)}</>} · <span className="mono">{group.projectPath}</span> · {plural(group.hits.length, "hit")}
             </span>
-            <Snippet text={hit.snippet} />
-          </button>
-        </li>
+          </h3>
+          <ul className="search-results">
+            {group.hits.map((hit) => (
+              <li key={`${hit.session_id}:${hit.seq}`}>
+                <button type="button" className="search-hit" data-testid="search-hit" data-session-id={hit.session_id} data-seq={hit.seq} onClick={() => onOpen(hit)}>
+                  <span className="hit-where muted small">{hitPlace(hit)}</span>
+                  <Snippet text={hit.snippet} />
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
       ))}
-    </ul>
+    </section>
   );
 }

@@ -1,10 +1,11 @@
-import { Trash2 } from "lucide-react";
+import { ArrowDown, ArrowUp, Trash2 } from "lucide-react";
 import { useState } from "react";
 
 import type { SessionFacets, SessionSummary } from "../generated/protocol";
+import { type SessionLabel, plural, sessionStateLabel, startedLabel } from "../format";
 import { formatCount, formatMs } from "./plots";
+import { allState, deletionNames } from "./selection";
 import type { ListQuery } from "./state";
-import { sessionStateLabel } from "../format";
 
 const SORTS: { value: ListQuery["sort"]; label: string }[] = [
   { value: "updated", label: "Last active" },
@@ -62,30 +63,42 @@ export function ListFilters({ query, facets, onChange }: { query: ListQuery; fac
       <label>
         <input type="checkbox" data-testid="filter-errors" checked={query.hadErrors} onChange={(e) => onChange({ hadErrors: e.target.checked })} /> Had errors
       </label>
-      <label>
-        Sort{" "}
-        <select data-testid="list-sort" value={query.sort} onChange={(e) => onChange({ sort: e.target.value as ListQuery["sort"] })}>
+      {/* One unit that never wraps inside itself: the label, the order, the direction. */}
+      <div className="list-sort" data-testid="list-sort-group">
+        <label htmlFor="list-sort">Sort by</label>
+        <select id="list-sort" data-testid="list-sort" value={query.sort} onChange={(e) => onChange({ sort: e.target.value as ListQuery["sort"] })}>
           {SORTS.map((s) => (
             <option key={s.value} value={s.value}>
               {s.label}
             </option>
           ))}
         </select>
-      </label>
-      <button type="button" data-testid="list-direction" onClick={() => onChange({ ascending: !query.ascending })} title="Reverse the order">
-        {query.ascending ? "↑ Ascending" : "↓ Descending"}
-      </button>
+        <button
+          type="button"
+          className="icon"
+          data-testid="list-direction"
+          data-ascending={query.ascending}
+          aria-label={query.ascending ? "Ascending (reverse the order)" : "Descending (reverse the order)"}
+          title={query.ascending ? "Ascending: click for descending" : "Descending: click for ascending"}
+          onClick={() => onChange({ ascending: !query.ascending })}
+        >
+          {query.ascending ? <ArrowUp size={14} aria-hidden="true" /> : <ArrowDown size={14} aria-hidden="true" />}
+        </button>
+      </div>
     </div>
   );
 }
 
-/** A delete button that asks once more inline (no native dialog). */
-export function DeleteButton({ onDelete, testId = "delete-session" }: { onDelete(): void; testId?: string }) {
+/** The reader's delete button: asks once more inline (no native dialog), naming the session. */
+export function DeleteButton({ onDelete, what, testId = "reader-delete" }: { onDelete(): void; what: string; testId?: string }) {
   const [armed, setArmed] = useState(false);
   return armed ? (
-    <span className="confirm">
+    <span className="confirm" role="group" aria-label="Confirm deletion">
+      <span className="confirm-what" data-testid={`${testId}-what`}>
+        Delete “{what}” and its files?
+      </span>
       <button type="button" className="danger" data-testid={`${testId}-confirm`} onClick={onDelete}>
-        Delete with its files
+        Delete
       </button>
       <button type="button" onClick={() => setArmed(false)}>
         Keep
@@ -98,23 +111,102 @@ export function DeleteButton({ onDelete, testId = "delete-session" }: { onDelete
   );
 }
 
-const when = (ms: number) => new Date(ms).toLocaleString();
+/**
+ * The action on the ticked sessions: "Delete selected (n)", then a
+ * confirmation naming what is deleted.
+ */
+export function SelectionBar({
+  listed,
+  selected,
+  labels,
+  onDelete,
+  onClear,
+}: {
+  listed: readonly string[];
+  selected: ReadonlySet<string>;
+  labels: ReadonlyMap<string, SessionLabel>;
+  onDelete(ids: string[]): void;
+  onClear(): void;
+}) {
+  const [armed, setArmed] = useState(false);
+  const ids = listed.filter((id) => selected.has(id));
+  if (ids.length === 0) return null;
+  const { names, more } = deletionNames(listed, selected, labels);
+  return (
+    <div className="selection-bar" data-testid="selection-bar" role="region" aria-label="Selected sessions">
+      {armed ? (
+        <>
+          <p className="confirm-what" data-testid="delete-selected-what">
+            Delete {plural(ids.length, "session")} and their files: {names.map((n) => `“${n}”`).join(", ")}
+            {more > 0 ? ` and ${more} more` : ""}?
+          </p>
+          <button
+            type="button"
+            className="danger"
+            data-testid="delete-selected-confirm"
+            onClick={() => {
+              setArmed(false);
+              onDelete(ids);
+            }}
+          >
+            Delete {plural(ids.length, "session")}
+          </button>
+          <button type="button" data-testid="delete-selected-keep" onClick={() => setArmed(false)}>
+            Keep
+          </button>
+        </>
+      ) : (
+        <>
+          <span data-testid="selection-count">{plural(ids.length, "session")} selected</span>
+          <button type="button" data-testid="delete-selected" onClick={() => setArmed(true)}>
+            <Trash2 size={14} aria-hidden="true" /> Delete selected ({ids.length})
+          </button>
+          <button type="button" className="link" data-testid="selection-clear" onClick={onClear}>
+            Clear selection
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
 
-/** The sessions, one row each: title, project, start, duration, model, counts, tokens. */
+/** The sessions, one row each: a tick box, title, project, start, duration, model, counts, tokens. */
 export function SessionTable({
   sessions,
+  labels,
+  selected,
   onOpen,
-  onDelete,
+  onToggle,
+  onToggleAll,
 }: {
   sessions: readonly SessionSummary[];
+  labels: ReadonlyMap<string, SessionLabel>;
+  selected: ReadonlySet<string>;
   onOpen(session: SessionSummary): void;
-  onDelete(session: SessionSummary): void;
+  onToggle(id: string): void;
+  onToggleAll(): void;
 }) {
   if (sessions.length === 0) return <p className="empty" data-testid="sessions-empty">No stored sessions match.</p>;
+  const all = allState(
+    selected,
+    sessions.map((s) => s.id),
+  );
   return (
     <table className="session-table" data-testid="session-table">
       <thead>
         <tr>
+          <th className="select-cell">
+            <input
+              type="checkbox"
+              data-testid="session-select-all"
+              aria-label="Select every listed session"
+              checked={all === "all"}
+              ref={(el) => {
+                if (el) el.indeterminate = all === "some";
+              }}
+              onChange={onToggleAll}
+            />
+          </th>
           <th>Session</th>
           <th>Project</th>
           <th>Started</th>
@@ -122,42 +214,67 @@ export function SessionTable({
           <th>Model</th>
           <th title="Tool calls · asks · denials · errors">Calls · asks · denied · errors</th>
           <th>Tokens</th>
-          <th />
         </tr>
       </thead>
       <tbody>
         {sessions.map((s) => (
-          <tr key={s.id} data-testid="session-row" data-session-id={s.id} data-origin={s.origin}>
-            <td className="session-cell-title">
-              <button type="button" className="link" data-testid="session-open" onClick={() => onOpen(s)} title={s.title ?? s.id}>
-                {s.title ?? <span className="muted">(no prompt)</span>}
-              </button>
-              {s.origin === "claude_code" && <span className="badge origin-badge">Claude Code</span>}
-              {s.parent_session_id !== null && <span className="badge">sub-agent</span>}
-              {s.origin === "gatehouse" && (
-                <span className="muted small session-state" data-testid="session-state">
-                  {" "}
-                  · {sessionStateLabel(s)}
-                </span>
-              )}
-            </td>
-            <td className="mono small" title={s.project_path}>
-              {s.project_path}
-            </td>
-            <td className="small">{when(s.created_at_ms)}</td>
-            <td className="small">{formatMs(s.duration_ms)}</td>
-            <td className="small">{s.model}</td>
-            <td className="small counts" data-testid="session-counts">
-              {s.tool_calls} · {s.asks} · <span className={s.denials > 0 ? "warn" : ""}>{s.denials}</span> ·{" "}
-              <span className={s.errors > 0 ? "bad" : ""}>{s.errors}</span>
-            </td>
-            <td className="small">{formatCount(s.input_tokens + s.output_tokens)}</td>
-            <td>
-              <DeleteButton onDelete={() => onDelete(s)} />
-            </td>
-          </tr>
+          <SessionRow key={s.id} session={s} label={labels.get(s.id)} selected={selected.has(s.id)} onOpen={onOpen} onToggle={onToggle} />
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** One listed session: its tick box, then its title (opens the reader) and figures. */
+function SessionRow({
+  session: s,
+  label,
+  selected,
+  onOpen,
+  onToggle,
+}: {
+  session: SessionSummary;
+  label: SessionLabel | undefined;
+  selected: boolean;
+  onOpen(session: SessionSummary): void;
+  onToggle(id: string): void;
+}) {
+  return (
+    <tr data-testid="session-row" data-session-id={s.id} data-origin={s.origin} data-selected={selected}>
+      <td className="select-cell">
+        <input
+          type="checkbox"
+          data-testid="session-select"
+          aria-label={`Select ${label ? label.title : s.id}`}
+          checked={selected}
+          onChange={() => onToggle(s.id)}
+        />
+      </td>
+      <td className="session-cell-title">
+        <button type="button" className="link" data-testid="session-open" onClick={() => onOpen(s)} title={s.title ?? s.id}>
+          {s.title ?? <span className="muted">(no prompt)</span>}
+          {label && label.ordinal !== null && <span className="muted"> ({label.ordinal})</span>}
+        </button>
+        {s.origin === "claude_code" && <span className="badge origin-badge">Claude Code</span>}
+        {s.parent_session_id !== null && <span className="badge">sub-agent</span>}
+        {s.origin === "gatehouse" && (
+          <span className="muted small session-state" data-testid="session-state">
+            {" "}
+            · {sessionStateLabel(s)}
+          </span>
+        )}
+      </td>
+      <td className="mono small" title={s.project_path}>
+        {s.project_path}
+      </td>
+      <td className="small">{label?.started ?? startedLabel(s.created_at_ms)}</td>
+      <td className="small">{formatMs(s.duration_ms)}</td>
+      <td className="small">{s.model}</td>
+      <td className="small counts" data-testid="session-counts">
+        {s.tool_calls} · {s.asks} · <span className={s.denials > 0 ? "warn" : ""}>{s.denials}</span> ·{" "}
+        <span className={s.errors > 0 ? "bad" : ""}>{s.errors}</span>
+      </td>
+      <td className="small">{formatCount(s.input_tokens + s.output_tokens)}</td>
+    </tr>
   );
 }

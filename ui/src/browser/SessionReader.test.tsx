@@ -2,6 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { setTransport } from "../client";
+import { startedLabel } from "../format";
 import type { SessionStats, SessionSummary } from "../generated/protocol";
 import { Script, sampleDiff } from "../session/fixtures/build";
 import { installTranscriptLayout } from "../session/testLayout";
@@ -85,7 +86,21 @@ function longEvents(extra: number) {
   return script.done().events;
 }
 
-function fake(origin: SessionSummary["origin"], all: () => ReturnType<typeof events> = events, gate: Promise<void> | null = null) {
+/** What the store returns for stored positions 1..n of `list` when this build cannot read the positions in `unreadable`. */
+function stored(list: ReturnType<typeof events>, unreadable: readonly number[]) {
+  return {
+    events: list.filter((_, i) => !unreadable.includes(i + 1)),
+    unreadable_seqs: unreadable.filter((u) => u <= list.length),
+    unreadable: unreadable.filter((u) => u <= list.length).length,
+  };
+}
+
+function fake(
+  origin: SessionSummary["origin"],
+  all: () => ReturnType<typeof events> = events,
+  gate: Promise<void> | null = null,
+  unreadable: readonly number[] = [],
+) {
   const calls: [string, Record<string, unknown>][] = [];
   restore = setTransport({
     invoke: async (command, payload) => {
@@ -96,9 +111,9 @@ function fake(origin: SessionSummary["origin"], all: () => ReturnType<typeof eve
           return all === events ? summary(origin) : { ...summary(origin), event_count: all().length };
         case "session_events":
           if (gate) await gate;
-          return all();
+          return stored(all(), unreadable);
         case "session_events_before":
-          return all().slice(0, Number(args["count"]));
+          return stored(all().slice(0, Number(args["count"])), unreadable);
         case "session_stats":
           return STATS;
         case "export_session":
@@ -121,6 +136,8 @@ describe("SessionReader", () => {
   it("renders a stored session read-only with the live components, stats and resume", async () => {
     const { onResume } = renderReader("gatehouse");
     expect((await screen.findByTestId("reader-title")).textContent).toBe("fix the greeter");
+    // The start in the lists' format (the same words as the list row it came from).
+    expect(screen.getByTestId("stored-session").querySelector(".session-title")?.textContent).toContain(` · ${startedLabel(1_700_000_000_000)} · `);
     await screen.findByTestId("tool-group");
     expect(screen.getByTestId("tool-group").textContent).toContain("Read 2 files");
     expect(screen.getByTestId("diff")).toBeTruthy();
@@ -131,9 +148,22 @@ describe("SessionReader", () => {
       ["Read", "2"],
       ["Bash", "1"],
     ]);
+    expect([...bars].map((b) => b.querySelector("title")?.textContent)).toEqual(["Read: 2 calls, 0 errors, 0 denied", "Bash: 1 call, 1 error, 0 denied"]);
     expect(screen.getByTestId("chart-latency").textContent).toContain("250 ms");
     fireEvent.click(screen.getByTestId("reader-resume"));
     expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_r" }));
+  });
+
+  it("deletes from the reader after a confirmation naming the session", async () => {
+    const onDeleted = vi.fn();
+    fake("gatehouse");
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={onDeleted} />);
+    await screen.findByTestId("reader-title");
+    fireEvent.click(await screen.findByTestId("reader-delete"));
+    expect(onDeleted).not.toHaveBeenCalled();
+    expect(screen.getByTestId("reader-delete-what").textContent).toMatch(/^Delete “fix the greeter · .+” and its files\?$/);
+    fireEvent.click(screen.getByTestId("reader-delete-confirm"));
+    expect(onDeleted).toHaveBeenCalledTimes(1);
   });
 
   it("offers no resume for imported sessions, filters calls and exports", async () => {
@@ -162,6 +192,33 @@ describe("SessionReader", () => {
     fireEvent.change(screen.getByTestId("filter-tool"), { target: { value: "Bash" } });
     await waitFor(() => expect(screen.getAllByTestId("tool-call").map((c) => c.dataset["toolName"])).toEqual(["Bash"]));
     expect(document.querySelector("[data-target]")).toBeNull();
+  });
+
+  it("lands on a hit's call even when earlier events cannot be read, and says so", async () => {
+    const all = events();
+    const seq = all.findIndex((e) => e.type === "tool_completed" && e.tool_use_id === "r2") + 1;
+    // Three positions before the hit were written by a newer version.
+    fake("gatehouse", events, null, [2, 3, 4]);
+    render(<SessionReader sessionId="ses_r" seq={seq} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
+    await waitFor(() => expect(document.querySelector("[data-target]")?.getAttribute("data-tool-use-id")).toBe("r2"));
+    const notice = await screen.findByTestId("reader-unreadable");
+    expect(notice.dataset["count"]).toBe("3");
+    expect(notice.textContent).toContain("3 events of this session were written by a newer version of Gatehouse");
+    expect(screen.queryByTestId("reader-jump-problem")).toBeNull();
+  });
+
+  it.each([
+    ["unreadable", (n: number) => [n], (n: number) => n],
+    ["missing", () => [], (n: number) => n + 50],
+  ])("says in place when a hit's event is %s, and changes nothing", async (problem, unreadable, at) => {
+    const n = events().length;
+    const calls = fake("gatehouse", events, null, unreadable(n - 1));
+    render(<SessionReader sessionId="ses_r" seq={at(n - 1)} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
+    const shown = await screen.findByTestId("reader-jump-problem");
+    expect(shown.dataset["problem"]).toBe(problem);
+    expect(document.querySelector("[data-target]")).toBeNull();
+    // Looking wrote nothing.
+    expect(calls.map(([c]) => c).filter((c) => !["session_summary", "session_events", "session_events_before", "session_stats"].includes(c))).toEqual([]);
   });
 
   it("shows a filter's first match at the top and its empty state in view", async () => {

@@ -5,11 +5,25 @@ import type { SessionSummary } from "../generated/protocol";
 import { Transcript } from "../session/Transcript";
 import "../session/session.css";
 import { formatCount, formatMs } from "./plots";
-import { filterModel, isFiltering, NO_FILTER, rowForSeq, toolNames, type CallFilter, type DecisionFilter } from "./readerModel";
+import {
+  eventIndexOfSeq,
+  filterModel,
+  isFiltering,
+  NO_FILTER,
+  rowForSeq,
+  toolNames,
+  type CallFilter,
+  type DecisionFilter,
+} from "./readerModel";
 import { DeleteButton } from "./SessionList";
 import { useReader } from "./state";
 import { StatsPanel } from "./StatsPanel";
-import { plural } from "../format";
+import { plural, startedLabel } from "../format";
+
+/** The session as a deletion confirmation names it: its first prompt and start. */
+function readerLabel(summary: SessionSummary): string {
+  return `${summary.title ?? summary.id} · ${startedLabel(summary.created_at_ms)}`;
+}
 
 /** A filter as a key: the transcript restarts (at its top) when it changes. */
 function filterKey(filter: CallFilter): string {
@@ -93,9 +107,15 @@ export function SessionReader({
   // every new request (`nonce`): state adjusted while rendering, React's
   // pattern for state that follows a prop.
   const [jumped, setJumped] = useState<number | null>(null);
-  if (model && events && seq !== null && jumped !== nonce) {
+  // Why the requested event cannot be shown, said in place of the jump.
+  const [jumpProblem, setJumpProblem] = useState<"unreadable" | "missing" | null>(null);
+  const at = seq === null || !events ? null : eventIndexOfSeq(seq, events.length, state.unreadableSeqs);
+  // Past the first page while the rest is still loading: wait for it.
+  const ready = at !== null && !(at === "missing" && state.partial);
+  if (model && events && seq !== null && jumped !== nonce && ready) {
     setJumped(nonce);
-    const target = rowForSeq(events, model, seq);
+    const target = rowForSeq(events, model, seq, state.unreadableSeqs);
+    setJumpProblem(typeof at === "number" ? null : at);
     if (target) {
       setFilter(NO_FILTER);
       if (target.groupKey !== null) setExpanded(new Set(expanded).add(target.groupKey));
@@ -132,7 +152,7 @@ export function SessionReader({
             {summary && (
               <>
                 {" "}
-                · {summary.model} · {new Date(summary.created_at_ms).toLocaleString()} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
+                · {summary.model} · {startedLabel(summary.created_at_ms)} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
                 {formatCount(summary.input_tokens + summary.output_tokens)} tokens
                 {summary.origin === "claude_code" && " · imported from Claude Code"}
               </>
@@ -151,7 +171,7 @@ export function SessionReader({
           <button type="button" data-testid="export-html" onClick={() => void actions.exportAs("html")} title="One HTML file that opens offline">
             <Download size={14} aria-hidden="true" /> HTML
           </button>
-          <DeleteButton testId="reader-delete" onDelete={onDeleted} />
+          <DeleteButton testId="reader-delete" what={summary ? readerLabel(summary) : sessionId} onDelete={onDeleted} />
         </div>
       </header>
       <div className="session-body">
@@ -173,6 +193,20 @@ export function SessionReader({
           {state.error !== null && (
             <p className="notice notice-warn" role="alert">
               {state.error}
+            </p>
+          )}
+          {jumpProblem !== null && (
+            <p className="notice notice-warn" role="status" data-testid="reader-jump-problem" data-problem={jumpProblem}>
+              {jumpProblem === "unreadable"
+                ? "The event this link points to was written by a newer version of Gatehouse (or is damaged) and cannot be shown here."
+                : "The event this link points to is no longer stored (the session has fewer events now)."}
+            </p>
+          )}
+          {state.unreadable > 0 && (
+            <p className="notice notice-warn" role="status" data-testid="reader-unreadable" data-count={state.unreadable}>
+              {plural(state.unreadable, "event")} of this session {state.unreadable === 1 ? "was" : "were"} written by a
+              newer version of Gatehouse (or {state.unreadable === 1 ? "is" : "are"} damaged) and {state.unreadable === 1 ? "is" : "are"} not
+              shown; nothing was changed.
             </p>
           )}
           {state.partial && summary && (

@@ -1,4 +1,5 @@
 import type { SessionStats } from "../generated/protocol";
+import { plural } from "../format";
 import { BarChart } from "./BarChart";
 import { formatCount, formatMs } from "./plots";
 
@@ -9,7 +10,7 @@ export function StatsPanel({ stats }: { stats: SessionStats }) {
   return (
     <section className="panel stats-panel" data-testid="stats-panel" aria-label="Statistics">
       <h3>Statistics</h3>
-      <BarChart testId="chart-calls" title="Calls per tool" bars={stats.tools.map((t) => ({ label: t.name, value: t.calls, title: `${t.name}: ${t.calls} calls, ${t.errors} errors, ${t.denials} denied` }))} />
+      <BarChart testId="chart-calls" title="Calls per tool" bars={stats.tools.map((t) => ({ label: t.name, value: t.calls, title: `${t.name}: ${plural(t.calls, "call")}, ${plural(t.errors, "error")}, ${t.denials} denied` }))} />
       <BarChart testId="chart-time" title="Time per tool" format={formatMs} bars={stats.tools.map((t) => ({ label: t.name, value: t.total_ms, title: `${t.name}: ${formatMs(t.total_ms)} in all, longest ${formatMs(t.max_ms)}` }))} />
       <BarChart
         testId="chart-decisions"

@@ -6,6 +6,8 @@ import { formatCount, formatMs, placeBars } from "./plots";
 import { callMatches, filterModel, isFiltering, NO_FILTER, rowForSeq, toolNames } from "./readerModel";
 import { parseSnippet } from "./snippet";
 import { DEFAULT_QUERY, listArgs, parseRetention } from "./state";
+import { groupHits, hitCountText } from "./searchGroups";
+import { allState, deletionNames, pruned, toggled, toggledAll } from "./selection";
 
 /** Prompt; a turn with 2 Reads and a Grep (grouped), a failed Bash, an Edit the user refused, a Bash denied by rule. */
 function session() {
@@ -146,5 +148,40 @@ describe("list query and retention", () => {
     expect(parseRetention(" 30 ")).toEqual({ days: 30 });
     expect(parseRetention("0")).toHaveProperty("error");
     expect(parseRetention("ten")).toHaveProperty("error");
+  });
+});
+
+describe("the list's selection", () => {
+  it("toggles one, all and none, and keeps only listed sessions", () => {
+    const listed = ["a", "b", "c"];
+    let ids: ReadonlySet<string> = toggled(new Set(), "b");
+    expect([...ids]).toEqual(["b"]);
+    expect(allState(ids, listed)).toBe("some");
+    ids = toggledAll(ids, listed);
+    expect(allState(ids, listed)).toBe("all");
+    expect(allState(toggledAll(ids, listed), listed)).toBe("none");
+    expect([...pruned(new Set(["a", "gone"]), listed)]).toEqual(["a"]);
+    expect([...toggled(new Set(["a"]), "a")]).toEqual([]);
+  });
+
+  it("names what a deletion deletes, in list order, then how many more", () => {
+    const listed = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"];
+    const labels = new Map(listed.map((id, i) => [id, { title: `t${i + 1}`, started: "Dec 1", ordinal: null }]));
+    expect(deletionNames(listed, new Set(["s3", "s1"]), labels)).toEqual({ names: ["t1 · Dec 1", "t3 · Dec 1"], more: 0 });
+    expect(deletionNames(listed, new Set(listed), labels).more).toBe(2);
+  });
+});
+
+describe("search hits on the page", () => {
+  const hit = (session_id: string, seq: number) => ({ session_id, seq, type: "user_prompt", snippet: "x", session_title: null, project_path: "/p", tool_name: null });
+  it("groups hits by session in the order of their first hit and counts them", () => {
+    const groups = groupHits([hit("b", 1), hit("a", 2), hit("b", 3)], null);
+    expect(groups.map((g) => [g.sessionId, g.hits.map((h) => h.seq), g.title, g.startedMs])).toEqual([
+      ["b", [1, 3], "b", null],
+      ["a", [2], "a", null],
+    ]);
+    expect(hitCountText(3, 2, 100)).toBe("3 hits in 2 sessions");
+    expect(hitCountText(1, 1, 100)).toBe("1 hit in 1 session");
+    expect(hitCountText(100, 9, 100)).toContain("(the first 100");
   });
 });

@@ -98,9 +98,15 @@ function callIdOf(event: Event): string | null {
  * grow in place, so a prefix's row indexes hold in the whole model).
  * `null` when the session has no rows or `seq` is out of range.
  */
-export function rowForSeq(events: readonly Event[], model: SessionModel, seq: number): SeqTarget | null {
-  if (model.transcript.length === 0 || seq < 1 || seq > events.length) return null;
-  const event = events[seq - 1];
+export function rowForSeq(
+  events: readonly Event[],
+  model: SessionModel,
+  seq: number,
+  unreadableSeqs: readonly number[] = [],
+): SeqTarget | null {
+  const at = eventIndexOfSeq(seq, events.length, unreadableSeqs);
+  if (model.transcript.length === 0 || typeof at !== "number") return null;
+  const event = events[at];
   const callId = event ? callIdOf(event) : null;
   if (callId !== null) {
     const index = model.transcript.findIndex(
@@ -109,7 +115,29 @@ export function rowForSeq(events: readonly Event[], model: SessionModel, seq: nu
     const item = model.transcript[index];
     if (item) return { index, groupKey: item.kind === "group" ? item.key : null, callId };
   }
-  const prefix = foldEvents(events.slice(0, seq));
+  const prefix = foldEvents(events.slice(0, at + 1));
   const index = Math.min(Math.max(prefix.transcript.length - 1, 0), model.transcript.length - 1);
   return { index, groupKey: null, callId: null };
+}
+
+/**
+ * Where stored position `seq` (from 1) is in `events`, which lack the
+ * positions this build could not read (`unreadableSeqs`, ascending) — or
+ * why it is not there: "unreadable" (a newer version wrote it, or it is
+ * damaged) or "missing" (deleted, or past the session's end).
+ */
+export function eventIndexOfSeq(
+  seq: number,
+  eventCount: number,
+  unreadableSeqs: readonly number[],
+): number | "unreadable" | "missing" {
+  if (!Number.isInteger(seq) || seq < 1) return "missing";
+  let before = 0;
+  for (const u of unreadableSeqs) {
+    if (u === seq) return "unreadable";
+    if (u > seq) break;
+    before += 1;
+  }
+  const index = seq - 1 - before;
+  return index < eventCount ? index : "missing";
 }

@@ -19,9 +19,11 @@ import type {
   SessionStats,
   SessionSummary,
   StorageInfo,
+  StoredEvents,
 } from "../generated/protocol";
 import { foldEvents, type SessionModel } from "../session/model";
 import { plural } from "../format";
+import { pruned, toggled, toggledAll } from "./selection";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -83,12 +85,18 @@ export interface SessionListState {
   sessions: SessionSummary[] | null;
   facets: SessionFacets;
   error: string | null;
+  /** Sessions ticked for a selection action (kept to the listed ones). */
+  selected: ReadonlySet<string>;
 }
 
 export interface SessionListActions {
   setQuery(change: Partial<ListQuery>): void;
   refresh(): void;
   remove(ids: string[]): Promise<void>;
+  toggleSelected(id: string): void;
+  /** Ticks every listed session, or none when all were ticked. */
+  toggleAll(): void;
+  clearSelection(): void;
 }
 
 /** The sessions list: filters, sort, the sessions, deletion. */
@@ -98,6 +106,7 @@ export function useSessionList(): [SessionListState, SessionListActions] {
   const [facets, setFacets] = useState<SessionFacets>({ projects: [], models: [] });
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
+  const [selectedIds, setSelected] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
     let cancelled = false;
@@ -105,6 +114,7 @@ export function useSessionList(): [SessionListState, SessionListActions] {
       ([list, f]) => {
         if (cancelled) return;
         setSessions(list);
+        setSelected((ids) => pruned(ids, list.map((s) => s.id)));
         setFacets(f);
         setError(null);
       },
@@ -116,14 +126,19 @@ export function useSessionList(): [SessionListState, SessionListActions] {
   }, [query, generation]);
 
   const refresh = useCallback(() => setGeneration((g) => g + 1), []);
+  const listed = (sessions ?? []).map((s) => s.id);
   return [
-    { query, sessions, facets, error },
+    { query, sessions, facets, error, selected: selectedIds },
     {
       setQuery: (change) => setQueryState((q) => ({ ...q, ...change })),
       refresh,
+      toggleSelected: (id) => setSelected((ids) => toggled(ids, id)),
+      toggleAll: () => setSelected((ids) => toggledAll(ids, listed)),
+      clearSelection: () => setSelected(new Set()),
       remove: async (ids) => {
         try {
           await backend.deleteSessions(ids);
+          setSelected((kept) => pruned(kept, listed.filter((id) => !ids.includes(id))));
           refresh();
         } catch (err) {
           setError(message(err));
@@ -147,6 +162,9 @@ export interface SearchActions {
   clear(): void;
 }
 
+/** How many hits a search returns at most. */
+export const SEARCH_LIMIT = 100;
+
 /** Full-text search over every stored session (plain words, all must match). */
 export function useSearch(): [SearchState, SearchActions] {
   const [text, setText] = useState("");
@@ -164,7 +182,7 @@ export function useSearch(): [SearchState, SearchActions] {
         }
         setSearching(true);
         try {
-          setHits(await backend.searchSessions({ query: text, literal: true, limit: 100 }));
+          setHits(await backend.searchSessions({ query: text, literal: true, limit: SEARCH_LIMIT }));
           setError(null);
         } catch (err) {
           setError(message(err));
@@ -193,6 +211,10 @@ export interface ReaderState {
   events: Event[] | null;
   /** Only the first events are loaded; the rest is on its way. */
   partial: boolean;
+  /** Stored positions (`seq`) of the loaded range this build cannot read. */
+  unreadableSeqs: readonly number[];
+  /** How many events of the loaded range this build cannot read. */
+  unreadable: number;
   /** The events folded as the live session folds them. */
   model: SessionModel | null;
   stats: SessionStats | null;
@@ -211,7 +233,7 @@ export interface ReaderActions {
  */
 export function useReader(sessionId: string, seq: number | null = null): [ReaderState, ReaderActions] {
   const [summary, setSummary] = useState<SessionSummary | null>(null);
-  const [events, setEvents] = useState<Event[] | null>(null);
+  const [read, setRead] = useState<StoredEvents | null>(null);
   const [partial, setPartial] = useState(false);
   // Only the first request's jump target shapes the first page.
   const headCount = useRef(Math.max(READER_HEAD_EVENTS, (seq ?? 0) + READER_HEAD_EVENTS / 4));
@@ -227,18 +249,18 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
       .then(async ([s, head]) => {
         if (cancelled) return;
         setSummary(s);
-        setEvents(head);
+        setRead(head);
         // Statistics read every event of the session: asked for once the
         // first screen is on its way, so they never compete with it.
         backend.sessionStats(sessionId).then(
           (st) => !cancelled && setStats(st),
           (err: unknown) => !cancelled && setError(message(err)),
         );
-        if (head.length < count) return;
+        if (head.events.length + head.unreadable < count) return;
         setPartial(true);
         const all = await backend.sessionEvents(sessionId);
         if (cancelled) return;
-        setEvents(all);
+        setRead(all);
         setPartial(false);
       })
       .catch((err: unknown) => !cancelled && setError(message(err)));
@@ -247,9 +269,20 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
     };
   }, [sessionId]);
 
+  const events = read?.events ?? null;
   const model = useMemo(() => (events ? foldEvents(events) : null), [events]);
   return [
-    { summary, events, partial, model, stats, exported, error },
+    {
+      summary,
+      events,
+      partial,
+      unreadableSeqs: read?.unreadable_seqs ?? [],
+      unreadable: read?.unreadable ?? 0,
+      model,
+      stats,
+      exported,
+      error,
+    },
     {
       exportAs: async (format) => {
         try {

@@ -28,4 +28,29 @@ describe("HomeScreen's recent sessions", () => {
     fireEvent.click(screen.getByTestId("session-item-resume"));
     expect(onResume).toHaveBeenCalledWith(expect.objectContaining({ id: "ses_old" }));
   });
+
+  it("tells four sessions whose first prompt was \"do it\" apart: start time, then an ordinal", () => {
+    const at = 1_700_000_000_000;
+    render(
+      <HomeScreen
+        projects={[]}
+        onOpenFolder={vi.fn()}
+        onOpen={vi.fn()}
+        sessions={[
+          storedSession({ id: "a", created_at_ms: at }),
+          storedSession({ id: "b", created_at_ms: at + 86_400_000 }),
+          storedSession({ id: "c", created_at_ms: at + 2 * 86_400_000 }),
+          storedSession({ id: "d", created_at_ms: at + 2 * 86_400_000 + 1_000 }),
+        ]}
+        onOpenStored={vi.fn()}
+        onResume={vi.fn()}
+      />,
+    );
+    const titles = screen.getAllByTestId("session-label").map((l) => l.textContent ?? "");
+    expect(titles.every((t) => t.startsWith("do it · "))).toBe(true);
+    expect(new Set(titles).size).toBe(4);
+    expect(titles[2]).toMatch(/\(1\)$/);
+    expect(titles[3]).toMatch(/\(2\)$/);
+    expect(titles[0]).not.toMatch(/\(\d\)$/);
+  });
 });

@@ -1,6 +1,8 @@
 import type { Project, SessionSummary } from "../generated/protocol";
-import { plural, sessionStateLabel, timeAgo } from "../format";
+import { plural, sessionLabels, sessionStateLabel, timeAgo } from "../format";
+import { SessionLabelView } from "./SessionLabelView";
 import { useNow } from "../state/clock";
+import { Page, PageHeader } from "./Page";
 import { ProjectList } from "./ProjectList";
 
 interface Props {
@@ -17,14 +19,14 @@ interface Props {
 /** Recent projects and the way to add one. */
 export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenStored, onResume }: Props) {
   const nowMs = useNow(30_000);
+  const labels = sessionLabels(sessions);
   return (
-    <main className="home" data-testid="home">
-      <section className="home-header">
-        <h2>Recent projects</h2>
+    <Page name="home" className="home" testId="home">
+      <PageHeader title="Recent projects">
         <button type="button" className="primary" data-testid="open-folder" onClick={onOpenFolder}>
           Open folder…
         </button>
-      </section>
+      </PageHeader>
       {projects === null ? (
         <p className="empty">Loading…</p>
       ) : (
@@ -44,7 +46,7 @@ export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenSto
                   title="Show this session (read-only)"
                   onClick={() => onOpenStored(s.id)}
                 >
-                  <span className="project-name">{s.title ?? "(no prompt yet)"}</span>
+                  <SessionLabelView label={labels.get(s.id)} className="project-name" />
                   <span className="project-path">
                     {s.project_path} · {s.provider} {s.model} · {sessionStateLabel(s)} · {plural(s.event_count, "event")}
                   </span>
@@ -60,6 +62,6 @@ export function HomeScreen({ projects, onOpenFolder, onOpen, sessions, onOpenSto
           </ul>
         </>
       )}
-    </main>
+    </Page>
   );
 }

@@ -64,10 +64,14 @@ function fake(stored: SessionSummary[] = []) {
             rule_files: [],
           };
         case "session_events_before":
-          return [
-            { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
-            { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
-          ];
+          return {
+            events: [
+              { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
+              { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
+            ],
+            unreadable_seqs: [],
+            unreadable: 0,
+          };
         case "api_key_status":
           return { provider: args["provider"], source: null };
         case "set_project_trust":
@@ -158,7 +162,7 @@ describe("SessionView", () => {
     const opened: string[] = [];
     render(<SessionView project={project()} onBack={() => undefined} onOpenStored={(id) => opened.push(id)} />);
     const open = await screen.findByTestId("open-stored-session");
-    expect(open.textContent).toBe("do it — ended: app closed, 1 event");
+    expect(open.textContent).toMatch(/^do it · .+ — ended: app closed, 1 event$/);
     fireEvent.click(open);
     expect(opened).toEqual(["ses_old"]);
     expect(f.calls.some(([c]) => c === "resume_session")).toBe(false);

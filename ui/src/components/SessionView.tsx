@@ -9,9 +9,11 @@ import type {
 } from "../generated/protocol";
 import { useApiKeys } from "../state/apiKeys";
 import { useLiveSession } from "../state/liveSession";
-import { plural, sessionStateLabel } from "../format";
+import { plural, sessionLabels, sessionStateLabel } from "../format";
+import { SessionLabelView } from "./SessionLabelView";
 import { MODE_LABELS, MODES } from "../session/modes";
 import { ErrorBanner } from "./ErrorBanner";
+import { Page, PageHeader } from "./Page";
 
 // The session screen (Markdown, highlight.js, diffs, the virtualiser) is its
 // own chunk: the home screen and settings load without it.
@@ -136,21 +138,25 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
   }, [resumeSessionId, needsTrust, actions]);
 
   const choice = providerChoice(kind, { script, model, baseUrl });
+  const labels = sessionLabels(stored);
 
   return (
-    <main className="session" data-testid="session-view">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="back-home">
-          ← Projects
-        </button>
-        <h2 data-testid="session-project-name">{project.name}</h2>
-        <span className="project-path">{project.path}</span>
-        {project.trusted_at_ms !== null && (
-          <span className="badge" data-testid="project-trusted">
-            trusted
-          </span>
-        )}
-      </section>
+    <Page name="project" className="session" testId="session-view" fill={state.handle !== null && !needsTrust}>
+      <PageHeader
+        title={project.name}
+        titleTestId="session-project-name"
+        back={{ label: "Projects", testId: "back-home", onClick: onBack }}
+        aside={
+          <>
+            <span className="project-path">{project.path}</span>
+            {project.trusted_at_ms !== null && (
+              <span className="badge" data-testid="project-trusted">
+                trusted
+              </span>
+            )}
+          </>
+        }
+      />
       {state.error !== null && <ErrorBanner message={state.error} onDismiss={actions.dismissError} />}
       {needsTrust ? (
         <TrustPrompt
@@ -262,7 +268,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
                       title="Show this session (read-only)"
                       onClick={() => onOpenStored?.(s.id)}
                     >
-                      {s.title ?? s.id} — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
+                      <SessionLabelView label={labels.get(s.id)} /> — {sessionStateLabel(s)}, {plural(s.event_count, "event")}
                     </button>
                     <button
                       type="button"
@@ -280,6 +286,6 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
           )}
         </section>
       )}
-    </main>
+    </Page>
   );
 }

@@ -1,4 +1,5 @@
 import { useApiKeys } from "../state/apiKeys";
+import { Page, PageHeader } from "./Page";
 
 interface Props {
   onBack(): void;
@@ -21,13 +22,8 @@ function describe(source: string | null | undefined): string {
 export function SettingsScreen({ onBack }: Props) {
   const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
   return (
-    <main className="settings" data-testid="settings">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="settings-back">
-          ← Back
-        </button>
-        <h2>Settings</h2>
-      </section>
+    <Page name="settings" className="settings" testId="settings">
+      <PageHeader title="Settings" back={{ label: "Back", testId: "settings-back", onClick: onBack }} />
       <h3>API keys</h3>
       {state.error !== null && (
         <p className="error" data-testid="settings-error" role="alert">
@@ -64,6 +60,6 @@ export function SettingsScreen({ onBack }: Props) {
           </span>
         </form>
       ))}
-    </main>
+    </Page>
   );
 }

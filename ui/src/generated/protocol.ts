@@ -162,6 +162,40 @@ export type CommandError = {
 message: string, };
 
 /**
+ * How a compaction went (`vacuum_database`, `gatehouse-cli sessions
+ * vacuum`).
+ *
+ * A database compacts in short steps, each its own write transaction, so
+ * open sessions keep writing between them; a database created by an
+ * earlier version needs one full rewrite first (see [`FullRewrite`]).
+ */
+export type Compaction = { 
+/**
+ * The steps taken (search index merges, batches of free pages
+ * returned to the file system, or the one full rewrite).
+ */
+steps: number, 
+/**
+ * Bytes of free pages given back to the file system.
+ */
+freed_bytes: number, 
+/**
+ * Whether the write-ahead log was folded into the database and
+ * emptied; `false` when a session was reading or writing at that
+ * moment (it is folded in later, as sessions write).
+ */
+wal_truncated: boolean, 
+/**
+ * Whether it stopped early because it was asked to; what was done
+ * until then stays done.
+ */
+cancelled: boolean, 
+/**
+ * The one full rewrite a database of an earlier version needs.
+ */
+full_rewrite: FullRewrite, };
+
+/**
  * A block of tool_result content, in the Anthropic Messages API's shape.
  */
 export type ContentBlock = { "type": "text", 
@@ -469,7 +503,21 @@ trigger: SettingsReloadTrigger,
 /**
  * Problems found in the files (also when applied).
  */
-problems: Array<SettingsProblem>, } | { "type": "tool_progress", 
+problems: Array<SettingsProblem>, } | { "type": "mcp_servers_changed", 
+/**
+ * Servers that run now and did not before (added, enabled,
+ * approved), sorted.
+ */
+started: Array<string>, 
+/**
+ * Servers that ran and do not any more (removed, disabled), sorted;
+ * their tools are gone from the session.
+ */
+stopped: Array<string>, 
+/**
+ * Servers whose configuration changed, started again, sorted.
+ */
+restarted: Array<string>, } | { "type": "tool_progress", 
 /**
  * The call.
  */
@@ -851,6 +899,16 @@ additions: number,
  * Lines removed in total.
  */
 deletions: number, };
+
+/**
+ * The one full rewrite (`VACUUM`) that switches a database created by an
+ * earlier version of Gatehouse to compaction in steps.
+ */
+export type FullRewrite = { "status": "not_needed" } | { "status": "done" } | { "status": "waiting_for_open_sessions", 
+/**
+ * Sessions open at the time.
+ */
+open_sessions: number, };
 
 /**
  * The hook events Gatehouse runs hooks for (Claude Code's names).
@@ -2595,6 +2653,27 @@ sessions: number,
 events: number, };
 
 /**
+ * A stored session's events as this build reads them: the reader says
+ * when some could not be read, and maps a stored position (`seq`) to the
+ * right event even then.
+ */
+export type StoredEvents = { 
+/**
+ * The events this build could read, oldest first.
+ */
+events: Array<Event>, 
+/**
+ * Positions (`seq`, from 1) of the events it could not read (written by
+ * a newer Gatehouse, or damaged), ascending; at most
+ * [`StoredEvents::MAX_LISTED_UNREADABLE`] are listed.
+ */
+unreadable_seqs: number[], 
+/**
+ * How many events could not be read in all.
+ */
+unreadable: number, };
+
+/**
  * Where a sub-agent is (see [`ToolProgressData::Subagent`]).
  */
 export type SubagentPhase = "started" | "running" | "completed";
@@ -2854,6 +2933,41 @@ project_id: number,
 overwrite: boolean, };
 
 /**
+ * What `vacuum_database` returns: the usage afterwards (the fields of
+ * [`StorageUsage`], as before) and how the database was compacted.
+ */
+export type VacuumResult = { 
+/**
+ * How it was compacted.
+ */
+compaction: Compaction, 
+/**
+ * The database file, in bytes.
+ */
+database_bytes: number, 
+/**
+ * Its write-ahead log, in bytes (folded into the file at checkpoints).
+ */
+wal_bytes: number, 
+/**
+ * Unused pages inside the database file that `VACUUM` would return.
+ */
+reclaimable_bytes: number, 
+/**
+ * Files beside the database (`sessions/<id>/`: spilled tool results,
+ * Bash and task output), in bytes.
+ */
+session_files_bytes: number, 
+/**
+ * Stored sessions.
+ */
+sessions: number, 
+/**
+ * Stored events.
+ */
+events: number, };
+
+/**
  * Arguments of `validate_rule`.
  */
 export type ValidateRuleArgs = { 
@@ -2899,11 +3013,12 @@ export interface Commands {
   close_session: { args: SessionArgs; result: null };
   /** Stored sessions, newest first. */
   list_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };
-  /** Every stored event of a session, oldest first. */
-  session_events: { args: SessionArgs; result: Array<Event> };
+  /** Every stored event of a session, oldest first, and the positions of
+ those this build cannot read. */
+  session_events: { args: SessionArgs; result: StoredEvents };
   /** The first `count` stored events of a session, oldest first: what a
  resumed handle's `earlier_events` left out. */
-  session_events_before: { args: SessionEventsBeforeArgs; result: Array<Event> };
+  session_events_before: { args: SessionEventsBeforeArgs; result: StoredEvents };
   /** Stores a provider's API key in the OS keychain. */
   set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
   /** Removes a provider's API key from the OS keychain. */
@@ -2938,8 +3053,11 @@ export interface Commands {
   storage_info: { args: NoArgs; result: StorageInfo };
   /** Sets the retention period (and optionally applies it now). */
   set_retention: { args: SetRetentionArgs; result: RetentionResult };
-  /** Compacts the database (`VACUUM`); returns the usage afterwards. */
-  vacuum_database: { args: NoArgs; result: StorageUsage };
+  /** Compacts the database in short steps (open sessions keep writing
+ between them); returns the usage afterwards and how it went. A
+ database of an earlier version is rewritten whole only when no
+ session is open (see `FullRewrite`). */
+  vacuum_database: { args: NoArgs; result: VacuumResult };
   /** Signs in to an OAuth MCP server of a project: opens the browser at
  its authorization page and waits (up to 5 minutes) for the redirect;
  the tokens go only to the OS keychain. Servers of open sessions that

@@ -6,6 +6,7 @@
 // mcp-problem.
 
 import type { Project } from "../generated/protocol";
+import { Page, PageHeader } from "../components/Page";
 import { ServerCard } from "./ServerCard";
 import { ServerForm } from "./ServerForm";
 import { useMcp } from "./state";
@@ -21,12 +22,8 @@ export function McpScreen({ projects, onBack }: Props) {
   const [state, actions] = useMcp(projects);
   const { panel } = state;
   return (
-    <main className="mcp" data-testid="mcp">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="mcp-back">
-          ← Back
-        </button>
-        <h2>MCP servers</h2>
+    <Page name="mcp" className="mcp" testId="mcp">
+      <PageHeader title="MCP servers" back={{ label: "Back", testId: "mcp-back", onClick: onBack }}>
         {projects !== null && projects.length > 0 && (
           <select
             data-testid="mcp-project"
@@ -44,72 +41,74 @@ export function McpScreen({ projects, onBack }: Props) {
         <button type="button" data-testid="mcp-probe" disabled={state.probing || state.projectPath === null} onClick={() => void actions.probe()}>
           {state.probing ? "Connecting…" : "Reconnect"}
         </button>
-      </section>
-      {projects !== null && projects.length === 0 && (
-        <p data-testid="mcp-no-project">Open a project folder first: MCP servers are listed per project.</p>
-      )}
-      {state.error !== null && (
-        <p className="error" data-testid="mcp-error" role="alert">
-          {state.error}{" "}
-          <button type="button" onClick={actions.dismissError}>
-            Dismiss
-          </button>
-        </p>
-      )}
-      {state.notice !== null && (
-        <p className="mcp-notice" data-testid="mcp-notice" role="status">
-          {state.notice}
-        </p>
-      )}
-      {panel?.problems.map((p, i) => (
-        <p key={i} className="error" data-testid="mcp-problem">
-          {p.file}
-          {p.server !== null ? `: server \`${p.server}\`` : ""}: {p.message}
-        </p>
-      ))}
-      {panel !== null && (
-        <>
-          <div className="mcp-actions">
-            <button type="button" data-testid="mcp-add-gatehouse" onClick={() => actions.startAdd("gatehouse")}>
-              Add server
+      </PageHeader>
+      <div className="mcp-body">
+        {projects !== null && projects.length === 0 && (
+          <p data-testid="mcp-no-project">Open a project folder first: MCP servers are listed per project.</p>
+        )}
+        {state.error !== null && (
+          <p className="error" data-testid="mcp-error" role="alert">
+            {state.error}{" "}
+            <button type="button" onClick={actions.dismissError}>
+              Dismiss
             </button>
-            <button type="button" data-testid="mcp-add-project" onClick={() => actions.startAdd("project")}>
-              Add to project .mcp.json
-            </button>
-          </div>
-          {state.form !== null && (
-            <ServerForm
-              form={state.form}
-              errors={state.formErrors}
-              saving={state.saving}
-              onChange={actions.editForm}
-              onSave={() => void actions.saveForm()}
-              onCancel={actions.cancelForm}
-            />
-          )}
-          {panel.servers.length === 0 ? (
-            <p data-testid="mcp-empty">No MCP servers configured for this project.</p>
-          ) : (
-            <ul className="mcp-servers">
-              {panel.servers.map((entry) => (
-                <ServerCard
-                  key={`${entry.scope}:${entry.name}`}
-                  entry={entry}
-                  probe={state.probes[entry.name]}
-                  checking={state.probing}
-                  onEdit={() => actions.startEdit(entry)}
-                  onRemove={() => void actions.remove(entry)}
-                  onSetDisabled={(disabled) => void actions.setDisabled(entry, disabled)}
-                  onApprove={() => void actions.approve(entry)}
-                  signingIn={state.signingIn === entry.name}
-                  onSignIn={() => void actions.signIn(entry)}
-                  onSignOut={() => void actions.signOut(entry)}
-                />
-              ))}
-            </ul>
-          )}
-        </>
-      )}
-    </main>
+          </p>
+        )}
+        {state.notice !== null && (
+          <p className="mcp-notice" data-testid="mcp-notice" role="status">
+            {state.notice}
+          </p>
+        )}
+        {panel?.problems.map((p, i) => (
+          <p key={i} className="error" data-testid="mcp-problem">
+            {p.file}
+            {p.server !== null ? `: server \`${p.server}\`` : ""}: {p.message}
+          </p>
+        ))}
+        {panel !== null && (
+          <>
+            <div className="mcp-actions">
+              <button type="button" data-testid="mcp-add-gatehouse" onClick={() => actions.startAdd("gatehouse")}>
+                Add server
+              </button>
+              <button type="button" data-testid="mcp-add-project" onClick={() => actions.startAdd("project")}>
+                Add to project .mcp.json
+              </button>
+            </div>
+            {state.form !== null && (
+              <ServerForm
+                form={state.form}
+                errors={state.formErrors}
+                saving={state.saving}
+                onChange={actions.editForm}
+                onSave={() => void actions.saveForm()}
+                onCancel={actions.cancelForm}
+              />
+            )}
+            {panel.servers.length === 0 ? (
+              <p data-testid="mcp-empty">No MCP servers configured for this project.</p>
+            ) : (
+              <ul className="mcp-servers">
+                {panel.servers.map((entry) => (
+                  <ServerCard
+                    key={`${entry.scope}:${entry.name}`}
+                    entry={entry}
+                    probe={state.probes[entry.name]}
+                    checking={state.probing}
+                    onEdit={() => actions.startEdit(entry)}
+                    onRemove={() => void actions.remove(entry)}
+                    onSetDisabled={(disabled) => void actions.setDisabled(entry, disabled)}
+                    onApprove={() => void actions.approve(entry)}
+                    signingIn={state.signingIn === entry.name}
+                    onSignIn={() => void actions.signIn(entry)}
+                    onSignOut={() => void actions.signOut(entry)}
+                  />
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </div>
+    </Page>
   );
 }

@@ -2,6 +2,8 @@
 // with its source, 30-day count, lock, lint warnings and edit / delete /
 // move actions.
 
+import { Lock, TriangleAlert } from "lucide-react";
+
 import type { RuleProblem } from "../generated/protocol";
 import { TargetOptions } from "./TargetOptions";
 import { type DraftRule, SOURCE_LABELS, type Target, groupRules, problemsFor } from "./model";
@@ -75,7 +77,7 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
       </span>
       {!editable && (
         <span className="rule-lock" data-testid="rule-lock" title={target?.lockReason ?? ""}>
-          🔒 {target?.lockReason}
+          <Lock size={12} aria-hidden="true" /> {target?.lockReason}
         </span>
       )}
       {editable && (
@@ -86,19 +88,23 @@ function RuleRow({ rule, target, targets, problems, onEdit, onDelete, onMove }: 
           <button type="button" data-testid="rule-delete" onClick={() => onDelete(rule.id)}>
             Delete
           </button>
-          <select
-            data-testid="rule-move"
-            aria-label="Move to"
-            value={rule.target}
-            onChange={(e) => onMove(rule.id, e.target.value)}
-          >
-            <TargetOptions targets={targets} />
-          </select>
+          <span className="rule-move">
+            <label htmlFor={`rule-move-${rule.id}`}>Move to</label>
+            <select
+              id={`rule-move-${rule.id}`}
+              data-testid="rule-move"
+              value={rule.target}
+              title={target?.label}
+              onChange={(e) => onMove(rule.id, e.target.value)}
+            >
+              <TargetOptions targets={targets} compact />
+            </select>
+          </span>
         </span>
       )}
       {problems.map((p, i) => (
         <div key={i} className={`rule-problem problem-${p.severity}`} data-testid="rule-warning" data-code={p.code}>
-          ⚠ {p.message}
+          <TriangleAlert size={12} aria-hidden="true" /> {p.message}
         </div>
       ))}
     </li>

@@ -57,6 +57,39 @@ function validate(args: Record<string, unknown>) {
 }
 
 describe("RulesScreen", () => {
+  it("filters the listed rules by text, says how many of all, shows an empty state, and labels Move to", async () => {
+    backend({
+      list_projects: () => PROJECTS,
+      rules_view: () => rulesView(),
+      validate_rule: validate,
+      check_rule_edits: () => [],
+      test_rule_call: () => ({ decision: "allow", reason: { kind: "mode", mode: "default" }, trace: [] }),
+    });
+    render(<RulesScreen onBack={() => undefined} onOpenCall={() => undefined} />);
+    await waitFor(() => expect(screen.getAllByTestId("rule-row")).toHaveLength(2));
+    const box = screen.getByTestId("rules-filter") as HTMLInputElement;
+    expect(box.labels?.[0]?.textContent).toBe("Filter rules");
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("2 rules");
+    fireEvent.change(box, { target: { value: "npm" } });
+    expect(screen.getAllByTestId("rule-row").map((r) => r.dataset.rule)).toEqual(["Bash(npm test:*)"]);
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("1 of 2 rules");
+    // By list and by where it lives, too.
+    fireEvent.change(box, { target: { value: "deny policy" } });
+    expect(screen.getAllByTestId("rule-row").map((r) => r.dataset.rule)).toEqual(["WebFetch"]);
+    fireEvent.change(box, { target: { value: "zebra" } });
+    expect(screen.queryAllByTestId("rule-row")).toHaveLength(0);
+    expect(screen.getByTestId("rules-filter-count").textContent).toBe("0 of 2 rules");
+    expect(screen.getByTestId("rules-filter-empty").textContent).toContain("No rule matches “zebra”.");
+    fireEvent.click(within(screen.getByTestId("rules-filter-empty")).getByRole("button"));
+    expect(screen.getAllByTestId("rule-row")).toHaveLength(2);
+
+    // "Move to" is a real label, its menu short: file names, not paths.
+    const move = screen.getByTestId("rule-move") as HTMLSelectElement;
+    expect(move.labels[0]?.textContent).toBe("Move to");
+    expect([...move.options].map((o) => o.textContent)).toEqual(["Project · settings.json", "User · settings.json"]);
+    expect([...move.options].map((o) => o.title)).toEqual([PROJECT_SETTINGS, "/home/u/.claude/settings.json"]);
+  });
+
   it("validates as typed with the error highlighted, adds a rule, tests it live and saves", async () => {
     const calls = backend({
       list_projects: () => PROJECTS,
@@ -74,6 +107,9 @@ describe("RulesScreen", () => {
     // The policy rule is locked with its reason.
     const policy = screen.getAllByTestId("rule-row").find((r) => r.dataset.rule === "WebFetch");
     expect(within(policy as HTMLElement).getByTestId("rule-lock").textContent).toContain("managed policy");
+    // An icon, not the 🔒 emoji that the bundled fonts lack (it drew a missing-glyph box).
+    expect(within(policy as HTMLElement).getByTestId("rule-lock").textContent).not.toContain("🔒");
+    expect(within(policy as HTMLElement).getByTestId("rule-lock").querySelector("svg")).not.toBeNull();
     await waitFor(() => expect(screen.getByTestId("tester-decision").dataset.decision).toBe("allow"));
 
     fireEvent.change(screen.getByTestId("rule-input"), { target: { value: "Bash(rm" } });

@@ -8,13 +8,20 @@
 // rule-delete, rule-move, rules-save, rules-conflict, rules-reload,
 // rules-overwrite, rules-undo, tester-tool, tester-input, tester-mode,
 // tester-decision (data-decision), decision-trace, replay-scope, replay-run,
-// replay-progress, replay-count, replay-call (data-session-id, data-seq).
+// replay-progress, replay-count, replay-call (data-session-id, data-seq),
+// rules-filter, rules-filter-count, rules-filter-empty, rules-default-mode.
+
+import { useMemo, useState } from "react";
 
 import type { ReplayChangedCall } from "../generated/protocol";
+import { Page, PageHeader } from "../components/Page";
+import { MODE_LABELS } from "../session/modes";
 import { DirectoriesPanel } from "./DirectoriesPanel";
 import { ReplayPanel } from "./ReplayPanel";
 import { RuleForm } from "./RuleForm";
+import { NoRuleMatches, RuleFilter } from "./RuleFilter";
 import { RuleGroups } from "./RuleGroups";
+import { filterRules } from "./model";
 import { SaveBar } from "./SaveBar";
 import { TesterPanel } from "./TesterPanel";
 import { useRulesEditor } from "./state";
@@ -31,15 +38,13 @@ export interface RulesScreenProps {
 export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScreenProps) {
   const [state, actions] = useRulesEditor(projectId);
   const { view, draft } = state;
+  const [filter, setFilter] = useState("");
+  const listed = useMemo(() => (draft ? filterRules(draft.rules, state.targets, filter) : []), [draft, state.targets, filter]);
   const testCall = (call: ReplayChangedCall) =>
     actions.setTester({ tool: call.tool_name, input: JSON.stringify(call.input, null, 2), mode: call.mode });
   return (
-    <main className="rules-screen" data-testid="rules-screen">
-      <section className="session-header">
-        <button type="button" onClick={onBack} data-testid="rules-back">
-          ← Back
-        </button>
-        <h2>Permission rules</h2>
+    <Page name="rules" className="rules-screen" testId="rules-screen">
+      <PageHeader title="Permission rules" back={{ label: "Back", testId: "rules-back", onClick: onBack }}>
         <select
           data-testid="rules-project-select"
           aria-label="Project"
@@ -53,7 +58,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
             </option>
           ))}
         </select>
-      </section>
+      </PageHeader>
       {state.error !== null && (
         <p className="error" data-testid="rules-error" role="alert">
           {state.error}
@@ -65,7 +70,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
             <span data-testid="rules-trust" data-trusted={view.trusted}>
               {view.trusted ? "Trusted project: its allow rules apply." : "Untrusted project: only its deny and ask rules apply."}
             </span>{" "}
-            Default mode: <strong>{view.default_mode ?? "default"}</strong>.
+            Default mode: <strong data-testid="rules-default-mode">{MODE_LABELS[view.default_mode ?? "default"]}</strong>.
             {view.bypass_disabled && " Bypass mode is disabled."}
             {view.managed_rules_only && " Managed policy: only policy rules may allow."}
           </p>
@@ -89,14 +94,19 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
                 onSubmit={actions.submitForm}
                 onCancel={actions.cancelEdit}
               />
-              <RuleGroups
-                rules={draft.rules}
-                targets={state.targets}
-                problems={state.problems}
-                onEdit={actions.startEdit}
-                onDelete={actions.deleteRule}
-                onMove={actions.moveRule}
-              />
+              <RuleFilter text={filter} shown={listed.length} total={draft.rules.length} onChange={setFilter} />
+              {listed.length === 0 && draft.rules.length > 0 ? (
+                <NoRuleMatches text={filter} onClear={() => setFilter("")} />
+              ) : (
+                <RuleGroups
+                  rules={listed}
+                  targets={state.targets}
+                  problems={state.problems}
+                  onEdit={actions.startEdit}
+                  onDelete={actions.deleteRule}
+                  onMove={actions.moveRule}
+                />
+              )}
               <FileProblems problems={state.problems.filter((p) => p.rule === null)} />
               <DirectoriesPanel
                 inForce={view.additional_directories}
@@ -124,7 +134,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
           </div>
         </>
       )}
-    </main>
+    </Page>
   );
 }
 

@@ -18,10 +18,14 @@ describe("StoredCallPicker", () => {
         asked.push([command, payload["args"]]);
         if (command === "list_sessions") return [{ id: "s1", title: "Fix the tests" }];
         if (command === "session_events") {
-          return [
-            { session_id: "s1", ts_ms: 0, type: "user_prompt", text: "hi" },
-            { session_id: "s1", ts_ms: 1, type: "tool_queued", tool_use_id: "t1", name: "Bash", input: { command: "ls" } },
-          ];
+          return {
+            events: [
+              { session_id: "s1", ts_ms: 0, type: "user_prompt", text: "hi" },
+              { session_id: "s1", ts_ms: 1, type: "tool_queued", tool_use_id: "t1", name: "Bash", input: { command: "ls" } },
+            ],
+            unreadable_seqs: [],
+            unreadable: 0,
+          };
         }
         throw { message: `unexpected ${command}` };
       },

@@ -2,12 +2,11 @@
 // (unsaved edits included), with the decision's reason and full trace.
 
 import type { PermissionMode } from "../generated/protocol";
+import { MODE_LABELS, MODES } from "../session/modes";
 import { ReasonAndTrace } from "../session/renderers/RefusalView";
 import { sampleInput } from "./model";
 import { StoredCallPicker } from "./StoredCallPicker";
 import type { TesterState } from "./state";
-
-const MODES: PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"];
 
 interface Props {
   tester: TesterState;
@@ -42,7 +41,7 @@ export function TesterPanel({ tester, toolNames, projectPath, onChange }: Props)
         >
           {MODES.map((m) => (
             <option key={m} value={m}>
-              {m}
+              {MODE_LABELS[m]}
             </option>
           ))}
         </select>

@@ -241,3 +241,25 @@ export function sampleInput(tool: string, projectPath: string): string {
       return "{}";
   }
 }
+
+/** A place's short name for compact menus: "Project · settings.json", "Session · fix the…". */
+export function targetShortLabel(target: Target): string {
+  const name = target.path !== null ? (target.path.split(/[\\/]/).pop() ?? target.path) : target.label;
+  const short = name.length > 28 ? `${name.slice(0, 27)}…` : name;
+  return `${SOURCE_LABELS[target.source]} · ${short}`;
+}
+
+/**
+ * The rules a filter box's text keeps: every word (case-insensitive) in the
+ * rule's text, its list (deny/ask/allow) or where it lives (source, file).
+ */
+export function filterRules(rules: DraftRule[], targets: Target[], text: string): DraftRule[] {
+  const words = text.toLowerCase().split(/\s+/).filter((w) => w.length > 0);
+  if (words.length === 0) return rules;
+  const byKey = new Map(targets.map((t) => [t.key, t]));
+  return rules.filter((rule) => {
+    const target = byKey.get(rule.target);
+    const haystack = [rule.text, rule.list, target ? SOURCE_LABELS[target.source] : "", target?.label ?? ""].join("\n").toLowerCase();
+    return words.every((w) => haystack.includes(w));
+  });
+}

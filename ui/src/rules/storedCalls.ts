@@ -53,7 +53,7 @@ export function useStoredCalls(projectPath: string | null): [StoredCallsState, (
     setCalls([]);
     if (id === "") return;
     backend.sessionEvents(id).then(
-      (events) => setCalls(toolCallsOf(events)),
+      (read) => setCalls(toolCallsOf(read.events)),
       (err: unknown) => setError(message(err)),
     );
   };

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
-import { BatchTimeline, timelineGeometry } from "./BatchTimeline";
+import { BatchTimeline, timelineGeometry, withinBar } from "./BatchTimeline";
 import { Script, must } from "./fixtures/build";
 import { foldEvents, type ToolCall } from "./model";
 
@@ -56,6 +56,20 @@ describe("timelineGeometry", () => {
     expect(must(g.bars[1]).segments.map((s) => s.kind)).toEqual(["queued"]);
   });
 
+  it("gives each bar only its call's extent, so calls after one another in a lane never cover each other", () => {
+    const g = timelineGeometry(calls([["a", 0, 100, 400], ["b", 500, 500, 1000]]), 1000);
+    expect(g.lanes).toBe(1);
+    expect(g.bars.map((b) => [round(b.left), round(b.width)])).toEqual([
+      [0, 40],
+      [50, 50],
+    ]);
+    const a = must(g.bars[0]);
+    expect(a.segments.map((s) => withinBar(a, s)).map((p) => [round(p.left), round(p.width)])).toEqual([
+      [0, 25],
+      [25, 75],
+    ]);
+  });
+
   it("is empty for no calls", () => {
     expect(timelineGeometry([], 5)).toMatchObject({ lanes: 0, bars: [] });
   });
@@ -71,6 +85,11 @@ describe("BatchTimeline", () => {
     expect(root.getAttribute("data-lanes")).toBe("2");
     const bars = screen.getAllByTestId("timeline-bar");
     expect(bars).toHaveLength(3);
+    // Lane 0 holds a (0–400 ms) and c (500–1000 ms): their boxes are apart.
+    expect([bars[0], bars[2]].map((b) => [b?.style.left, b?.style.width])).toEqual([
+      ["0%", "40%"],
+      ["50%", "50%"],
+    ]);
     expect(bars[1]?.querySelector('[data-kind="waiting"]')).toBeTruthy();
     expect(root.textContent).toContain("up to 2 at once");
     expect(root.textContent).toContain("1.0 s");

@@ -12,13 +12,24 @@ export interface TimelineSegment {
   width: number;
 }
 
-/** One call's bar: its lane (row) and segments. */
+/** One call's bar: its lane (row), its extent and segments. */
 export interface TimelineBar {
   callId: string;
   name: string;
   status: ToolStatus;
   lane: number;
+  /** Where the call's box starts and how wide it is, in percent of the strip:
+   * only its own span, so calls after one another in a lane never cover
+   * each other (hover and focus find the call under the pointer). */
+  left: number;
+  width: number;
   segments: TimelineSegment[];
+}
+
+/** A segment's place inside its bar, in percent of the bar (not the strip). */
+export function withinBar(bar: Pick<TimelineBar, "left" | "width">, seg: TimelineSegment): { left: number; width: number } {
+  if (bar.width <= 0) return { left: 0, width: 100 };
+  return { left: ((seg.left - bar.left) / bar.width) * 100, width: (seg.width / bar.width) * 100 };
 }
 
 /** The strip's geometry for a turn's calls. */
@@ -74,7 +85,9 @@ export function timelineGeometry(calls: readonly ToolCall[], nowMs: number): Tim
     }
     add("running", cursor, end);
     if (segments.length === 0) segments.push({ kind: "queued", left: pct(call.queuedMs), width: 0 });
-    bars.push({ callId: call.id, name: call.name, status: call.status, lane, segments });
+    const left = Math.min(...segments.map((s) => s.left));
+    const right = Math.max(...segments.map((s) => s.left + s.width));
+    bars.push({ callId: call.id, name: call.name, status: call.status, lane, left, width: right - left, segments });
   }
   return { startMs, endMs, lanes: laneEnds.length, bars };
 }
@@ -103,7 +116,7 @@ function Strip({ calls, nowMs, project }: { calls: readonly ToolCall[]; nowMs: n
             data-testid="timeline-bar"
             data-tool-use-id={bar.callId}
             data-lane={bar.lane}
-            style={{ top: bar.lane * LANE_PX + 2 }}
+            style={{ top: bar.lane * LANE_PX + 2, left: `${bar.left}%`, width: `${bar.width}%` }}
             // Reachable by keyboard: Tab to a bar shows its call, as hovering does.
             tabIndex={0}
             role="button"
@@ -113,14 +126,17 @@ function Strip({ calls, nowMs, project }: { calls: readonly ToolCall[]; nowMs: n
             onFocus={() => setHovered(bar.callId)}
             onBlur={() => setHovered((h) => (h === bar.callId ? null : h))}
           >
-            {bar.segments.map((seg, i) => (
-              <span
-                key={i}
-                className={`seg seg-${seg.kind}`}
-                data-kind={seg.kind}
-                style={{ left: `${seg.left}%`, width: `${seg.width}%` }}
-              />
-            ))}
+            {bar.segments.map((seg, i) => {
+              const place = withinBar(bar, seg);
+              return (
+                <span
+                  key={i}
+                  className={`seg seg-${seg.kind}`}
+                  data-kind={seg.kind}
+                  style={{ left: `${place.left}%`, width: `${place.width}%` }}
+                />
+              );
+            })}
           </div>
         ))}
       </div>

@@ -41,6 +41,11 @@ export interface StoredSessionTarget {
  */
 export type Screen = "home" | "settings" | "sessions" | "rules" | "mcp";
 
+/** Screens that open over a live session instead of closing it. */
+export function isOverSession(screen: Screen): boolean {
+  return screen === "rules" || screen === "mcp";
+}
+
 /** The header's navigation: one button per screen other than home. */
 export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testId: string }[] = [
   { screen: "sessions", label: "Sessions", testId: "open-sessions" },
@@ -55,12 +60,13 @@ export interface HomeActions {
   resume(session: SessionSummary): Promise<void>;
   /**
    * Shows a top-level screen, closing any open session view — except the
-   * rule editor, which opens over the session (it stays open behind it).
+   * rule editor and the MCP panel, which open over the session (it stays
+   * open behind them, and their edits reach it).
    */
   openScreen(screen: Screen): void;
   goHome(): void;
-  /** Leaves the rule editor: back to the session behind it, else home. */
-  leaveRules(): void;
+  /** Leaves the rule editor or the MCP panel: back to the session behind it, else home. */
+  leaveOverlay(): void;
   dismissError(): void;
   /**
    * Opens stored session `sessionId` in the session browser's reader,
@@ -152,7 +158,7 @@ export function useHome(): [HomeState, HomeActions] {
       }
     },
     openScreen: (next) => {
-      if (next !== "rules") {
+      if (!isOverSession(next)) {
         setOpenProject(null);
         setResumeSessionId(null);
       }
@@ -165,7 +171,7 @@ export function useHome(): [HomeState, HomeActions] {
       setScreen("home");
       void refresh().catch((err: unknown) => setError(message(err)));
     },
-    leaveRules: () => {
+    leaveOverlay: () => {
       if (openProject !== null) setScreen("home");
       else actions.goHome();
     },

@@ -151,8 +151,8 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     afterPaint(() => {
       backend
         .sessionEventsBefore(pending.sessionId, pending.count)
-        .then((list) => {
-          if (sessionId.current === pending.sessionId) setEvents((current) => [...list, ...current]);
+        .then((read) => {
+          if (sessionId.current === pending.sessionId) setEvents((current) => [...read.events, ...current]);
         })
         .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
     });

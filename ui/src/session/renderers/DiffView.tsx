@@ -2,6 +2,7 @@ import { Columns2, Rows2 } from "lucide-react";
 import { memo, useMemo, useState } from "react";
 
 import type { DiffHunk, DiffLine, FileDiff } from "../../generated/protocol";
+import { plural } from "../../format";
 import { highlight, languageForPath } from "../highlight";
 
 /** More lines than this are not rendered (the file is on disk). */
@@ -169,7 +170,7 @@ export const DiffView = memo(function DiffView({ diff, initialLayout = "unified"
           </table>
         </div>
       )}
-      {hidden > 0 && <p className="muted small">… {hidden} more lines not shown</p>}
+      {hidden > 0 && <p className="muted small" data-testid="diff-hidden">… {plural(hidden, "more line", "more lines")} not shown</p>}
     </div>
   );
 });

@@ -4,6 +4,7 @@ import { plural } from "../../format";
 import type { DecisionReason, TraceStep } from "../../generated/protocol";
 import { describeReason, traceStepWords } from "../format";
 import { resultText, type ToolCall } from "../model";
+import "./trace.css";
 
 /** Every layer the permission engine consulted, in order. */
 export function TraceList({ trace }: { trace: readonly TraceStep[] }) {

@@ -45,7 +45,7 @@ export const SearchView = memo(function SearchView({ call }: { call: ToolCall })
         )}
       </div>
       {open && (
-        <ul className="search-results" data-testid="search-results">
+        <ul className="search-lines" data-testid="search-results">
           {shown.map((line, i) => (
             <li key={i} className="mono">
               {line}
