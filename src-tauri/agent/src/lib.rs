@@ -15,6 +15,7 @@
 //! | [`resume`] | a stored session's events back into a history |
 //! | [`pool`] | the session's tool pool, the stand-in permission resolver, a fixed ask handler |
 //! | [`demo`] | the offline demo: sample project and replay script |
+//! | [`subagent`] | sub-agents: agent definitions, the `Agent` tool |
 
 pub mod agent;
 pub mod demo;
@@ -25,6 +26,7 @@ pub mod pool;
 pub mod provider;
 pub mod resume;
 pub mod retry;
+pub mod subagent;
 
 pub use agent::{Agent, AgentConfig, ModeSource, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};

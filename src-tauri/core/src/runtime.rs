@@ -167,8 +167,10 @@ pub struct ToolRuntime {
     pub(crate) budget: ResultBudget,
     pub(crate) config: RuntimeConfig,
     pub(crate) max_concurrency: usize,
-    /// "Allow for this session" answers: tool name + subject.
-    pub(crate) session_grants: Mutex<HashSet<String>>,
+    /// "Allow for this session" answers: tool name + subject. Shared with
+    /// the session's sub-agents ([`ToolRuntime::child`]): they are part of
+    /// the session the user answered for.
+    pub(crate) session_grants: Arc<Mutex<HashSet<String>>>,
     /// Told when a context modifier changes the permission mode (plan mode),
     /// so the permission engine, which keeps its own copy, follows.
     pub(crate) mode_listener: Option<ModeListener>,
@@ -272,7 +274,7 @@ impl ToolRuntimeBuilder {
             emitter: Emitter::new(self.session_id, self.sink),
             budget: ResultBudget::new(&self.session_dir),
             config: self.config,
-            session_grants: Mutex::new(HashSet::new()),
+            session_grants: Arc::new(Mutex::new(HashSet::new())),
             mode_listener: self.mode_listener,
         })
     }
@@ -409,6 +411,37 @@ impl ToolRuntime {
             }
         }
         result
+    }
+
+    /// The runtime of a sub-agent of this session (issue 19): its own
+    /// `pool` (a restricted set, see `ToolPool::for_agent`), session id,
+    /// event sink and spill folder, and everything that decides calls the
+    /// same as here: the permission resolver, the hooks, the ask handler,
+    /// the settings and the "allow for this session" answers. No mode
+    /// listener (a sub-agent's mode changes stay its own) and no pool
+    /// refresh (the pool is fixed for the sub-agent's run); its hooks are
+    /// the parent's as they are when it starts.
+    pub fn child(
+        &self,
+        pool: Arc<ToolPool>,
+        session_id: impl Into<String>,
+        session_dir: impl Into<PathBuf>,
+        sink: Arc<dyn EventSink>,
+    ) -> Arc<ToolRuntime> {
+        let session_dir = session_dir.into();
+        Arc::new(ToolRuntime {
+            max_concurrency: self.max_concurrency,
+            pool: RwLock::new(pool),
+            pool_refresh: None,
+            resolver: Arc::clone(&self.resolver),
+            hooks: RwLock::new(self.hooks()),
+            ask: self.ask.clone(),
+            emitter: Emitter::new(session_id.into(), sink),
+            budget: ResultBudget::new(&session_dir),
+            config: self.config.clone(),
+            session_grants: Arc::clone(&self.session_grants),
+            mode_listener: None,
+        })
     }
 
     /// Records an "allow for this session" answer.

@@ -87,6 +87,32 @@ pub enum ToolProgressData {
         #[ts(skip)]
         legacy_type: McpProgressTag,
     },
+    /// The sub-agent an Agent call started (issue 19): the session its own
+    /// events are stored under (a child of this session) and how far it
+    /// is. Sent when it starts, when it starts each call, and when it ends.
+    Subagent {
+        /// The sub-agent's session (its `parent_session_id` is this one).
+        agent_session_id: String,
+        /// Its agent type (`Explore`, `general-purpose`, a definition's name).
+        subagent_type: String,
+        /// Where it is.
+        phase: SubagentPhase,
+        /// The tool it is calling now (phase `running`).
+        #[serde(default)]
+        current_tool: Option<String>,
+        /// Calls it has started so far.
+        #[serde(default)]
+        tool_calls: u32,
+        /// Model requests it has made so far.
+        #[serde(default)]
+        turns: u32,
+        /// Output tokens its replies used so far.
+        #[serde(default)]
+        output_tokens: u64,
+        /// How it ended (phase `completed`).
+        #[serde(default)]
+        status: Option<crate::event::SessionStatus>,
+    },
     /// A payload of no known kind: a stored payload of an earlier build
     /// that fits no variant, a newer build's kind, or a test tool's own.
     /// Shown as JSON; never interpreted.
@@ -114,6 +140,18 @@ impl ToolProgressData {
             legacy_type: McpProgressTag::McpProgress,
         }
     }
+}
+
+/// Where a sub-agent is (see [`ToolProgressData::Subagent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentPhase {
+    /// Its session is open; its first model request follows.
+    Started,
+    /// It started a call (`current_tool`).
+    Running,
+    /// It ended (`status`).
+    Completed,
 }
 
 /// The stream a piece of output came from.

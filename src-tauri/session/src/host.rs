@@ -457,6 +457,19 @@ impl SessionHost {
             }
             None => (Vec::new(), Vec::new(), None),
         };
+        // Sub-agents (issue 19): the Agent tool among the built-ins.
+        let agent_tool = crate::subagents::start_agent_tool(
+            &project,
+            spec.trust_project,
+            &self.config.home,
+            &mcp_tools,
+            &mut warnings,
+        )
+        .await;
+        let resource_tools = resource_tools
+            .into_iter()
+            .chain([Arc::clone(&agent_tool) as Arc<dyn gatehouse_core::Tool>])
+            .collect();
         let tools = session_pool(
             &session_dir,
             emitter.clone(),
@@ -488,6 +501,7 @@ impl SessionHost {
         // the engine, which decides with its own copy.
         let mode_engine = Arc::clone(&engine);
         let mode_emitter = emitter.clone();
+        let agents_dir = session_dir.join("agents");
         let mut rt = ToolRuntime::builder(Arc::clone(&tools.pool), engine.clone(), session_dir)
             .session_id(session_id.clone())
             .event_sink(Arc::clone(&sink))
@@ -545,6 +559,19 @@ impl SessionHost {
             permission_mode: engine.mode(),
             ..ToolUseContext::default()
         };
+        agent_tool.attach(crate::subagents::env(
+            &rt,
+            &spec.provider,
+            &config,
+            agents_dir,
+            crate::subagents::StoreRecorder {
+                store: Arc::clone(&self.store),
+                sink: Arc::clone(&sink),
+                project_path: project_text.clone(),
+                provider: spec.provider.name().to_owned(),
+                mode: mode_text(engine.mode()),
+            },
+        ));
         let source_engine = Arc::clone(&engine);
         let agent = Agent::new(spec.provider, rt, config, ctx)
             .with_mode_source(Arc::new(move || source_engine.mode()));

@@ -15,6 +15,7 @@
 //! | [`mcp_panel`] | the app's MCP panel: servers from every source, probes, edits, approvals |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
+//! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
 //!
 //! Nothing here knows about Tauri: the app forwards the events the host
@@ -36,6 +37,7 @@ pub mod preview;
 pub mod provider;
 pub mod rules;
 pub mod rules_editor;
+pub mod subagents;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

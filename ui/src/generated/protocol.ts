@@ -2787,6 +2787,11 @@ unreadable_seqs: number[],
 unreadable: number, };
 
 /**
+ * Where a sub-agent is (see [`ToolProgressData::Subagent`]).
+ */
+export type SubagentPhase = "started" | "running" | "completed";
+
+/**
  * The state of a background task.
  */
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
@@ -2881,7 +2886,39 @@ total: number | null,
 /**
  * The server's message, if any.
  */
-message: string | null, } | { "kind": "other", 
+message: string | null, } | { "kind": "subagent", 
+/**
+ * The sub-agent's session (its `parent_session_id` is this one).
+ */
+agent_session_id: string, 
+/**
+ * Its agent type (`Explore`, `general-purpose`, a definition's name).
+ */
+subagent_type: string, 
+/**
+ * Where it is.
+ */
+phase: SubagentPhase, 
+/**
+ * The tool it is calling now (phase `running`).
+ */
+current_tool: string | null, 
+/**
+ * Calls it has started so far.
+ */
+tool_calls: number, 
+/**
+ * Model requests it has made so far.
+ */
+turns: number, 
+/**
+ * Output tokens its replies used so far.
+ */
+output_tokens: number, 
+/**
+ * How it ended (phase `completed`).
+ */
+status: SessionStatus | null, } | { "kind": "other", 
 /**
  * The payload as it was.
  */

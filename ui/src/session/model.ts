@@ -825,6 +825,9 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { output: appendOutput(call.output, data.text, data.total_bytes) };
     case "interrupted":
       return { interruptMessage: data.message };
+    // A sub-agent's progress (issue 19) is kept like MCP progress; its
+    // nested transcript is not shown yet.
+    case "subagent":
     case "mcp_progress":
     case "other": {
       const progress = [...call.progress, data];
