@@ -34,17 +34,35 @@ async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// gatehouse-mcp's standard-library Python test server (nothing to install).
+fn fault_server() -> anyhow::Result<String> {
+    Ok(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../src-tauri/mcp/tests/servers/fault_server.py")
+        .canonicalize()?
+        .display()
+        .to_string())
+}
+
+/// Fills the open add form with the fault server, waits until it is valid,
+/// and saves it.
+async fn fill_and_save_fault_server(window: &App, fault_server: &str) -> anyhow::Result<()> {
+    type_into(window, "[data-testid=mcp-form-name]", "fault").await?;
+    type_into(window, "[data-testid=mcp-form-command]", "python3").await?;
+    type_into(window, "[data-testid=mcp-form-args]", fault_server).await?;
+    until("the form to be valid", 10, || async {
+        Ok((!window.exists("[data-testid^=mcp-form-error]").await?).then_some(()))
+    })
+    .await?;
+    window.click("[data-testid=mcp-form-save]").await
+}
+
 #[tokio::test]
 async fn a_stdio_server_added_in_the_panel_shows_its_tools_then_fails_when_broken()
 -> anyhow::Result<()> {
     let Some((app, driver)) = setup() else {
         return Ok(());
     };
-    let fault_server = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../src-tauri/mcp/tests/servers/fault_server.py")
-        .canonicalize()?
-        .display()
-        .to_string();
+    let fault_server = fault_server()?;
     let data = tempfile::tempdir()?;
     let home = tempfile::tempdir()?;
     let folders = tempfile::tempdir()?;
@@ -80,14 +98,7 @@ async fn a_stdio_server_added_in_the_panel_shows_its_tools_then_fails_when_broke
         !window.exists("[data-testid^=mcp-form-error]").await?,
         "an untouched form shows no errors"
     );
-    type_into(&window, "[data-testid=mcp-form-name]", "fault").await?;
-    type_into(&window, "[data-testid=mcp-form-command]", "python3").await?;
-    type_into(&window, "[data-testid=mcp-form-args]", &fault_server).await?;
-    until("the form to be valid", 10, || async {
-        Ok((!window.exists("[data-testid^=mcp-form-error]").await?).then_some(()))
-    })
-    .await?;
-    window.click("[data-testid=mcp-form-save]").await?;
+    fill_and_save_fault_server(&window, &fault_server).await?;
 
     // Connected, with its tools (qualified names) listed.
     let state = match until("the server to connect", 60, || settled_state(&window)).await {
@@ -149,11 +160,7 @@ async fn a_server_added_over_an_open_session_serves_its_next_call() -> anyhow::R
     let Some((app, driver)) = setup() else {
         return Ok(());
     };
-    let fault_server = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../src-tauri/mcp/tests/servers/fault_server.py")
-        .canonicalize()?
-        .display()
-        .to_string();
+    let fault_server = fault_server()?;
     let data = tempfile::tempdir()?;
     let home = tempfile::tempdir()?;
     let folders = tempfile::tempdir()?;
@@ -192,14 +199,7 @@ async fn a_server_added_over_an_open_session_serves_its_next_call() -> anyhow::R
     window.click("[data-testid=open-mcp]").await?;
     window.wait_for("[data-testid=mcp-empty]").await?;
     window.click("[data-testid=mcp-add-gatehouse]").await?;
-    type_into(&window, "[data-testid=mcp-form-name]", "fault").await?;
-    type_into(&window, "[data-testid=mcp-form-command]", "python3").await?;
-    type_into(&window, "[data-testid=mcp-form-args]", &fault_server).await?;
-    until("the form to be valid", 10, || async {
-        Ok((!window.exists("[data-testid^=mcp-form-error]").await?).then_some(()))
-    })
-    .await?;
-    window.click("[data-testid=mcp-form-save]").await?;
+    fill_and_save_fault_server(&window, &fault_server).await?;
     let state = until("the server to connect", 60, || settled_state(&window)).await?;
     assert_eq!(state, "connected");
 
