@@ -272,7 +272,12 @@ describe("BrowserScreen", () => {
       ...LIST,
       storage_info: () => ({ usage, retention_days: 30 }),
       set_retention: (a) => ({ retention_days: a["days"], deleted: ["old"] }),
-      vacuum_database: () => ({ ...usage, database_bytes: 3_000_000, reclaimable_bytes: 0 }),
+      vacuum_database: () => ({
+        ...usage,
+        database_bytes: 3_000_000,
+        reclaimable_bytes: 0,
+        compaction: { steps: 2, freed_bytes: 0, wal_truncated: true, cancelled: false, full_rewrite: { status: "waiting_for_open_sessions", open_sessions: 1 } },
+      }),
     });
     renderScreen();
     fireEvent.click(screen.getByTestId("browser-tab-housekeeping"));
@@ -292,6 +297,11 @@ describe("BrowserScreen", () => {
     expect((await screen.findByTestId("housekeeping-note")).textContent).toContain("1 session deleted");
     fireEvent.click(screen.getByTestId("vacuum"));
     await waitFor(() => expect(screen.getByTestId("db-size").textContent).toBe("3.0 MB"));
+    // A full rewrite put off for an open session is said, not hidden
+    // behind "compacted".
+    const note = (await screen.findByTestId("housekeeping-note")).textContent ?? "";
+    expect(note).toContain("Search index compacted: 4.0 MB → 3.0 MB");
+    expect(note).toContain("waits while 1 session is open");
   });
 });
 

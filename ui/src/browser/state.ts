@@ -23,6 +23,7 @@ import type {
 } from "../generated/protocol";
 import { foldEvents, type SessionModel } from "../session/model";
 import { plural } from "../format";
+import { compactionNote, usageAfter } from "./compaction";
 import { pruned, toggled, toggledAll } from "./selection";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -456,9 +457,9 @@ export function useHousekeeping(onChanged: () => void): [HousekeepingState, Hous
         setBusy(true);
         try {
           const before = info?.usage.database_bytes ?? null;
-          const usage = await backend.vacuumDatabase();
-          setInfo((prev) => (prev ? { ...prev, usage } : prev));
-          setNote(before === null ? "Database compacted." : `Database compacted: ${before} → ${usage.database_bytes} bytes.`);
+          const result = await backend.vacuumDatabase();
+          setInfo((prev) => (prev ? { ...prev, usage: usageAfter(result) } : prev));
+          setNote(compactionNote(before, result));
           setError(null);
         } catch (err) {
           setError(message(err));
