@@ -160,6 +160,12 @@ pub struct McpManager {
     options: ServerOptions,
 }
 
+/// The last state of a server `apply` replaced (its configuration, its
+/// approval or its switch changed).
+pub const STOPPED_CHANGED: &str = "stopped: its configuration changed";
+/// The last state of a server `apply` found no longer configured.
+pub const STOPPED_REMOVED: &str = "stopped: removed from the MCP configuration";
+
 impl McpManager {
     /// Starts every enabled server of `config` that may start: servers of
     /// the project's `.mcp.json` only when `approved` says so (they are
@@ -222,7 +228,7 @@ impl McpManager {
                 }
                 Some(old) => {
                     let ran = runs(&old);
-                    old.shutdown();
+                    old.shutdown_because(STOPPED_CHANGED);
                     match (ran, will_run) {
                         (true, true) => changes.restarted.push(c.name.clone()),
                         (false, true) => changes.started.push(c.name.clone()),
@@ -240,7 +246,7 @@ impl McpManager {
             if runs(&gone) {
                 changes.stopped.push(gone.name().to_owned());
             }
-            gone.shutdown();
+            gone.shutdown_because(STOPPED_REMOVED);
         }
         *list = next;
         drop(list);

@@ -223,6 +223,9 @@ pub struct McpServer {
     supervising: std::sync::atomic::AtomicBool,
     /// Asks a live connection to start over (see [`McpServer::reconnect`]).
     restart: tokio::sync::Notify,
+    /// Why it was stopped, when not because its session ended (see
+    /// [`McpServer::shutdown_because`]).
+    stop_reason: Mutex<Option<&'static str>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -355,6 +358,7 @@ impl McpServer {
             shutdown: CancellationToken::new(),
             supervising: std::sync::atomic::AtomicBool::new(false),
             restart: tokio::sync::Notify::new(),
+            stop_reason: Mutex::new(None),
         }
     }
 
@@ -397,6 +401,16 @@ impl McpServer {
 
     /// Stops the server: its process (group) is killed, its connection closed.
     pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Stops it for `reason` (its configuration changed, it was removed),
+    /// which its last state says instead of "stopped with the session".
+    pub fn shutdown_because(&self, reason: &'static str) {
+        *self
+            .stop_reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(reason);
         self.shutdown.cancel();
     }
 
@@ -817,11 +831,12 @@ impl McpServer {
         self.supervising
             .store(false, std::sync::atomic::Ordering::SeqCst);
         *self.peer.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        self.set_state(
-            McpServerStatus::Disabled,
-            Some("stopped with the session".into()),
-            Vec::new(),
-        );
+        let reason = self
+            .stop_reason
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or("stopped with the session");
+        self.set_state(McpServerStatus::Disabled, Some(reason.into()), Vec::new());
     }
 
     /// The live peer, waiting up to the startup timeout while the server

@@ -230,6 +230,38 @@ async fn panel_edits_start_and_stop_servers_of_an_open_session() {
         (vec![], strings(&["fault"]), vec![])
     );
     wait_for_state(&sink, "fault", McpServerStatus::Disabled).await;
+    // The replaced connection's last state says why it stopped: the
+    // session is still open (it said "stopped with the session").
+    let messages = |sink: &MemorySink| -> Vec<String> {
+        sink.events()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                EventBody::McpServerState {
+                    server, message, ..
+                } if server == "fault" => message,
+                _ => None,
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !messages(&sink)
+        .iter()
+        .any(|m| m == gatehouse_mcp::manager::STOPPED_CHANGED)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no 'configuration changed' state: {:?}",
+            messages(&sink)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        !messages(&sink)
+            .iter()
+            .any(|m| m.contains("with the session")),
+        "{:?}",
+        messages(&sink)
+    );
     exchange(&host, &sink, &id, "use the disabled server").await;
     let (error, content) = completed(&sink.events(), "d1");
     assert!(error, "a disabled server's tool is gone: {content}");
