@@ -3,6 +3,7 @@ import { ArrowDown, CircleAlert, CircleCheck, CircleStop, Info, MessageSquare, T
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import { BatchTimeline } from "./BatchTimeline";
+import { measureShownElement, observeShownRect } from "./hiddenTranscript";
 import { Markdown } from "./Markdown";
 import type { SessionModel, ToolCall, TranscriptItem } from "./model";
 import { ToolCallView, ToolGroupView } from "./ToolCallView";
@@ -167,6 +168,9 @@ export function Transcript({
     getItemKey,
     overscan: 6,
     initialRect: { width: 800, height: 600 },
+    // Hidden under an overlay is not "no room": see hiddenTranscript.ts.
+    observeElementRect: observeShownRect,
+    measureElement: measureShownElement,
   });
   // jsdom has no layout (nor ResizeObserver): rows keep their estimates there.
   const measure = typeof ResizeObserver === "undefined" ? undefined : virtualizer.measureElement;
