@@ -30,6 +30,7 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use futures::future::join_all;
 use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, RejectionStage};
+use gatehouse_protocol::progress::SubagentRef;
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, TraceOutcome, TraceStep,
 };
@@ -1047,6 +1048,7 @@ impl ToolRuntime {
             tool_name: tool.name().to_owned(),
             input: observable.clone(),
             decision: asked,
+            agent: ctx.extensions.get::<SubagentRef>().cloned(),
         };
         match handler.ask(request).await {
             AskAnswer::AllowOnce => settle(
