@@ -43,8 +43,9 @@ describe("a session with sub-agents", () => {
   it("names the agent from the tree when the prompt event carries no agent (older builds)", () => {
     const events = subagentSession().map((e) => {
       if (e.type !== "permission_requested") return e;
-      const { agent: _agent, ...rest } = e;
-      return rest;
+      const copy = { ...e };
+      delete copy.agent;
+      return copy;
     });
     const pending = treePendingRequests(foldTree(events, "ses_test"));
     expect(pending[0]?.agent).toEqual({
