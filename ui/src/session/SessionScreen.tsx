@@ -136,7 +136,8 @@ function PromptBox({
 
 /** A live session: transcript, prompt, mode, interrupt, permissions, rules, tasks. */
 export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer, onStopTask }: SessionScreenProps) {
-  const [store] = useState(() => new ModelStore(handle.session_id));
+  // The session is the first event's (its sub-agents' events come after their Agent calls).
+  const [store] = useState(() => new ModelStore());
   const model = store.sync(events);
   const version = model.version;
   // The session with its sub-agents; its version counts their events too.
