@@ -30,10 +30,10 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use futures::future::join_all;
 use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, RejectionStage};
-use gatehouse_protocol::progress::SubagentRef;
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::SubagentRef;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

@@ -53,7 +53,8 @@ async fn stop_task_stops_a_running_background_task_and_names_unknown_ones() {
         .unwrap()
         .handle
         .session_id;
-    host.set_mode(&id, PermissionMode::BypassPermissions).unwrap();
+    host.set_mode(&id, PermissionMode::BypassPermissions)
+        .unwrap();
     tokio::time::timeout(
         Duration::from_secs(60),
         host.send_prompt(&id, "go").unwrap().wait(),
@@ -79,7 +80,10 @@ async fn stop_task_stops_a_running_background_task_and_names_unknown_ones() {
 
     let err = host.stop_task(&id, "nope").await.unwrap_err().to_string();
     assert!(err.contains("nope") && err.contains(&id), "{err}");
-    let err = host.stop_task("no-such-session", &task_id).await.unwrap_err();
+    let err = host
+        .stop_task("no-such-session", &task_id)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("no open session"), "{err}");
     host.close(&id).await.unwrap();
 }

@@ -27,10 +27,17 @@ async fn nested_calls(window: &App, id: &str) -> anyhow::Result<Vec<(String, Str
     Ok(names.into_iter().zip(states).collect())
 }
 
-async fn layout(window: &App, what: &str, css: &str, problems: &mut Vec<String>) -> anyhow::Result<()> {
+async fn layout(
+    window: &App,
+    what: &str,
+    css: &str,
+    problems: &mut Vec<String>,
+) -> anyhow::Result<()> {
     for (w, h) in SIZES {
         window.set_size(w, h).await?;
-        window.screenshot(&format!("subagents-{what}-{w}x{h}")).await?;
+        window
+            .screenshot(&format!("subagents-{what}-{w}x{h}"))
+            .await?;
         for p in window.layout_problems(css).await? {
             problems.push(format!("{what} at {w}x{h}: {p}"));
         }
@@ -100,14 +107,22 @@ async fn sub_agents_nest_their_transcripts_are_listed_and_ask_by_name() -> anyho
     assert!(words[0].contains("write notes"), "{words:?}");
     assert!(!project.join("notes.txt").exists());
     let mut problems = Vec::new();
-    layout(&window, "modal", "[data-testid=permission-modal]", &mut problems).await?;
+    layout(
+        &window,
+        "modal",
+        "[data-testid=permission-modal]",
+        &mut problems,
+    )
+    .await?;
 
     // Meanwhile the panel lists both: the one waiting first, then the done one.
     let listed = window
         .attrs("[data-testid=subagent]", "data-subagent-type")
         .await?;
     assert_eq!(listed, ["general-purpose", "Explore"]);
-    let states = window.attrs("[data-testid=subagent]", "data-status").await?;
+    let states = window
+        .attrs("[data-testid=subagent]", "data-status")
+        .await?;
     assert_eq!(states, ["running", "completed"]);
 
     window.click("[data-testid=permission-allow-once]").await?;
@@ -125,11 +140,16 @@ async fn sub_agents_nest_their_transcripts_are_listed_and_ask_by_name() -> anyho
         std::fs::read_to_string(project.join("notes.txt"))?,
         "from the sub-agent\n"
     );
-    let states = window.attrs("[data-testid=subagent]", "data-status").await?;
+    let states = window
+        .attrs("[data-testid=subagent]", "data-status")
+        .await?;
     assert_eq!(states, ["completed", "completed"]);
 
     // Each Agent call's transcript is collapsed, and expands to its own calls.
-    for (id, want) in [("ex1", ("Read", "completed")), ("gp1", ("Write", "completed"))] {
+    for (id, want) in [
+        ("ex1", ("Read", "completed")),
+        ("gp1", ("Write", "completed")),
+    ] {
         assert!(
             nested_calls(&window, id).await?.is_empty(),
             "{id} starts collapsed"
@@ -153,7 +173,10 @@ async fn sub_agents_nest_their_transcripts_are_listed_and_ask_by_name() -> anyho
             agent_call("ex1")
         ))
         .await?;
-    assert!(replies.iter().any(|t| t.contains("a.txt says alpha.")), "{replies:?}");
+    assert!(
+        replies.iter().any(|t| t.contains("a.txt says alpha.")),
+        "{replies:?}"
+    );
     layout(&window, "nested-open", "body", &mut problems).await?;
     window.quit().await?;
 
