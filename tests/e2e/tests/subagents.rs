@@ -22,6 +22,10 @@ async fn nested_calls(window: &App, id: &str) -> anyhow::Result<Vec<(String, Str
         "{} [data-testid=agent-transcript] [data-testid=tool-call]",
         agent_call(id)
     );
+    // `attrs` waits for a match; a collapsed transcript has none.
+    if !window.exists(&css).await? {
+        return Ok(Vec::new());
+    }
     let names = window.attrs(&css, "data-tool-name").await?;
     let states = window.attrs(&css, "data-status").await?;
     Ok(names.into_iter().zip(states).collect())
