@@ -213,8 +213,11 @@ function Dialog({
         <div className="modal-body">
           {request.agent !== null && (
             <p className="perm-agent" data-testid="permission-agent" data-agent-session-id={request.agent.agent_session_id} data-subagent-type={request.agent.subagent_type}>
-              <Bot size={14} aria-hidden="true" /> Asked by the sub-agent <strong>{request.agent.subagent_type}</strong>
-              {request.agent.description !== "" && <>: {request.agent.description}</>}
+              <Bot size={14} aria-hidden="true" />
+              <span>
+                Asked by the sub-agent <strong>{request.agent.subagent_type}</strong>
+                {request.agent.description !== "" && <>: {request.agent.description}</>}
+              </span>
             </p>
           )}
           {command !== null ? (
