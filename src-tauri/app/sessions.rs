@@ -12,7 +12,7 @@ use gatehouse_protocol::project::Project;
 use gatehouse_protocol::session::{
     AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, ProviderArgs,
     ProviderChoice, ResumeSessionArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
-    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StoredEvents,
+    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StopTaskArgs, StoppedTask, StoredEvents,
 };
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::keys::{delete_key, find_key, key_status, keychain, set_key};
@@ -178,6 +178,22 @@ pub(crate) async fn answer_permission(
 ) -> CommandResult<()> {
     host(&state)?
         .answer_permission(&args.session_id, &args.tool_use_id, args.answer)
+        .map_err(error)
+}
+
+/// Stops a background task; the wait for it to end runs on the session
+/// runtime (up to the task manager's grace period), never on Tauri's workers.
+#[tauri::command]
+pub(crate) async fn stop_task(
+    state: State<'_, AppState>,
+    args: StopTaskArgs,
+) -> CommandResult<StoppedTask> {
+    let host = Arc::clone(host(&state)?);
+    state
+        .runtime
+        .spawn(async move { host.stop_task(&args.session_id, &args.task_id).await })
+        .await
+        .map_err(error)?
         .map_err(error)
 }
 

@@ -133,6 +133,8 @@ export const backend = {
     call("set_mode", { session_id: sessionId, mode }),
   answerPermission: (sessionId: string, toolUseId: string, answer: PermissionAnswer) =>
     call("answer_permission", { session_id: sessionId, tool_use_id: toolUseId, answer }),
+  stopTask: (sessionId: string, taskId: string) =>
+    call("stop_task", { session_id: sessionId, task_id: taskId }),
   closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),
   listSessions: (args: ListSessionsArgs) => call("list_sessions", args),
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),

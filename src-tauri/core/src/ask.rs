@@ -15,6 +15,9 @@ pub struct AskRequest {
     pub input: Value,
     /// The `ask` decision with its reason and trace ("why am I asked?").
     pub decision: PermissionDecision,
+    /// The sub-agent whose call it is, when it is one's (from the call's
+    /// context extensions): the prompt names it.
+    pub agent: Option<gatehouse_protocol::progress::SubagentRef>,
 }
 
 /// The user's answer.

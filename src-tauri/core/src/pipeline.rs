@@ -33,6 +33,7 @@ use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, Rejectio
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionDecision, TraceOutcome, TraceStep,
 };
+use gatehouse_protocol::progress::SubagentRef;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -1047,6 +1048,7 @@ impl ToolRuntime {
             tool_name: tool.name().to_owned(),
             input: observable.clone(),
             decision: asked,
+            agent: ctx.extensions.get::<SubagentRef>().cloned(),
         };
         match handler.ask(request).await {
             AskAnswer::AllowOnce => settle(

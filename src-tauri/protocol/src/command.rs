@@ -28,7 +28,8 @@ use crate::rules::{
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
     SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionEventsBeforeArgs,
-    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StoredEvents,
+    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StopTaskArgs,
+    StoppedTask, StoredEvents,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -155,6 +156,9 @@ commands! {
     set_mode(SetModeArgs) -> ();
     /// Answers a pending `permission_requested`.
     answer_permission(AnswerPermissionArgs) -> ();
+    /// Stops a background task of an open session (a background agent, a
+    /// Bash `run_in_background`) and waits for it to end.
+    stop_task(StopTaskArgs) -> StoppedTask;
     /// Closes a session: stops its tasks and servers; its events stay stored.
     close_session(SessionArgs) -> ();
     /// Stored sessions, newest first.

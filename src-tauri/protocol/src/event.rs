@@ -90,6 +90,12 @@ pub enum EventBody {
         /// The change an Edit/Write/NotebookEdit would make, when the tool
         /// can preview it.
         preview: Option<crate::diff::FileDiff>,
+        /// The sub-agent whose call this is (the prompt is the session's,
+        /// the call is in the sub-agent's session); absent for the
+        /// session's own calls and in events stored before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        agent: Option<crate::progress::SubagentRef>,
     },
     /// A permission prompt was answered (by the user, `--ask`, or an
     /// interrupt, which denies).

@@ -142,6 +142,20 @@ impl ToolProgressData {
     }
 }
 
+/// Which sub-agent a call belongs to, for a front end that must say so (the
+/// permission prompt of a sub-agent's call names the agent, issue 19).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SubagentRef {
+    /// The sub-agent's session (a child of the session that started it).
+    pub agent_session_id: String,
+    /// The Agent call in the parent that started it.
+    pub tool_use_id: String,
+    /// Its agent type (`Explore`, `general-purpose`, a definition's name).
+    pub subagent_type: String,
+    /// The Agent call's short description of its task.
+    pub description: String,
+}
+
 /// Where a sub-agent is (see [`ToolProgressData::Subagent`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

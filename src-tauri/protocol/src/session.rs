@@ -160,6 +160,27 @@ pub struct AnswerPermissionArgs {
     pub answer: PermissionAnswer,
 }
 
+/// Arguments of `stop_task`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StopTaskArgs {
+    /// The session whose task it is.
+    pub session_id: String,
+    /// The task (`task_started`'s `task_id`).
+    pub task_id: String,
+}
+
+/// What `stop_task` did: the task's state once it stopped (a task that had
+/// already ended keeps its own status).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StoppedTask {
+    /// The task.
+    pub task_id: String,
+    /// Its state now (`stopped`, or how it had ended before).
+    pub status: crate::event::TaskStatus,
+    /// How it ended, for people.
+    pub message: Option<String>,
+}
+
 /// Arguments of `list_sessions`: which stored sessions, in what order.
 ///
 /// Every filter is optional; fields added after the first release are

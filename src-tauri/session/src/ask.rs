@@ -353,6 +353,7 @@ impl AskHandler for InteractiveAsk {
             suggestions: suggestions.clone(),
             user_suggestions,
             preview,
+            agent: request.agent,
         });
         let answer = rx.await;
         withdraw.armed = false;

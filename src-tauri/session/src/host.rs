@@ -30,7 +30,7 @@ use gatehouse_protocol::event::{
 };
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::session::{
-    PermissionAnswer, SessionDiagnostics, SessionHandle, SessionOrigin, SessionSummary,
+    PermissionAnswer, SessionDiagnostics, SessionHandle, SessionOrigin, SessionSummary, StoppedTask,
 };
 use gatehouse_store::{NewSession, Store};
 use gatehouse_tools::tasks::{TaskInfo, TaskManager};
@@ -655,6 +655,27 @@ impl SessionHost {
             token.cancel();
         }
         Ok(())
+    }
+
+    /// Stops a background task of the session (its task manager's
+    /// `stop`, as TaskStop does) and waits for it to end; a task that had
+    /// already ended is reported as it ended.
+    pub async fn stop_task(
+        &self,
+        session_id: &str,
+        task_id: &str,
+    ) -> Result<StoppedTask, HostError> {
+        let open = self.open(session_id)?;
+        let info = open
+            .tasks
+            .stop(task_id, "stopped by the user")
+            .await
+            .map_err(|e| HostError::Other(format!("session {session_id}: {e}")))?;
+        Ok(StoppedTask {
+            task_id: info.task_id,
+            status: info.state.status,
+            message: info.state.message,
+        })
     }
 
     /// Whether an exchange is running in the session.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_core::events::MemorySink;
 use gatehouse_protocol::event::{EventBody, SessionStatus, ToolCallStatus};
-use gatehouse_protocol::progress::{SubagentPhase, ToolProgressData};
+use gatehouse_protocol::progress::{SubagentPhase, SubagentRef, ToolProgressData};
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::{HostConfig, SessionHost, StartSpec};
@@ -197,6 +197,26 @@ async fn an_ask_from_a_sub_agent_is_answered_in_the_sessions_prompt() {
         assert!(std::time::Instant::now() < deadline, "no ask for w1");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // The prompt names the sub-agent whose call it is.
+    let agent = sink
+        .events()
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::PermissionRequested {
+                tool_use_id, agent, ..
+            } if tool_use_id == "w1" => Some(agent.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        agent,
+        Some(SubagentRef {
+            agent_session_id: format!("{parent}-agent-ag1"),
+            tool_use_id: "ag1".into(),
+            subagent_type: "general-purpose".into(),
+            description: "write notes".into(),
+        })
+    );
     host.answer_permission(&parent, "w1", PermissionAnswer::AllowOnce)
         .unwrap();
     let outcome = tokio::time::timeout(Duration::from_secs(60), ticket.wait())

@@ -97,6 +97,7 @@ export function BrowserScreen({ target, onOpen, onClose, onResume, onBack }: Bro
             listActions.refresh();
           }}
           onResume={onResume}
+          onOpenSession={(id) => onOpen(id)}
           onDeleted={() => {
             backend.deleteSessions([target.sessionId]).then(
               () => {

@@ -50,6 +50,11 @@ export function SearchResults({
         <section key={group.sessionId} className="hit-group" data-testid="search-group" data-session-id={group.sessionId}>
           <h3 className="hit-group-head">
             <span className="hit-group-title">{group.title}</span>
+            {group.parentSessionId !== null && (
+              <span className="badge" data-testid="search-group-subagent" title="A hit opens the sub-agent's own session at the hit">
+                sub-agent
+              </span>
+            )}
             <span className="muted small">
               {group.startedMs !== null && <> · {startedLabel(group.startedMs)}</>} · <span className="mono">{group.projectPath}</span> · {plural(group.hits.length, "hit")}
             </span>

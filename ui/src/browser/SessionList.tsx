@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { SessionFacets, SessionSummary } from "../generated/protocol";
 import { type SessionLabel, plural, sessionStateLabel, startedLabel } from "../format";
 import { formatCount, formatMs } from "./plots";
+import { nestSessions } from "./nesting";
 import { allState, deletionNames } from "./selection";
 import type { ListQuery } from "./state";
 
@@ -217,8 +218,8 @@ export function SessionTable({
         </tr>
       </thead>
       <tbody>
-        {sessions.map((s) => (
-          <SessionRow key={s.id} session={s} label={labels.get(s.id)} selected={selected.has(s.id)} onOpen={onOpen} onToggle={onToggle} />
+        {nestSessions(sessions).map(({ session: s, depth }) => (
+          <SessionRow key={s.id} session={s} depth={depth} label={labels.get(s.id)} selected={selected.has(s.id)} onOpen={onOpen} onToggle={onToggle} />
         ))}
       </tbody>
     </table>
@@ -228,19 +229,22 @@ export function SessionTable({
 /** One listed session: its tick box, then its title (opens the reader) and figures. */
 function SessionRow({
   session: s,
+  depth,
   label,
   selected,
   onOpen,
   onToggle,
 }: {
   session: SessionSummary;
+  /** How deep it sits under listed parent sessions (sub-agents are indented). */
+  depth: number;
   label: SessionLabel | undefined;
   selected: boolean;
   onOpen(session: SessionSummary): void;
   onToggle(id: string): void;
 }) {
   return (
-    <tr data-testid="session-row" data-session-id={s.id} data-origin={s.origin} data-selected={selected}>
+    <tr data-testid="session-row" data-session-id={s.id} data-origin={s.origin} data-selected={selected} data-depth={depth} data-parent-id={s.parent_session_id ?? undefined}>
       <td className="select-cell">
         <input
           type="checkbox"
@@ -250,7 +254,12 @@ function SessionRow({
           onChange={() => onToggle(s.id)}
         />
       </td>
-      <td className="session-cell-title">
+      <td className="session-cell-title" style={depth > 0 ? { paddingLeft: `${depth * 1.25}rem` } : undefined}>
+        {depth > 0 && (
+          <span className="muted nest-mark" aria-hidden="true">
+            ↳{" "}
+          </span>
+        )}
         <button type="button" className="link" data-testid="session-open" onClick={() => onOpen(s)} title={s.title ?? s.id}>
           {s.title ?? <span className="muted">(no prompt)</span>}
           {label && label.ordinal !== null && <span className="muted"> ({label.ordinal})</span>}

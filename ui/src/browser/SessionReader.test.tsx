@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { setTransport } from "../client";
 import { startedLabel } from "../format";
 import type { SessionStats, SessionSummary } from "../generated/protocol";
-import { Script, sampleDiff } from "../session/fixtures/build";
+import { Script, SUBAGENT_ID, sampleDiff, subagentSession } from "../session/fixtures/build";
 import { installTranscriptLayout } from "../session/testLayout";
 import { SessionReader } from "./SessionReader";
 import { READER_HEAD_EVENTS } from "./state";
@@ -256,5 +256,43 @@ describe("SessionReader", () => {
     release();
     await waitFor(() => expect(screen.queryByTestId("reader-partial")).toBeNull());
     expect(calls.some(([c]) => c === "session_events")).toBe(true);
+  });
+});
+
+describe("SessionReader and sub-agents", () => {
+  function fakeStored(id: string, list: ReturnType<typeof events>, parent: string | null) {
+    restore = setTransport({
+      invoke: async (command) => {
+        switch (command) {
+          case "session_summary":
+            return { ...summary("gatehouse"), id, event_count: list.length, parent_session_id: parent };
+          case "session_events":
+          case "session_events_before":
+            return stored(list, []);
+          case "session_stats":
+            return { ...STATS, session_id: id };
+        }
+        throw { message: `no fake for ${command}` };
+      },
+    });
+  }
+
+  it("opens an Agent call's sub-agent session, and a sub-agent's session links back to its parent", async () => {
+    // What the parent's session stores: its own events (the sub-agent's are its own session's).
+    const parentEvents = subagentSession(true).filter((e) => e.session_id === "ses_test");
+    fakeStored("ses_test", parentEvents, null);
+    const onOpenSession = vi.fn();
+    render(<SessionReader sessionId="ses_test" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} onOpenSession={onOpenSession} />);
+    fireEvent.click(await screen.findByTestId("agent-open-session"));
+    expect(onOpenSession).toHaveBeenCalledWith(SUBAGENT_ID);
+    expect(screen.queryByTestId("reader-parent")).toBeNull();
+    cleanup();
+    restore?.();
+
+    const childEvents = subagentSession(true).filter((e) => e.session_id === SUBAGENT_ID);
+    fakeStored(SUBAGENT_ID, childEvents, "ses_test");
+    render(<SessionReader sessionId={SUBAGENT_ID} seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} onOpenSession={onOpenSession} />);
+    fireEvent.click(await screen.findByTestId("reader-parent"));
+    expect(onOpenSession).toHaveBeenLastCalledWith("ses_test");
   });
 });

@@ -2,6 +2,8 @@ import { ArrowLeft, Download, Play } from "lucide-react";
 import { useCallback, useMemo, useState } from "react";
 
 import type { SessionSummary } from "../generated/protocol";
+import { foldTree } from "../session/agents";
+import { AgentsContext, type AgentsView } from "../session/agentsContext";
 import { Transcript } from "../session/Transcript";
 import "../session/session.css";
 import { formatCount, formatMs } from "./plots";
@@ -79,6 +81,7 @@ export function SessionReader({
   onBack,
   onResume,
   onDeleted,
+  onOpenSession,
 }: {
   sessionId: string;
   /** The event (from 1) to scroll to, if any. */
@@ -88,6 +91,8 @@ export function SessionReader({
   onBack(): void;
   onResume(session: SessionSummary): void;
   onDeleted(): void;
+  /** Opens another stored session: a sub-agent's (from its Agent call) or the parent. */
+  onOpenSession?: ((sessionId: string) => void) | undefined;
 }) {
   const [state, actions] = useReader(sessionId, seq);
   const [filter, setFilter] = useState<CallFilter>(NO_FILTER);
@@ -125,6 +130,12 @@ export function SessionReader({
 
   const shown = useMemo(() => (model ? filterModel(model, filter) : null), [model, filter]);
   const tools = useMemo(() => (model ? toolNames(model) : []), [model]);
+  // The Agent calls' links to their sub-agents' sessions (stored on their own).
+  const tree = useMemo(() => (events ? foldTree(events, sessionId) : null), [events, sessionId]);
+  const agentsView = useMemo<AgentsView | null>(
+    () => (tree ? { tree, version: tree.version, expanded, onToggle: toggleGroup, onOpenSession } : null),
+    [tree, expanded, toggleGroup, onOpenSession],
+  );
 
   if (state.error !== null && !model) {
     return (
@@ -158,6 +169,17 @@ export function SessionReader({
               </>
             )}
           </span>
+          {summary?.parent_session_id != null && (
+            <button
+              type="button"
+              className="link small"
+              data-testid="reader-parent"
+              data-session-id={summary.parent_session_id}
+              onClick={() => onOpenSession?.(summary.parent_session_id ?? "")}
+            >
+              A sub-agent of another session: open that session
+            </button>
+          )}
         </div>
         <div className="session-status">
           {summary?.origin === "gatehouse" && (
@@ -225,15 +247,17 @@ export function SessionReader({
           ) : shown ? (
             // A new filter opens a new transcript at its top: the first
             // match, not the old scroll position in a shorter list.
-            <Transcript
-              key={filterKey(filter)}
-              model={shown}
-              version={shown.version}
-              expandedGroups={expanded}
-              onToggleGroup={toggleGroup}
-              readOnly
-              scrollTo={scrollTo}
-            />
+            <AgentsContext.Provider value={agentsView}>
+              <Transcript
+                key={filterKey(filter)}
+                model={shown}
+                version={shown.version}
+                expandedGroups={expanded}
+                onToggleGroup={toggleGroup}
+                readOnly
+                scrollTo={scrollTo}
+              />
+            </AgentsContext.Provider>
           ) : (
             <p className="muted" data-testid="reader-loading">
               Loading…

@@ -12,6 +12,8 @@ export interface HitGroup {
   /** The session's start, when the list knows the session (hits carry no time). */
   startedMs: number | null;
   projectPath: string;
+  /** The session that started it, when it is a sub-agent's (and the list knows it). */
+  parentSessionId: string | null;
   hits: SearchHit[];
 }
 
@@ -27,6 +29,7 @@ export function groupHits(hits: readonly SearchHit[], sessions: readonly Session
         title: hit.session_title ?? known.get(hit.session_id)?.title ?? hit.session_id,
         startedMs: known.get(hit.session_id)?.created_at_ms ?? null,
         projectPath: hit.project_path,
+        parentSessionId: known.get(hit.session_id)?.parent_session_id ?? null,
         hits: [],
       };
       groups.set(hit.session_id, group);

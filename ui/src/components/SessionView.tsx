@@ -169,6 +169,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
       ) : state.handle ? (
         <Suspense fallback={<p className="muted" data-testid="session-loading">Loading session…</p>}>
           <SessionScreen
+          key={state.handle.session_id}
           handle={state.handle}
           events={state.events}
           running={state.running}
@@ -176,6 +177,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
           onInterrupt={actions.interrupt}
           onModeChange={actions.setMode}
           onAnswer={actions.answer}
+          onStopTask={actions.stopTask}
           />
           <OnMounted run={actions.loadEarlier} />
         </Suspense>

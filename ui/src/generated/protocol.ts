@@ -475,7 +475,13 @@ user_suggestions?: Array<string>,
  * The change an Edit/Write/NotebookEdit would make, when the tool
  * can preview it.
  */
-preview: FileDiff | null, } | { "type": "permission_answered", 
+preview: FileDiff | null, 
+/**
+ * The sub-agent whose call this is (the prompt is the session's,
+ * the call is in the sub-agent's session); absent for the
+ * session's own calls and in events stored before it existed.
+ */
+agent?: SubagentRef, } | { "type": "permission_answered", 
 /**
  * The call.
  */
@@ -2722,6 +2728,37 @@ provider: ProviderChoice,
 mode: PermissionMode, };
 
 /**
+ * Arguments of `stop_task`.
+ */
+export type StopTaskArgs = { 
+/**
+ * The session whose task it is.
+ */
+session_id: string, 
+/**
+ * The task (`task_started`'s `task_id`).
+ */
+task_id: string, };
+
+/**
+ * What `stop_task` did: the task's state once it stopped (a task that had
+ * already ended keeps its own status).
+ */
+export type StoppedTask = { 
+/**
+ * The task.
+ */
+task_id: string, 
+/**
+ * Its state now (`stopped`, or how it had ended before).
+ */
+status: TaskStatus, 
+/**
+ * How it ended, for people.
+ */
+message: string | null, };
+
+/**
  * Disk use and the retention setting, for the housekeeping panel.
  */
 export type StorageInfo = { 
@@ -2790,6 +2827,28 @@ unreadable: number, };
  * Where a sub-agent is (see [`ToolProgressData::Subagent`]).
  */
 export type SubagentPhase = "started" | "running" | "completed";
+
+/**
+ * Which sub-agent a call belongs to, for a front end that must say so (the
+ * permission prompt of a sub-agent's call names the agent, issue 19).
+ */
+export type SubagentRef = { 
+/**
+ * The sub-agent's session (a child of the session that started it).
+ */
+agent_session_id: string, 
+/**
+ * The Agent call in the parent that started it.
+ */
+tool_use_id: string, 
+/**
+ * Its agent type (`Explore`, `general-purpose`, a definition's name).
+ */
+subagent_type: string, 
+/**
+ * The Agent call's short description of its task.
+ */
+description: string, };
 
 /**
  * The state of a background task.
@@ -3122,6 +3181,9 @@ export interface Commands {
   set_mode: { args: SetModeArgs; result: null };
   /** Answers a pending `permission_requested`. */
   answer_permission: { args: AnswerPermissionArgs; result: null };
+  /** Stops a background task of an open session (a background agent, a
+ Bash `run_in_background`) and waits for it to end. */
+  stop_task: { args: StopTaskArgs; result: StoppedTask };
   /** Closes a session: stops its tasks and servers; its events stay stored. */
   close_session: { args: SessionArgs; result: null };
   /** Stored sessions, newest first. */

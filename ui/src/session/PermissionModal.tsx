@@ -1,4 +1,4 @@
-import { ShieldAlert } from "lucide-react";
+import { Bot, ShieldAlert } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import type { PermissionAnswer, RuleFile, RuleSource } from "../generated/protocol";
@@ -211,6 +211,15 @@ function Dialog({
           )}
         </header>
         <div className="modal-body">
+          {request.agent !== null && (
+            <p className="perm-agent" data-testid="permission-agent" data-agent-session-id={request.agent.agent_session_id} data-subagent-type={request.agent.subagent_type}>
+              <Bot size={14} aria-hidden="true" />
+              <span>
+                Asked by the sub-agent <strong>{request.agent.subagent_type}</strong>
+                {request.agent.description !== "" && <>: {request.agent.description}</>}
+              </span>
+            </p>
+          )}
           {command !== null ? (
             <pre className="bash-command">
               <span className="prompt-sign">$ </span>

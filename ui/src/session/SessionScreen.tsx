@@ -36,9 +36,11 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, 
 
 import type { Event, PermissionAnswer, PermissionMode, SessionHandle } from "../generated/protocol";
 import { formatBytes } from "./format";
-import { pendingRequests } from "./model";
+import { listSubagents, subagentTask, treePendingRequests } from "./agents";
+import { AgentsContext, type AgentsView } from "./agentsContext";
 import { MODE_LABELS, nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
+import { SubagentsPanel } from "./renderers/SubagentsPanel";
 import { TaskPanel } from "./renderers/TaskPanel";
 import { Spinner } from "./Status";
 import { ModelStore } from "./store";
@@ -54,6 +56,8 @@ export interface SessionScreenProps {
   onInterrupt(): void;
   onModeChange(mode: PermissionMode): void;
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
+  /** Stops a background task (the sub-agents panel's Stop). */
+  onStopTask?: ((taskId: string) => void) | undefined;
 }
 
 export { MODE_CYCLE, nextMode } from "./modes";
@@ -131,10 +135,14 @@ function PromptBox({
 }
 
 /** A live session: transcript, prompt, mode, interrupt, permissions, rules, tasks. */
-export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer }: SessionScreenProps) {
+export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer, onStopTask }: SessionScreenProps) {
+  // The session is the first event's (its sub-agents' events come after their Agent calls).
   const [store] = useState(() => new ModelStore());
   const model = store.sync(events);
   const version = model.version;
+  // The session with its sub-agents; its version counts their events too.
+  const tree = store.tree;
+  const treeVersion = tree.version;
 
   // The mode: the handle's, until a mode_changed arrives after opening; a
   // Shift+Tab shows the requested mode until the backend confirms a change.
@@ -151,7 +159,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
 
   // Answers sent but not yet acknowledged by a permission_answered event.
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
-  const pending = pendingRequests(model).filter((r) => !answered.has(r.toolUseId));
+  const pending = treePendingRequests(tree).filter((r) => !answered.has(r.toolUseId));
   const answer = useCallback(
     (toolUseId: string, value: PermissionAnswer) => {
       setAnswered((prev) => new Set(prev).add(toolUseId));
@@ -201,6 +209,14 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
     // model.sessionRules is replaced when it changes.
   }, [handle.session_rules, model.sessionRules]);
   const tasks = useMemo(() => [...model.tasks.values()], [model.tasks, version]); // eslint-disable-line react-hooks/exhaustive-deps -- tasks is updated in place; version says when
+  const subagents = useMemo(
+    () => listSubagents(tree).map((agent) => ({ agent, taskId: subagentTask(tree, agent) })),
+    [tree, treeVersion], // eslint-disable-line react-hooks/exhaustive-deps -- the tree is updated in place; its version says when
+  );
+  const agentsView = useMemo<AgentsView>(
+    () => ({ tree, version: treeVersion, expanded, onToggle: toggleGroup }),
+    [tree, treeVersion, expanded, toggleGroup],
+  );
 
   const tokens = model.usage.input + model.usage.output + model.usage.cacheRead + model.usage.cacheWrite;
   return (
@@ -241,7 +257,9 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
         </div>
       </header>
       <div className="session-body">
-        <Transcript model={model} version={version} expandedGroups={expanded} onToggleGroup={toggleGroup} />
+        <AgentsContext.Provider value={agentsView}>
+          <Transcript model={model} version={treeVersion} expandedGroups={expanded} onToggleGroup={toggleGroup} />
+        </AgentsContext.Provider>
         <aside className="session-side">
           <section className="panel" data-testid="session-rules" aria-label="Session rules">
             <h3>Session rules</h3>
@@ -257,6 +275,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
               </ul>
             )}
           </section>
+          <SubagentsPanel rows={subagents} onStop={onStopTask} />
           <TaskPanel tasks={tasks} />
         </aside>
       </div>

@@ -4,6 +4,7 @@ import { memo, useState } from "react";
 import { callSummary } from "./format";
 import { ToolIcon } from "./icons";
 import { groupSummary, isFinished, mcpParts, type ToolCall } from "./model";
+import { AgentCallView } from "./renderers/AgentCall";
 import { BashView } from "./renderers/BashView";
 import { DiffView } from "./renderers/DiffView";
 import { GenericView } from "./renderers/GenericView";
@@ -36,6 +37,8 @@ function Body({ call }: { call: ToolCall }) {
       return <BashView call={call} />;
     case "mcp":
       return <McpView call={call} />;
+    case "agent":
+      return <AgentCallView call={call} />;
     default:
       return <GenericView call={call} />;
   }

@@ -111,6 +111,9 @@ const MemoRow = memo(
     a.calls.every((c, i) => c === b.calls[i]),
 );
 
+/** One transcript row (also a sub-agent's nested transcript's, `renderers/AgentCall.tsx`). */
+export const TranscriptRow = MemoRow;
+
 const NO_CALLS: readonly ToolCall[] = [];
 
 /** The calls a transcript row shows. */

@@ -74,6 +74,12 @@ export function callSummary(call: Pick<ToolCall, "name" | "input">, project: str
     case "TaskOutput":
     case "TaskStop":
       return field(input, "task_id") ?? "";
+    case "Agent":
+    case "Task": {
+      const description = field(input, "description");
+      const type = field(input, "subagent_type") ?? "general-purpose";
+      return description ? `${type}: ${description}` : type;
+    }
   }
   const mcp = mcpParts(call.name);
   if (mcp) return `${mcp.server} · ${mcp.tool}`;

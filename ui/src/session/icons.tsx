@@ -1,4 +1,5 @@
 import {
+  Bot,
   FilePenLine,
   FileText,
   FolderSearch,
@@ -21,6 +22,7 @@ const ICONS: Record<ToolKind, LucideIcon> = {
   bash: Terminal,
   mcp: Plug,
   task: ListTodo,
+  agent: Bot,
   web: Globe,
   other: Wrench,
 };

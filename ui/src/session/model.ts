@@ -41,6 +41,7 @@ import type {
   RejectionStage,
   SessionErrorKind,
   SessionStatus,
+  SubagentRef,
   TaskStatus,
   ToolCallStatus,
   ToolProgressData,
@@ -69,6 +70,7 @@ export type ToolKind =
   | "bash"
   | "mcp"
   | "task"
+  | "agent"
   | "web"
   | "other";
 
@@ -110,6 +112,8 @@ export interface PermissionRequest {
   userSuggestions: string[];
   preview: FileDiff | null;
   requestedMs: number;
+  /** The sub-agent whose call it is (its type and task); null for the session's own. */
+  agent: SubagentRef | null;
 }
 
 /** A span of time a call spent waiting for the user's answer. */
@@ -313,9 +317,11 @@ export function toolKind(name: string): ToolKind {
       return "bash";
     case "TaskOutput":
     case "TaskStop":
+      return "task";
+    // `Task` is Claude Code's earlier name of the Agent tool.
     case "Task":
     case "Agent":
-      return "task";
+      return "agent";
     case "WebFetch":
     case "WebSearch":
       return "web";
@@ -655,6 +661,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         userSuggestions: event.user_suggestions ?? [],
         preview: event.preview,
         requestedMs: ts,
+        agent: event.agent ?? null,
       };
       updateCall(model, event.tool_use_id, (c) => ({
         status: "waiting_permission",
@@ -826,7 +833,7 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
     case "interrupted":
       return { interruptMessage: data.message };
     // A sub-agent's progress (issue 19) is kept like MCP progress; its
-    // nested transcript is not shown yet.
+    // transcript is its own model (agents.ts).
     case "subagent":
     case "mcp_progress":
     case "other": {

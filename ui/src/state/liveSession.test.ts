@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 
 import type { Event, SessionHandle } from "../generated/protocol";
-import { currentMode, isRunning, mergeEvents, nextMode, sessionRules } from "./liveSession";
+import { currentMode, isRunning, mergeEvents, nextMode, SessionFamily, sessionRules } from "./liveSession";
+import { SUBAGENT_ID, subagentSession } from "../session/fixtures/build";
 
 const ev = (body: Record<string, unknown>, ts = 1): Event =>
   ({ session_id: "s", ts_ms: ts, ...body }) as unknown as Event;
@@ -24,6 +25,29 @@ describe("live session state", () => {
     const done = ev({ type: "session_completed", status: "completed", turns: 1 });
     expect(isRunning([prompt, done])).toBe(false);
     expect(isRunning([prompt, done, prompt])).toBe(true);
+  });
+
+  it("takes a sub-agent's events once its Agent call names it, and no other session's", () => {
+    const events = subagentSession(true);
+    const family = new SessionFamily("ses_test");
+    const other = { ...ev({ type: "user_prompt", text: "elsewhere" }), session_id: "ses_other" } as Event;
+    const early = { ...ev({ type: "user_prompt", text: "too early" }), session_id: SUBAGENT_ID } as Event;
+    expect(family.accepts(other)).toBe(false);
+    // Not named yet: not taken.
+    expect(family.accepts(early)).toBe(false);
+    expect(events.every((e) => family.accepts(e))).toBe(true);
+    expect(family.accepts(other)).toBe(false);
+    // A resumed handle's history names its sub-agents too.
+    expect(new SessionFamily("ses_test", events).accepts(early)).toBe(true);
+  });
+
+  it("is running by the session's own events, not its sub-agents' ends", () => {
+    const events = subagentSession(true);
+    // Cut just after the sub-agent's own session_completed: the parent still runs.
+    const at = events.findIndex((e) => e.type === "session_completed" && e.session_id === SUBAGENT_ID);
+    const upTo = events.slice(0, at + 1);
+    expect(isRunning(upTo, "ses_test")).toBe(true);
+    expect(isRunning(events, "ses_test")).toBe(false);
   });
 
   it("follows mode changes and cycles modes like Claude Code", () => {

@@ -23,14 +23,46 @@ export function nextMode(mode: PermissionMode): PermissionMode {
   return MODE_CYCLE[(i + 1) % MODE_CYCLE.length] ?? "default";
 }
 
-/** Whether an exchange is running: a prompt was sent and has not completed. */
-export function isRunning(events: Event[]): boolean {
+/** Whether an exchange is running: a prompt was sent and has not completed.
+ * Only the session's own events count (`sessionId`; a sub-agent's prompt
+ * and end are its own). */
+export function isRunning(events: Event[], sessionId: string | null = null): boolean {
   for (let i = events.length - 1; i >= 0; i--) {
-    const type = events[i]?.type;
+    const event = events[i];
+    if (sessionId !== null && event?.session_id !== sessionId) continue;
+    const type = event?.type;
     if (type === "session_completed") return false;
     if (type === "user_prompt") return true;
   }
   return false;
+}
+
+/** The sub-agent session an event names (the Agent call's `subagent` progress), if any. */
+export function subagentSessionOf(event: Event): string | null {
+  return event.type === "tool_progress" && event.data.kind === "subagent" ? event.data.agent_session_id : null;
+}
+
+/**
+ * The sessions whose events the view takes: the session and, once its
+ * Agent calls name them, its sub-agents (and theirs). A sub-agent's events
+ * carry its own session id; its `subagent` progress on the Agent call comes
+ * before them.
+ */
+export class SessionFamily {
+  private readonly ids = new Set<string>();
+
+  constructor(root: string, history: readonly Event[] = []) {
+    this.ids.add(root);
+    for (const event of history) this.accepts(event);
+  }
+
+  /** Whether `event` is of the family; learns the sub-agents it names. */
+  accepts(event: Event): boolean {
+    if (!this.ids.has(event.session_id)) return false;
+    const child = subagentSessionOf(event);
+    if (child !== null) this.ids.add(child);
+    return true;
+  }
 }
 
 /** The session's current mode: the last `mode_changed`, else the handle's. */
@@ -77,6 +109,8 @@ export interface LiveSessionActions {
   interrupt(): void;
   setMode(mode: PermissionMode): void;
   answer(toolUseId: string, answer: PermissionAnswer): void;
+  /** Stops a background task of the session (a background sub-agent). */
+  stopTask(taskId: string): void;
   close(): Promise<void>;
   dismissError(): void;
   /** The session screen is on show: fetch a long resumed session's earlier
@@ -103,6 +137,7 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
   // (`session_started` is emitted while it runs), so none is lost.
   const early = useRef<Event[]>([]);
   const sessionId = useRef<string | null>(null);
+  const family = useRef<SessionFamily | null>(null);
   // A resumed handle's left-out earlier events, until they are fetched.
   const earlier = useRef<{ sessionId: string; count: number } | null>(null);
 
@@ -116,8 +151,8 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
         if (early.current.length > 10_000) early.current.shift();
         return;
       }
-      if (event.session_id !== id) return;
-      if (event.type === "user_prompt") setSending(false);
+      if (!family.current?.accepts(event)) return;
+      if (event.type === "user_prompt" && event.session_id === id) setSending(false);
       setEvents((list) => [...list, event]);
     }).then((stop) => {
       if (cancelled) stop();
@@ -135,7 +170,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
 
   const open = useCallback((next: SessionHandle) => {
     sessionId.current = next.session_id;
-    const buffered = early.current.filter((e) => e.session_id === next.session_id);
+    const known = new SessionFamily(next.session_id, next.events);
+    family.current = known;
+    const buffered = early.current.filter((e) => known.accepts(e));
     early.current = [];
     setHandle(next);
     setEvents(mergeEvents(next.events, buffered));
@@ -195,6 +232,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     answer: (toolUseId, answer) => {
       if (id !== null) void run(() => backend.answerPermission(id, toolUseId, answer));
     },
+    stopTask: (taskId) => {
+      if (id !== null) void run(() => backend.stopTask(id, taskId));
+    },
     close: async () => {
       if (id === null) return;
       sessionId.current = null;
@@ -206,5 +246,5 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     loadEarlier,
   };
 
-  return [{ handle, events, running: sending || isRunning(events), busy, error }, actions];
+  return [{ handle, events, running: sending || isRunning(events, id), busy, error }, actions];
 }

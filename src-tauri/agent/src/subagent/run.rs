@@ -17,7 +17,7 @@ use gatehouse_core::registry::AgentToolSet;
 use gatehouse_core::tool::ProgressReporter;
 use gatehouse_core::{ToolPool, ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, SessionStatus, ToolCallStatus};
-use gatehouse_protocol::progress::{SubagentPhase, ToolProgressData};
+use gatehouse_protocol::progress::{SubagentPhase, SubagentRef, ToolProgressData};
 use tokio_util::sync::CancellationToken;
 
 use super::definition::AgentDefinition;
@@ -183,12 +183,19 @@ pub(crate) async fn run_subagent(
         def.name,
         spawn.cwd.display()
     );
-    let ctx = ToolUseContext {
+    let mut ctx = ToolUseContext {
         session_id: spawn.agent_session_id.clone(),
         agent_id: Some(spawn.agent_session_id.clone()),
         permission_mode: def.permission_mode.unwrap_or(parent_ctx.permission_mode),
         ..parent_ctx.clone()
     };
+    // Its calls' permission prompts name it (they are the parent's prompts).
+    ctx.extensions.insert(SubagentRef {
+        agent_session_id: spawn.agent_session_id.clone(),
+        tool_use_id: spawn.tool_use_id.clone(),
+        subagent_type: spawn.subagent_type.clone(),
+        description: spawn.description.clone(),
+    });
     let mut agent = Agent::new(provider, runtime, config, ctx);
     let outcome = agent.run_prompt(&spawn.prompt, interrupt).await;
     let answer = agent
