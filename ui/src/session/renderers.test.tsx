@@ -5,7 +5,7 @@ import { Script, must, sampleDiff } from "./fixtures/build";
 import { Markdown } from "./Markdown";
 import { foldEvents, type Task, type ToolCall } from "./model";
 import { BashView, MAX_DOM_LINES, bashExit } from "./renderers/BashView";
-import { DiffView, MAX_DIFF_LINES, capHunks, splitRows } from "./renderers/DiffView";
+import { DiffView, capHunks, splitRows } from "./renderers/DiffView";
 import { McpView, maybeJson } from "./renderers/McpView";
 import { ReadView, lineRange, stripReminders } from "./renderers/ReadView";
 import { RefusalView } from "./renderers/RefusalView";
@@ -118,8 +118,8 @@ describe("DiffView", () => {
   it("says how many lines the cap hid, in the singular for one", () => {
     const diff = sampleDiff();
     const hunk = must(diff.hunks[0]);
-    const lines = Array.from({ length: MAX_DIFF_LINES + 1 }, (_, i) => ({ kind: "context" as const, old_line: i + 1, new_line: i + 1, text: "x" }));
-    const { container } = render(<DiffView diff={{ ...diff, hunks: [{ ...hunk, lines }] }} />);
+    const lines = Array.from({ length: 21 }, (_, i) => ({ kind: "context" as const, old_line: i + 1, new_line: i + 1, text: "x" }));
+    const { container } = render(<DiffView diff={{ ...diff, hunks: [{ ...hunk, lines }] }} maxLines={20} />);
     expect(container.textContent).toContain("… 1 more line not shown");
   });
 });

@@ -121,10 +121,19 @@ export function capHunks(hunks: readonly DiffHunk[], max: number): { hunks: Diff
  * A file change from the backend's structured hunks, syntax-highlighted by
  * the file's extension, unified or side by side.
  */
-export const DiffView = memo(function DiffView({ diff, initialLayout = "unified" }: { diff: FileDiff; initialLayout?: DiffLayout }) {
+export const DiffView = memo(function DiffView({
+  diff,
+  initialLayout = "unified",
+  maxLines = MAX_DIFF_LINES,
+}: {
+  diff: FileDiff;
+  initialLayout?: DiffLayout;
+  /** The most lines drawn (tests draw a small cap: 2,000 rows take seconds in jsdom). */
+  maxLines?: number;
+}) {
   const [layout, setLayout] = useState<DiffLayout>(initialLayout);
   const language = languageForPath(diff.path);
-  const { hunks, hidden } = useMemo(() => capHunks(diff.hunks, MAX_DIFF_LINES), [diff.hunks]);
+  const { hunks, hidden } = useMemo(() => capHunks(diff.hunks, maxLines), [diff.hunks, maxLines]);
   return (
     <div className="diff" data-testid="diff" data-layout={layout}>
       <div className="diff-head">
