@@ -158,7 +158,7 @@ fn check_knows_the_agent_tool() {
         let mut r = CheckRequest::new(
             f.project.clone(),
             f.home.clone(),
-            "Agent".into(),
+            "Agent",
             json!({"subagent_type": t, "description": "d", "prompt": "p"}),
         );
         r.trust_project = true;

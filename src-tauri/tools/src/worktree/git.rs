@@ -61,10 +61,8 @@ pub async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     let run = async {
         let mut out = Vec::new();
         let mut err = Vec::new();
-        let (r1, r2) = tokio::join!(
-            stdout.take(MAX_GIT_OUTPUT).read_to_end(&mut out),
-            stderr.take(MAX_GIT_OUTPUT).read_to_end(&mut err)
-        );
+        let (mut stdout, mut stderr) = (stdout.take(MAX_GIT_OUTPUT), stderr.take(MAX_GIT_OUTPUT));
+        let (r1, r2) = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
         r1.and(r2).map_err(GitError::Spawn)?;
         let status = child.wait().await.map_err(GitError::Spawn)?;
         Ok::<_, GitError>((status, out, err))

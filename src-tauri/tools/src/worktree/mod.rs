@@ -216,7 +216,12 @@ impl WorktreeManager {
         let branch = format!("gatehouse/{name}");
         if git(
             &repo_root,
-            &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")],
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                format!("refs/heads/{branch}").as_str(),
+            ],
         )
         .await
         .is_ok()
@@ -242,7 +247,14 @@ impl WorktreeManager {
         let folder_text = folder.display().to_string();
         git(
             &repo_root,
-            &["worktree", "add", "-b", &branch, &folder_text, &base_commit],
+            &[
+                "worktree",
+                "add",
+                "-b",
+                branch.as_str(),
+                folder_text.as_str(),
+                base_commit.as_str(),
+            ],
         )
         .await?;
         let path = folder.canonicalize().map_err(|source| WorktreeError::Io {
@@ -281,7 +293,7 @@ impl WorktreeManager {
     /// Commits on the worktree's branch since it started.
     pub async fn commits(&self, worktree: &Worktree) -> Result<u32, WorktreeError> {
         let range = format!("{}..HEAD", worktree.base_commit);
-        Ok(git(&worktree.path, &["rev-list", "--count", &range])
+        Ok(git(&worktree.path, &["rev-list", "--count", range.as_str()])
             .await?
             .trim()
             .parse()
@@ -326,10 +338,13 @@ impl WorktreeManager {
         if discard_changes {
             args.push("--force");
         }
-        args.push(&path);
+        args.push(path.as_str());
         git(&worktree.repo_root, &args).await?;
         let branch_deleted = commits == 0
-            && git(&worktree.repo_root, &["branch", "-D", &worktree.branch])
+            && git(
+                &worktree.repo_root,
+                &["branch", "-D", worktree.branch.as_str()],
+            )
                 .await
                 .is_ok();
         self.resolver.remove_root_alias(&worktree.path);
