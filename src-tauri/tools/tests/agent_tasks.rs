@@ -142,6 +142,9 @@ async fn agent_tasks_share_the_id_space_and_events_and_take_messages() {
     )));
     // Both agent ends were reported by TaskOutput: no notice repeats them;
     // the Bash task's end was never read, so it is announced.
+    while env.tasks.info("bash_1").unwrap().state.status == TaskStatus::Running {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
     let notices = env.tasks.take_notices();
     assert_eq!(notices.len(), 1, "{notices:#?}");
     assert!(notices[0].contains("Background task bash_1 (command `echo hi`) completed: exited with code 0."), "{}", notices[0]);
