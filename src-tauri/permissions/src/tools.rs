@@ -50,6 +50,9 @@ pub fn builtin_verdict(tool: &str, input: &Value) -> ToolPermissionVerdict {
         "Agent" | "Task" => ToolPermissionVerdict::Allow {
             reason: "starting a sub-agent runs nothing by itself; each of its calls is decided on its own".into(),
         },
+        "SendMessage" => ToolPermissionVerdict::Allow {
+            reason: "a message to a background agent runs nothing by itself; each of its calls is decided on its own".into(),
+        },
         "EnterWorktree" => ToolPermissionVerdict::Allow {
             reason: "a worktree is a new folder and branch; the project's files are not changed".into(),
         },

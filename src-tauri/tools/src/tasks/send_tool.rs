@@ -67,6 +67,18 @@ impl TypedTool for SendMessageTool {
         Some("message follow-up background agent")
     }
 
+    async fn check_permissions(
+        &self,
+        _input: &SendMessageInput,
+        _ctx: &gatehouse_core::ToolUseContext,
+    ) -> gatehouse_core::permission::ToolPermissionVerdict {
+        // Like starting an agent: a message runs nothing by itself; each
+        // call the agent makes is decided on its own.
+        gatehouse_core::permission::ToolPermissionVerdict::Allow {
+            reason: "a message to a background agent runs nothing by itself; each of its calls is decided on its own".into(),
+        }
+    }
+
     async fn call(
         &self,
         input: SendMessageInput,
