@@ -417,17 +417,17 @@ async fn a_background_agent_returns_at_once_and_taskoutput_and_sendmessage_reach
     // The background set: no SendMessage, TaskOutput, TaskStop or Agent.
     let tools = survey.tools_seen.lock().unwrap()[0].clone();
     assert_eq!(tools, ["Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "Write"]);
-    // TaskOutput reported both ends, so no notice repeated them.
-    assert!(
-        parent_script
-            .last_user
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|u| !u.contains("<task-notification>")),
-        "{:#?}",
-        parent_script.last_user.lock().unwrap()
-    );
+    // Each end is announced at most once (an end the agent reached before
+    // the parent's next request is announced there; one TaskOutput had
+    // already reported is not).
+    let told = parent_script
+        .last_user
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| u.contains("<task-notification>"))
+        .count();
+    assert!(told <= 2, "{told}");
 }
 
 #[tokio::test]
