@@ -630,17 +630,31 @@ description: string,
  */
 applied: boolean, } | { "type": "task_started", 
 /**
- * The task's id, as TaskOutput and TaskStop take it.
+ * The task's id, as TaskOutput, TaskStop and SendMessage take it
+ * (`bash_<n>` or `agent_<n>`, one numbering per session).
  */
 task_id: string, 
 /**
- * The Bash call that started it.
+ * What the task runs (`process` in events of builds before agents
+ * ran as tasks; always written now).
+ */
+kind?: TaskKind, 
+/**
+ * The Bash or Agent call that started it.
  */
 tool_use_id: string | null, 
 /**
- * The command line.
+ * The command line (an agent: its type and task description).
  */
 command: string, 
+/**
+ * An agent task's own session (its transcript); `null` for processes.
+ */
+agent_session_id?: string | null, 
+/**
+ * An agent task's type (`general-purpose`, `Explore`, …).
+ */
+subagent_type?: string | null, 
 /**
  * The model's description of the command, if it gave one.
  */
@@ -653,6 +667,10 @@ output_path: string, } | { "type": "task_completed",
  * The task.
  */
 task_id: string, 
+/**
+ * What the task ran (as in its `task_started`).
+ */
+kind?: TaskKind, 
 /**
  * How it ended.
  */
@@ -2790,6 +2808,11 @@ unreadable: number, };
  * Where a sub-agent is (see [`ToolProgressData::Subagent`]).
  */
 export type SubagentPhase = "started" | "running" | "completed";
+
+/**
+ * What a background task runs.
+ */
+export type TaskKind = "process" | "agent";
 
 /**
  * The state of a background task.
