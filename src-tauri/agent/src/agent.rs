@@ -292,7 +292,10 @@ impl Agent {
                 if !notes.is_empty() {
                     // After the prompt or the tool results: the same user
                     // message, so roles still alternate.
-                    push_user(&mut self.history, notes.into_iter().map(Block::text).collect());
+                    push_user(
+                        &mut self.history,
+                        notes.into_iter().map(Block::text).collect(),
+                    );
                 }
             }
             match self.turn(interrupt).await {

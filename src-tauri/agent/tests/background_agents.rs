@@ -22,7 +22,9 @@ use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, load_engine, s
 use gatehouse_core::events::{Emitter, EventSink, MemorySink};
 use gatehouse_core::permission::PermissionResolver;
 use gatehouse_core::{Tool, ToolRuntime, ToolUseContext};
-use gatehouse_protocol::event::{Event, EventBody, SessionStatus, TaskKind, TaskStatus, ToolCallStatus};
+use gatehouse_protocol::event::{
+    Event, EventBody, SessionStatus, TaskKind, TaskStatus, ToolCallStatus,
+};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::tasks::TaskManager;
 use gatehouse_tools::worktree::WorktreeManager;
@@ -73,7 +75,13 @@ struct Recording {
     inner: ReplayProvider,
     tools_seen: Mutex<Vec<Vec<String>>>,
     last_user: Mutex<Vec<String>>,
-    gate: Option<Arc<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync>>,
+    gate: Option<
+        Arc<
+            dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>
+                + Send
+                + Sync,
+        >,
+    >,
 }
 
 #[async_trait]
@@ -184,7 +192,16 @@ fn new_project(git: bool) -> (tempfile::TempDir, PathBuf) {
         for args in [
             &["init", "-q", "-b", "main"][..],
             &["add", "."],
-            &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first"],
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "commit",
+                "-q",
+                "-m",
+                "first",
+            ],
         ] {
             let out = std::process::Command::new("git")
                 .arg("-C")
@@ -192,7 +209,11 @@ fn new_project(git: bool) -> (tempfile::TempDir, PathBuf) {
                 .args(args)
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
     (root, project)
@@ -394,7 +415,10 @@ async fn a_background_agent_returns_at_once_and_taskoutput_and_sendmessage_reach
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
     assert!(t.contains("Task agent_1 is completed"), "{t}");
     assert!(t.contains("[tool] Grep"), "{t}");
-    assert!(t.contains("[assistant] First report: the greeting is in README.md."), "{t}");
+    assert!(
+        t.contains("[assistant] First report: the greeting is in README.md."),
+        "{t}"
+    );
     // SendMessage starts it again with the message; it keeps its history.
     let (status, t) = completed(&events, "m1");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
@@ -408,15 +432,32 @@ async fn a_background_agent_returns_at_once_and_taskoutput_and_sendmessage_reach
         [TaskStatus::Completed, TaskStatus::Completed]
     );
     let asked = survey.last_user.lock().unwrap().clone();
-    assert_eq!(asked.last().map(String::as_str), Some("now count the files"));
+    assert_eq!(
+        asked.last().map(String::as_str),
+        Some("now count the files")
+    );
     // An unknown id: a clear error, and the parent went on.
     let (status, t) = completed(&events, "m2");
     assert_eq!(status, ToolCallStatus::Error);
-    assert!(t.contains("no background task has the id \\\"agent_7\\\" (known tasks: agent_1)"), "{t}");
+    assert!(
+        t.contains("no background task has the id \\\"agent_7\\\" (known tasks: agent_1)"),
+        "{t}"
+    );
 
     // The background set: no SendMessage, TaskOutput, TaskStop or Agent.
     let tools = survey.tools_seen.lock().unwrap()[0].clone();
-    assert_eq!(tools, ["Bash", "Edit", "Glob", "Grep", "NotebookEdit", "Read", "Write"]);
+    assert_eq!(
+        tools,
+        [
+            "Bash",
+            "Edit",
+            "Glob",
+            "Grep",
+            "NotebookEdit",
+            "Read",
+            "Write"
+        ]
+    );
     // Each end is announced at most once (an end the agent reached before
     // the parent's next request is announced there; one TaskOutput had
     // already reported is not).
@@ -448,11 +489,17 @@ async fn the_parent_hears_of_a_finished_background_agent_at_its_next_turn() {
         &f.project,
     );
     let mut parent = parent_agent(&f, Arc::clone(&parent_script));
-    assert_eq!(run(&mut parent, "test it").await.status, SessionStatus::Completed);
+    assert_eq!(
+        run(&mut parent, "test it").await.status,
+        SessionStatus::Completed
+    );
     f.sink
         .wait_for(|ev| !task_completions(ev, "agent_1").is_empty())
         .await;
-    assert_eq!(run(&mut parent, "anything new?").await.status, SessionStatus::Completed);
+    assert_eq!(
+        run(&mut parent, "anything new?").await.status,
+        SessionStatus::Completed
+    );
     // The agent may end before the parent's second request or after its
     // first prompt: the next request after its end carries the notice,
     // exactly one request does.
@@ -463,7 +510,11 @@ async fn the_parent_hears_of_a_finished_background_agent_at_its_next_turn() {
         .collect();
     assert_eq!(told.len(), 1, "{asked:#?}");
     assert!(told[0].contains("<task-notification>\nBackground task agent_1 (agent general-purpose (run the tests)) completed"), "{}", told[0]);
-    assert!(told[0].contains("Its final answer:\nAll 3 tests pass."), "{}", told[0]);
+    assert!(
+        told[0].contains("Its final answer:\nAll 3 tests pass."),
+        "{}",
+        told[0]
+    );
     // Once.
     assert!(f.tasks.take_notices().is_empty());
 }
@@ -515,7 +566,10 @@ async fn taskstop_stops_a_background_agent_and_bad_input_is_a_clear_error() {
 
     let (status, t) = completed(&events, "s1");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
-    assert!(t.contains("Task agent_1 stopped because TaskStop asked"), "{t}");
+    assert!(
+        t.contains("Task agent_1 stopped because TaskStop asked"),
+        "{t}"
+    );
     assert_eq!(task_completions(&events, "agent_1"), [TaskStatus::Stopped]);
     let (status, t) = completed(&events, "m1");
     assert_eq!(status, ToolCallStatus::Error);
@@ -523,11 +577,19 @@ async fn taskstop_stops_a_background_agent_and_bad_input_is_a_clear_error() {
     // A provider that cannot be had: nothing starts, the cause is named.
     let (status, t) = completed(&events, "nb");
     assert_eq!(status, ToolCallStatus::Error);
-    assert!(t.contains("background sub-agent 'general-purpose' (no script) was not started: no replay script"), "{t}");
+    assert!(
+        t.contains(
+            "background sub-agent 'general-purpose' (no script) was not started: no replay script"
+        ),
+        "{t}"
+    );
     // Over the turn limit: an error result naming the limit.
     let (status, t) = completed(&events, "lp");
     assert_eq!(status, ToolCallStatus::Error);
-    assert!(t.contains("sub-agent 'general-purpose' (loop) failed after 2 model requests"), "{t}");
+    assert!(
+        t.contains("sub-agent 'general-purpose' (loop) failed after 2 model requests"),
+        "{t}"
+    );
     assert!(t.contains("limit of 2 model requests"), "{t}");
     // Worktree isolation outside a git repository.
     let (status, t) = completed(&events, "wt");
@@ -569,7 +631,10 @@ async fn an_isolated_agent_works_in_its_own_worktree_under_the_projects_rules() 
         &f.project,
     );
     let mut parent = parent_agent(&f, parent_script);
-    assert_eq!(run(&mut parent, "go").await.status, SessionStatus::Completed);
+    assert_eq!(
+        run(&mut parent, "go").await.status,
+        SessionStatus::Completed
+    );
     let events = f.sink.events();
     let (status, t) = completed(&events, "w1");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
@@ -594,7 +659,10 @@ async fn an_isolated_agent_works_in_its_own_worktree_under_the_projects_rules() 
         .unwrap()
         .into();
     assert!(!kept.starts_with(&project), "{}", kept.display());
-    assert_eq!(std::fs::read_to_string(kept.join("README.md")).unwrap(), "changed\n");
+    assert_eq!(
+        std::fs::read_to_string(kept.join("README.md")).unwrap(),
+        "changed\n"
+    );
     let (status, t) = completed(&events, "w2");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
     assert!(t.contains("had no changes and was removed"), "{t}");

@@ -151,20 +151,17 @@ fn refusal(
     // The Agent tool with the agent types a session would have, so an
     // unknown `subagent_type` is refused here as it would be there; the
     // worktree tools for their schemas.
-    let (agent_tool, _) = gatehouse_session::subagents::load_agent_tool(
-        &args.project,
-        args.trust_project,
-        home,
-        &[],
-    );
+    let (agent_tool, _) =
+        gatehouse_session::subagents::load_agent_tool(&args.project, args.trust_project, home, &[]);
     let engine = Arc::new(engine);
     let worktrees = gatehouse_session::subagents::worktree_manager(
         scratch.join("worktrees"),
         Arc::clone(&engine) as Arc<dyn gatehouse_core::permission::PermissionResolver>,
     );
-    let extra: Vec<Arc<dyn gatehouse_core::Tool>> = std::iter::once(agent_tool as Arc<dyn gatehouse_core::Tool>)
-        .chain(gatehouse_session::subagents::worktree_tools(&worktrees))
-        .collect();
+    let extra: Vec<Arc<dyn gatehouse_core::Tool>> =
+        std::iter::once(agent_tool as Arc<dyn gatehouse_core::Tool>)
+            .chain(gatehouse_session::subagents::worktree_tools(&worktrees))
+            .collect();
     let tools = session_pool(
         &scratch,
         Emitter::new("check", Arc::new(NullSink)),

@@ -428,7 +428,13 @@ impl ToolRuntime {
         session_dir: impl Into<PathBuf>,
         sink: Arc<dyn EventSink>,
     ) -> Arc<ToolRuntime> {
-        self.child_with_resolver(pool, session_id, session_dir, sink, Arc::clone(&self.resolver))
+        self.child_with_resolver(
+            pool,
+            session_id,
+            session_dir,
+            sink,
+            Arc::clone(&self.resolver),
+        )
     }
 
     /// [`Self::child`] deciding through `resolver`, which wraps this

@@ -519,15 +519,16 @@ impl PermissionEngine {
                     st.mode
                 )
             };
-            decider.trace.push(step("mode", TraceOutcome::Passthrough, detail));
+            decider
+                .trace
+                .push(step("mode", TraceOutcome::Passthrough, detail));
             // A policy's bypass restriction applies to sub-agents too.
-            decider.mode = if mode == PermissionMode::BypassPermissions
-                && st.settings.bypass_disabled
-            {
-                PermissionMode::Default
-            } else {
-                mode
-            };
+            decider.mode =
+                if mode == PermissionMode::BypassPermissions && st.settings.bypass_disabled {
+                    PermissionMode::Default
+                } else {
+                    mode
+                };
         }
         let mut decision = decider.run();
         if decision.decision != PermissionBehavior::Allow

@@ -77,7 +77,10 @@ fn write(resolver: &dyn PermissionResolver, path: &Path) -> PermissionDecision {
 fn a_definitions_mode_is_never_more_permissive_than_the_session() {
     use PermissionMode::{AcceptEdits, BypassPermissions, Default, DontAsk, Plan};
     // Bypass only when the session bypasses.
-    assert_eq!(subagent_mode(BypassPermissions, BypassPermissions), BypassPermissions);
+    assert_eq!(
+        subagent_mode(BypassPermissions, BypassPermissions),
+        BypassPermissions
+    );
     assert_eq!(subagent_mode(BypassPermissions, Default), Default);
     assert_eq!(subagent_mode(BypassPermissions, AcceptEdits), AcceptEdits);
     assert_eq!(subagent_mode(BypassPermissions, DontAsk), DontAsk);
@@ -112,14 +115,18 @@ fn the_engine_decides_a_sub_agent_in_its_clamped_mode_and_says_so() {
     assert_eq!(e.decide(&query).decision, PermissionBehavior::Ask);
     let d = e.decide_in_subagent_mode(&query, PermissionMode::AcceptEdits);
     assert_eq!(d.decision, PermissionBehavior::Allow, "{:#?}", d.trace);
-    assert!(d.trace.iter().any(|s| s.detail.contains("asks for AcceptEdits")));
+    assert!(
+        d.trace
+            .iter()
+            .any(|s| s.detail.contains("asks for AcceptEdits"))
+    );
     // Bypass asked from a default session: decided as default.
     let d = e.decide_in_subagent_mode(&query, PermissionMode::BypassPermissions);
     assert_eq!(d.decision, PermissionBehavior::Ask);
     assert!(
-        d.trace
-            .iter()
-            .any(|s| s.detail.contains("more permissive than the session's Default allows")),
+        d.trace.iter().any(|s| s
+            .detail
+            .contains("more permissive than the session's Default allows")),
         "{:#?}",
         d.trace
     );
@@ -153,7 +160,9 @@ fn worktree_paths_are_decided_as_the_projects() {
 
 #[test]
 fn check_knows_the_agent_tool() {
-    let f = fixture(json!({"permissions": {"deny": ["Agent(Plan)"], "ask": ["Agent(general-purpose)"]}}));
+    let f = fixture(
+        json!({"permissions": {"deny": ["Agent(Plan)"], "ask": ["Agent(general-purpose)"]}}),
+    );
     let decide = |t: &str| {
         let mut r = CheckRequest::new(
             f.project.clone(),

@@ -14,9 +14,9 @@ use gatehouse_agent::subagent::{
 };
 use gatehouse_agent::{AgentConfig, Provider};
 use gatehouse_core::events::EventSink;
+use gatehouse_core::typed::Typed;
 use gatehouse_core::{Tool, ToolRuntime, names};
 use gatehouse_store::{NewSession, SessionProvenance, Store};
-use gatehouse_core::typed::Typed;
 use gatehouse_tools::tasks::TaskManager;
 use gatehouse_tools::worktree::{EnterWorktreeTool, ExitWorktreeTool, WorktreeManager};
 

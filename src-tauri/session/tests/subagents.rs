@@ -251,7 +251,12 @@ async fn stop_task_stops_a_background_agent_of_an_open_session() {
     let parent = started.handle.session_id;
     let ticket = host.send_prompt(&parent, "start it").unwrap();
     tokio::time::timeout(Duration::from_secs(60), async {
-        while !host.tasks(&parent).unwrap().iter().any(|t| t.task_id == "agent_1") {
+        while !host
+            .tasks(&parent)
+            .unwrap()
+            .iter()
+            .any(|t| t.task_id == "agent_1")
+        {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
@@ -262,7 +267,10 @@ async fn stop_task_stops_a_background_agent_of_an_open_session() {
         .unwrap()
         .unwrap();
     assert_eq!(task.kind, gatehouse_protocol::event::TaskKind::Agent);
-    assert_eq!(task.state.status, gatehouse_protocol::event::TaskStatus::Stopped);
+    assert_eq!(
+        task.state.status,
+        gatehouse_protocol::event::TaskStatus::Stopped
+    );
     assert!(
         task.state
             .message
@@ -270,10 +278,19 @@ async fn stop_task_stops_a_background_agent_of_an_open_session() {
             .is_some_and(|m| m.contains("stopped because the user stopped it")),
         "{task:?}"
     );
-    let err = host.stop_task(&parent, "agent_9").await.unwrap_err().to_string();
-    assert!(err.contains("no background task has the id \"agent_9\" (known tasks: agent_1)"), "{err}");
+    let err = host
+        .stop_task(&parent, "agent_9")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no background task has the id \"agent_9\" (known tasks: agent_1)"),
+        "{err}"
+    );
     host.interrupt(&parent).unwrap();
-    let _ = tokio::time::timeout(Duration::from_secs(60), ticket.wait()).await.unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(60), ticket.wait())
+        .await
+        .unwrap();
     host.close(&parent).await.unwrap();
     let stored = Store::open(data.path()).unwrap();
     let (events, _) = stored.session_events(&parent).unwrap();

@@ -11,9 +11,9 @@ mod shell_support;
 
 use std::sync::Arc;
 
+use gatehouse_core::testing::TestResolver;
 use gatehouse_core::typed::Typed;
 use gatehouse_core::{CallStatus, ToolPool, ToolRuntime, ToolUseBlock};
-use gatehouse_core::testing::TestResolver;
 use gatehouse_protocol::event::{EventBody, TaskKind, TaskStatus};
 use gatehouse_tools::tasks::{AfterEnd, AgentTaskSpec, MessageDelivery, SendMessageTool};
 use serde_json::json;
@@ -90,11 +90,18 @@ async fn agent_tasks_share_the_id_space_and_events_and_take_messages() {
 
     // TaskOutput reads the transcript so far and reports the end.
     let r = env
-        .run("o1", "TaskOutput", json!({"task_id": "agent_2", "timeout": 60_000}))
+        .run(
+            "o1",
+            "TaskOutput",
+            json!({"task_id": "agent_2", "timeout": 60_000}),
+        )
         .await;
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     let text = r.text();
-    assert!(text.contains("Task agent_2 is completed (the agent answered)"), "{text}");
+    assert!(
+        text.contains("Task agent_2 is completed (the agent answered)"),
+        "{text}"
+    );
     assert!(text.contains("[assistant] answer: first"), "{text}");
 
     // A message to the finished agent starts it again under its id.
@@ -104,7 +111,11 @@ async fn agent_tasks_share_the_id_space_and_events_and_take_messages() {
     );
     assert_eq!(ran.recv().await.unwrap(), "second");
     let r = env
-        .run("o2", "TaskOutput", json!({"task_id": "agent_2", "timeout": 60_000}))
+        .run(
+            "o2",
+            "TaskOutput",
+            json!({"task_id": "agent_2", "timeout": 60_000}),
+        )
         .await;
     let text = r.text();
     assert!(text.contains("[assistant] answer: second"), "{text}");
@@ -147,8 +158,16 @@ async fn agent_tasks_share_the_id_space_and_events_and_take_messages() {
     }
     let notices = env.tasks.take_notices();
     assert_eq!(notices.len(), 1, "{notices:#?}");
-    assert!(notices[0].contains("Background task bash_1 (command `echo hi`) completed: exited with code 0."), "{}", notices[0]);
-    assert!(env.tasks.take_notices().is_empty(), "each end is announced once");
+    assert!(
+        notices[0]
+            .contains("Background task bash_1 (command `echo hi`) completed: exited with code 0."),
+        "{}",
+        notices[0]
+    );
+    assert!(
+        env.tasks.take_notices().is_empty(),
+        "each end is announced once"
+    );
 }
 
 #[tokio::test]
@@ -170,7 +189,12 @@ async fn an_unread_agent_end_is_announced_with_its_answer() {
     assert_eq!(notices.len(), 1);
     let n = &notices[0];
     assert!(n.starts_with("<task-notification>"), "{n}");
-    assert!(n.contains("Background task agent_1 (agent general-purpose (count)) completed: the agent answered."), "{n}");
+    assert!(
+        n.contains(
+            "Background task agent_1 (agent general-purpose (count)) completed: the agent answered."
+        ),
+        "{n}"
+    );
     assert!(n.contains("Its final answer:\nanswer: first"), "{n}");
     assert!(n.contains("TaskOutput (task_id \"agent_1\")"), "{n}");
 }
@@ -186,7 +210,11 @@ async fn stopping_an_agent_interrupts_it_and_it_takes_no_more_messages() {
             // A run that only the stop ends.
             stop.cancelled().await;
             let reason = control.stop_reason().unwrap_or_default();
-            let _ = control.end(TaskStatus::Stopped, format!("stopped because {reason}"), None);
+            let _ = control.end(
+                TaskStatus::Stopped,
+                format!("stopped because {reason}"),
+                None,
+            );
         })
         .unwrap();
     started.recv().await.unwrap();
@@ -201,7 +229,11 @@ async fn stopping_an_agent_interrupts_it_and_it_takes_no_more_messages() {
         after.state.message.as_deref(),
         Some("stopped because TaskStop asked")
     );
-    let err = env.tasks.send_message("agent_1", "again").unwrap_err().to_string();
+    let err = env
+        .tasks
+        .send_message("agent_1", "again")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("agent task agent_1 was stopped"), "{err}");
     assert!(err.contains("start a new agent"), "{err}");
 }
@@ -219,9 +251,9 @@ async fn sendmessage_errors_name_the_cause() {
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
     // SendMessage through the pipeline, as the model calls it.
     let rt = ToolRuntime::builder(
-        Arc::new(ToolPool::new(vec![Typed::arc(SendMessageTool::new(Arc::clone(
-            &env.tasks,
-        )))])),
+        Arc::new(ToolPool::new(vec![Typed::arc(SendMessageTool::new(
+            Arc::clone(&env.tasks),
+        ))])),
         Arc::new(TestResolver::allow_all()),
         &env.session_dir,
     )
@@ -239,27 +271,39 @@ async fn sendmessage_errors_name_the_cause() {
     let r = send("m1", json!({"to": "agent_9", "message": "hi"})).await;
     assert_eq!(r.status, CallStatus::Failed, "{}", r.text());
     assert!(
-        r.text().contains("no background task has the id \"agent_9\" (known tasks: bash_1)"),
+        r.text()
+            .contains("no background task has the id \"agent_9\" (known tasks: bash_1)"),
         "{}",
         r.text()
     );
     let r = send("m2", json!({"to": "bash_1", "message": "hi"})).await;
     assert!(
-        r.text().contains("task bash_1 is a background command (sleep 30), not an agent"),
+        r.text()
+            .contains("task bash_1 is a background command (sleep 30), not an agent"),
         "{}",
         r.text()
     );
     let (tx, mut ran) = mpsc::unbounded_channel();
-    env.tasks.start_agent(spec("x"), None, echo_driver(tx)).unwrap();
+    env.tasks
+        .start_agent(spec("x"), None, echo_driver(tx))
+        .unwrap();
     ran.recv().await.unwrap();
     let r = send("m3", json!({"to": "agent_2", "message": "  "})).await;
     assert!(r.text().contains("the message is empty"), "{}", r.text());
     let big = "x".repeat(gatehouse_tools::tasks::agent_task::MAX_MESSAGE_BYTES + 1);
     let r = send("m4", json!({"to": "agent_2", "message": big})).await;
-    assert!(r.text().contains("at most 102400 are delivered"), "{}", r.text());
+    assert!(
+        r.text().contains("at most 102400 are delivered"),
+        "{}",
+        r.text()
+    );
     // Shutdown stops the Bash task and ends the idle agent's driver.
     let stopped = env.tasks.shutdown().await;
     assert_eq!(stopped.len(), 1, "{stopped:?}");
-    let err = env.tasks.send_message("agent_2", "late").unwrap_err().to_string();
+    let err = env
+        .tasks
+        .send_message("agent_2", "late")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("closing"), "{err}");
 }

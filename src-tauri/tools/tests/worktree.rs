@@ -29,7 +29,11 @@ fn sh_git(dir: &Path, args: &[&str]) -> String {
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -91,7 +95,10 @@ async fn a_worktree_is_made_on_a_new_branch_and_removal_guards_uncommitted_work(
     // Asked from a subfolder: the worktree's cwd is the same subfolder.
     std::fs::write(r.root.join("dirty.txt"), "not committed\n").unwrap();
     let wt = m.create(&r.root.join("src"), "one").await.unwrap();
-    assert!(wt.path.starts_with(r.base.canonicalize().unwrap()), "{wt:?}");
+    assert!(
+        wt.path.starts_with(r.base.canonicalize().unwrap()),
+        "{wt:?}"
+    );
     assert_eq!(wt.cwd, wt.path.join("src"));
     assert_eq!(wt.branch, "gatehouse/one");
     assert_eq!(wt.repo_root, r.root);
@@ -100,19 +107,29 @@ async fn a_worktree_is_made_on_a_new_branch_and_removal_guards_uncommitted_work(
     assert!(!wt.path.join("dirty.txt").exists(), "it starts at HEAD");
     let listed = sh_git(&r.root, &["worktree", "list", "--porcelain"]);
     assert!(listed.contains(&wt.path.display().to_string()), "{listed}");
-    assert!(listed.contains("branch refs/heads/gatehouse/one"), "{listed}");
+    assert!(
+        listed.contains("branch refs/heads/gatehouse/one"),
+        "{listed}"
+    );
     assert_eq!(
         aliases.0.lock().unwrap().as_slice(),
         [(wt.path.clone(), Some(r.root.clone()))]
     );
     assert_eq!(m.containing(&wt.cwd), Some(wt.clone()));
     // The project's `git status` does not see it (it is not inside).
-    assert_eq!(sh_git(&r.root, &["status", "--porcelain"]), "?? dirty.txt\n");
+    assert_eq!(
+        sh_git(&r.root, &["status", "--porcelain"]),
+        "?? dirty.txt\n"
+    );
 
     // The same name again: the target is taken.
     let err = m.create(&r.root, "one").await.unwrap_err();
     assert!(matches!(err, WorktreeError::DirtyTarget(_)), "{err}");
-    assert!(err.to_string().contains("the branch gatehouse/one already exists"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the branch gatehouse/one already exists"),
+        "{err}"
+    );
 
     // Uncommitted changes: removing refuses and names them.
     std::fs::write(wt.path.join("src/new.rs"), "// new\n").unwrap();
@@ -131,7 +148,10 @@ async fn a_worktree_is_made_on_a_new_branch_and_removal_guards_uncommitted_work(
     assert!(!wt.path.exists());
     assert!(sh_git(&r.root, &["branch", "--list", "gatehouse/one"]).contains("gatehouse/one"));
     assert_eq!(m.containing(&wt.cwd), None);
-    assert_eq!(aliases.0.lock().unwrap().last(), Some(&(wt.path.clone(), None)));
+    assert_eq!(
+        aliases.0.lock().unwrap().last(),
+        Some(&(wt.path.clone(), None))
+    );
 
     // A worktree with nothing of its own goes with its branch; one with
     // uncommitted changes goes only when told to discard them.
@@ -153,7 +173,10 @@ async fn bad_worktree_requests_get_clear_errors() {
     let plain = tempfile::tempdir().unwrap();
     let err = m.create(plain.path(), "x").await.unwrap_err();
     assert!(matches!(err, WorktreeError::NotARepo { .. }), "{err}");
-    assert!(err.to_string().contains("is not inside a git repository"), "{err}");
+    assert!(
+        err.to_string().contains("is not inside a git repository"),
+        "{err}"
+    );
     // A repository without a commit.
     let empty = tempfile::tempdir().unwrap();
     sh_git(empty.path(), &["init", "-q"]);
@@ -162,7 +185,10 @@ async fn bad_worktree_requests_get_clear_errors() {
     // A name that cannot be a branch.
     for bad in ["", "../up", "-x", "a b", "x.lock"] {
         let err = m.create(&r.root, bad).await.unwrap_err();
-        assert!(matches!(err, WorktreeError::BadName { .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, WorktreeError::BadName { .. }),
+            "{bad:?}: {err}"
+        );
     }
     // A target folder someone else filled.
     let wt = m.create(&r.root, "taken").await.unwrap();
@@ -170,7 +196,10 @@ async fn bad_worktree_requests_get_clear_errors() {
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("file"), "x").unwrap();
     let err = m.create(&r.root, "filled").await.unwrap_err();
-    assert!(err.to_string().contains("already exists and is not empty"), "{err}");
+    assert!(
+        err.to_string().contains("already exists and is not empty"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -201,7 +230,11 @@ async fn enter_and_exit_worktree_move_the_working_directory() {
         )
         .await;
     assert_eq!(out.status, CallStatus::Failed, "{}", out.text());
-    assert!(out.text().contains("is not a worktree EnterWorktree made"), "{}", out.text());
+    assert!(
+        out.text().contains("is not a worktree EnterWorktree made"),
+        "{}",
+        out.text()
+    );
 
     let out = rt
         .run_one(
@@ -213,7 +246,11 @@ async fn enter_and_exit_worktree_move_the_working_directory() {
     assert_eq!(out.status, CallStatus::Succeeded, "{}", out.text());
     let wt = m.containing(&ctx.cwd).expect("the cwd is the worktree");
     assert_eq!(ctx.cwd, wt.path);
-    assert!(out.text().contains("on the new branch gatehouse/feature"), "{}", out.text());
+    assert!(
+        out.text().contains("on the new branch gatehouse/feature"),
+        "{}",
+        out.text()
+    );
 
     let out = rt
         .run_one(
@@ -222,7 +259,11 @@ async fn enter_and_exit_worktree_move_the_working_directory() {
             &cancel,
         )
         .await;
-    assert!(out.text().contains("already works in the worktree"), "{}", out.text());
+    assert!(
+        out.text().contains("already works in the worktree"),
+        "{}",
+        out.text()
+    );
 
     std::fs::write(wt.path.join("work.txt"), "w").unwrap();
     let out = rt
@@ -233,7 +274,11 @@ async fn enter_and_exit_worktree_move_the_working_directory() {
         )
         .await;
     assert_eq!(out.status, CallStatus::Failed, "{}", out.text());
-    assert!(out.text().contains("uncommitted changes (work.txt)"), "{}", out.text());
+    assert!(
+        out.text().contains("uncommitted changes (work.txt)"),
+        "{}",
+        out.text()
+    );
     assert_eq!(ctx.cwd, wt.path, "a refused exit stays");
 
     let out = rt

@@ -64,54 +64,61 @@ pub(crate) async fn start_background(
     };
     let first = spawn.prompt.clone();
     tasks
-        .start_agent(task_spec, Some(spawn.tool_use_id.clone()), move |control| async move {
-            let _ = cell.set(Box::new(control.logger()));
-            prepared
-                .agent
-                .set_notices(Arc::new(control.message_source()));
-            let stop = control.stop_token();
-            let mut prompt = first;
-            loop {
-                let outcome = prepared.agent.run_prompt(&prompt, &stop).await;
-                let report = prepared.report(&outcome);
-                let counts = format!(
-                    "{} model requests, {} tool calls",
-                    report.turns, report.tool_calls
-                );
-                let (status, message) = match report.status {
-                    SessionStatus::Completed => {
-                        (TaskStatus::Completed, format!("the agent answered ({counts})"))
+        .start_agent(
+            task_spec,
+            Some(spawn.tool_use_id.clone()),
+            move |control| async move {
+                let _ = cell.set(Box::new(control.logger()));
+                prepared
+                    .agent
+                    .set_notices(Arc::new(control.message_source()));
+                let stop = control.stop_token();
+                let mut prompt = first;
+                loop {
+                    let outcome = prepared.agent.run_prompt(&prompt, &stop).await;
+                    let report = prepared.report(&outcome);
+                    let counts = format!(
+                        "{} model requests, {} tool calls",
+                        report.turns, report.tool_calls
+                    );
+                    let (status, message) = match report.status {
+                        SessionStatus::Completed => (
+                            TaskStatus::Completed,
+                            format!("the agent answered ({counts})"),
+                        ),
+                        SessionStatus::Interrupted => (
+                            TaskStatus::Stopped,
+                            format!(
+                                "stopped because {} ({counts})",
+                                control
+                                    .stop_reason()
+                                    .unwrap_or_else(|| "it was interrupted".into())
+                            ),
+                        ),
+                        other => (
+                            TaskStatus::Failed,
+                            format!(
+                                "the agent failed ({counts}): {}",
+                                report
+                                    .error
+                                    .clone()
+                                    .unwrap_or_else(|| format!("it ended as {other:?}"))
+                            ),
+                        ),
+                    };
+                    if !report.answer.is_empty() {
+                        control.log(&format!("[answer] {}", report.answer));
                     }
-                    SessionStatus::Interrupted => (
-                        TaskStatus::Stopped,
-                        format!(
-                            "stopped because {} ({counts})",
-                            control.stop_reason().unwrap_or_else(|| "it was interrupted".into())
-                        ),
-                    ),
-                    other => (
-                        TaskStatus::Failed,
-                        format!(
-                            "the agent failed ({counts}): {}",
-                            report
-                                .error
-                                .clone()
-                                .unwrap_or_else(|| format!("it ended as {other:?}"))
-                        ),
-                    ),
-                };
-                if !report.answer.is_empty() {
-                    control.log(&format!("[answer] {}", report.answer));
+                    let result = (!report.answer.is_empty()).then(|| report.answer.clone());
+                    match control.end(status, message, result) {
+                        AfterEnd::Continue(next) => prompt = next,
+                        AfterEnd::Ended => match control.wait_message().await {
+                            Some(next) => prompt = next,
+                            None => break,
+                        },
+                    }
                 }
-                let result = (!report.answer.is_empty()).then(|| report.answer.clone());
-                match control.end(status, message, result) {
-                    AfterEnd::Continue(next) => prompt = next,
-                    AfterEnd::Ended => match control.wait_message().await {
-                        Some(next) => prompt = next,
-                        None => break,
-                    },
-                }
-            }
-        })
+            },
+        )
         .map_err(|e| e.to_string())
 }

@@ -196,7 +196,11 @@ impl BackgroundAgentOutput {
             self.subagent_type,
             self.agent_session_id,
             id = self.task_id,
-        ) + &self.worktree.as_ref().map(WorktreeNote::text).unwrap_or_default()
+        ) + &self
+            .worktree
+            .as_ref()
+            .map(WorktreeNote::text)
+            .unwrap_or_default()
     }
 }
 
@@ -403,20 +407,17 @@ impl Tool for AgentTool {
         );
         let worktree = if i.isolation.is_some() || def.isolation.is_some() {
             let manager = env.worktrees.as_ref().ok_or_else(|| {
-                ToolError::invalid("worktree isolation is not available in this session; nothing was started")
+                ToolError::invalid(
+                    "worktree isolation is not available in this session; nothing was started",
+                )
             })?;
             let name = worktree_name(cx.tool_use_id);
-            Some(
-                manager
-                    .create(&cx.ctx.cwd, &name)
-                    .await
-                    .map_err(|e| {
-                        ToolError::invalid(format!(
-                            "sub-agent '{}' ({}) was not started: its worktree could not be made: {e}",
-                            def.name, i.description
-                        ))
-                    })?,
-            )
+            Some(manager.create(&cx.ctx.cwd, &name).await.map_err(|e| {
+                ToolError::invalid(format!(
+                    "sub-agent '{}' ({}) was not started: its worktree could not be made: {e}",
+                    def.name, i.description
+                ))
+            })?)
         } else {
             None
         };

@@ -68,12 +68,13 @@ pub async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
         Ok::<_, GitError>((status, out, err))
     };
     let joined = args.join(" ");
-    let (status, out, err) = tokio::time::timeout(GIT_TIMEOUT, run)
-        .await
-        .map_err(|_| GitError::Timeout {
-            args: joined.clone(),
-            dir: dir.to_path_buf(),
-        })??;
+    let (status, out, err) =
+        tokio::time::timeout(GIT_TIMEOUT, run)
+            .await
+            .map_err(|_| GitError::Timeout {
+                args: joined.clone(),
+                dir: dir.to_path_buf(),
+            })??;
     if status.success() {
         Ok(String::from_utf8_lossy(&out).into_owned())
     } else {

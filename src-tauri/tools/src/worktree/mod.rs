@@ -202,12 +202,13 @@ impl WorktreeManager {
                 },
                 other => WorktreeError::Git(other),
             })?;
-        let repo_root = PathBuf::from(top.trim())
-            .canonicalize()
-            .map_err(|source| WorktreeError::Io {
-                context: format!("the repository folder {}", top.trim()),
-                source,
-            })?;
+        let repo_root =
+            PathBuf::from(top.trim())
+                .canonicalize()
+                .map_err(|source| WorktreeError::Io {
+                    context: format!("the repository folder {}", top.trim()),
+                    source,
+                })?;
         let base_commit = match git(&repo_root, &["rev-parse", "--verify", "HEAD^{commit}"]).await {
             Ok(c) => c.trim().to_owned(),
             Err(GitError::Failed { .. }) => return Err(WorktreeError::NoCommit(repo_root)),
@@ -293,11 +294,13 @@ impl WorktreeManager {
     /// Commits on the worktree's branch since it started.
     pub async fn commits(&self, worktree: &Worktree) -> Result<u32, WorktreeError> {
         let range = format!("{}..HEAD", worktree.base_commit);
-        Ok(git(&worktree.path, &["rev-list", "--count", range.as_str()])
-            .await?
-            .trim()
-            .parse()
-            .unwrap_or(0))
+        Ok(
+            git(&worktree.path, &["rev-list", "--count", range.as_str()])
+                .await?
+                .trim()
+                .parse()
+                .unwrap_or(0),
+        )
     }
 
     /// Leaves `worktree` in place (its folder and branch stay; its paths
@@ -345,8 +348,8 @@ impl WorktreeManager {
                 &worktree.repo_root,
                 &["branch", "-D", worktree.branch.as_str()],
             )
-                .await
-                .is_ok();
+            .await
+            .is_ok();
         self.resolver.remove_root_alias(&worktree.path);
         lock(&self.active).remove(&worktree.path);
         Ok(ExitReport {
@@ -365,7 +368,13 @@ fn repo_key(root: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "repo".into())
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(40)
         .collect();
     let hash = gatehouse_core::stable_hash::fnv1a(root.display().to_string().as_bytes());

@@ -120,7 +120,8 @@ impl TypedTool for EnterWorktreeTool {
         _ctx: &ToolUseContext,
     ) -> ToolPermissionVerdict {
         ToolPermissionVerdict::Allow {
-            reason: "a worktree is a new folder and branch; the project's files are not changed".into(),
+            reason: "a worktree is a new folder and branch; the project's files are not changed"
+                .into(),
         }
     }
 
@@ -153,7 +154,10 @@ impl TypedTool for EnterWorktreeTool {
             message,
         })
         .with_context_modifier(ContextModifier::new(
-            format!("the working directory is now the worktree {}", cwd.display()),
+            format!(
+                "the working directory is now the worktree {}",
+                cwd.display()
+            ),
             move |ctx| ctx.cwd = cwd,
         )))
     }
@@ -210,10 +214,7 @@ pub fn exit_message(r: &ExitReport) -> String {
             if r.branch_deleted {
                 format!("its branch {} had no commits and was deleted", wt.branch)
             } else {
-                format!(
-                    "its branch {} keeps its {} commit(s)",
-                    wt.branch, r.commits
-                )
+                format!("its branch {} keeps its {} commit(s)", wt.branch, r.commits)
             }
         )
     } else {
@@ -258,7 +259,9 @@ impl TypedTool for ExitWorktreeTool {
             ToolPermissionVerdict::Passthrough
         } else {
             ToolPermissionVerdict::Allow {
-                reason: "keeping, or removing a worktree without uncommitted changes, loses nothing".into(),
+                reason:
+                    "keeping, or removing a worktree without uncommitted changes, loses nothing"
+                        .into(),
             }
         }
     }
