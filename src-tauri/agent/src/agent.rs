@@ -99,7 +99,14 @@ pub struct Agent {
     ctx: ToolUseContext,
     turns: u32,
     mode_source: Option<ModeSource>,
+    notices: Option<NoticeSource>,
 }
+
+/// Where the loop takes what it must tell the model before each model
+/// request: background tasks that ended (`<task-notification>`), messages
+/// sent to a background agent (SendMessage). Each text goes into the user
+/// message of that request.
+pub type NoticeSource = Arc<dyn Fn() -> Vec<String> + Send + Sync>;
 
 /// Where the loop reads the session's current permission mode from before
 /// each turn (the permission engine's copy, which the user changes).
@@ -161,6 +168,7 @@ impl Agent {
             ctx,
             turns: 0,
             mode_source: None,
+            notices: None,
         }
     }
 
@@ -170,6 +178,18 @@ impl Agent {
     pub fn with_mode_source(mut self, source: ModeSource) -> Self {
         self.mode_source = Some(source);
         self
+    }
+
+    /// Tells the model, before each model request, what `source` returns
+    /// (see [`NoticeSource`]).
+    pub fn with_notices(mut self, source: NoticeSource) -> Self {
+        self.notices = Some(source);
+        self
+    }
+
+    /// [`Self::with_notices`] for an agent already built.
+    pub fn set_notices(&mut self, source: NoticeSource) {
+        self.notices = Some(source);
     }
 
     /// Continues an earlier session from its history (see
@@ -266,6 +286,17 @@ impl Agent {
                 self.error(SessionErrorKind::TurnLimit, &message, true);
                 error = Some((SessionErrorKind::TurnLimit, message));
                 break SessionStatus::TurnLimit;
+            }
+            if let Some(source) = &self.notices {
+                let notes = source();
+                if !notes.is_empty() {
+                    // After the prompt or the tool results: the same user
+                    // message, so roles still alternate.
+                    push_user(
+                        &mut self.history,
+                        notes.into_iter().map(Block::text).collect(),
+                    );
+                }
             }
             match self.turn(interrupt).await {
                 Ok(true) => {}

@@ -2,7 +2,8 @@
 //! sessions with.
 //!
 //! [`builtin_pool`] builds the session's built-in tools (`gatehouse-tools`:
-//! Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TaskOutput, TaskStop)
+//! Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TaskOutput, TaskStop,
+//! SendMessage)
 //! through the registry; [`load_engine`] loads the permission engine
 //! (`gatehouse-permissions`) from the project's and the user's settings.
 //! Bash learns which commands are read-only from the engine's shell analysis
@@ -23,7 +24,7 @@ use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
 use gatehouse_tools::bash::{BashConfig, shell_tools};
-use gatehouse_tools::tasks::TaskManager;
+use gatehouse_tools::tasks::{SendMessageTool, TaskManager};
 use gatehouse_tools::{FileStateCache, file_tools};
 
 /// Bash's view of the permission engine's shell analysis: a command is
@@ -48,7 +49,8 @@ impl CommandClassifier for EngineShellClassifier {
 pub struct SessionTools {
     /// The pool the model sees (built-ins by name, then MCP tools by name).
     pub pool: Arc<ToolPool>,
-    /// Background tasks started by Bash; `shutdown()` them when the session ends.
+    /// Background tasks started by Bash and Agent; `shutdown()` them when
+    /// the session ends.
     pub tasks: Arc<TaskManager>,
 }
 
@@ -77,9 +79,13 @@ pub fn session_pool(
     let mut bash = BashConfig::new(session_dir.join("bash"));
     bash.classifier = Arc::new(EngineShellClassifier);
     let mut registry = Registry::new(GateContext::from_process(Vec::new()));
+    // SendMessage reaches background agents, which run as tasks of the
+    // same manager as Bash's.
+    let send = gatehouse_core::typed::Typed::arc(SendMessageTool::new(Arc::clone(&tasks)));
     for tool in file_tools(FileStateCache::new())
         .into_iter()
         .chain(shell_tools(Arc::clone(&tasks), bash))
+        .chain(std::iter::once(send))
     {
         registry.register(tool, Gate::Always);
     }

@@ -173,7 +173,7 @@ fn fixture(
         ],
         Vec::new(),
     );
-    let runtime = ToolRuntime::builder(tools.pool, resolver, session_dir.path())
+    let runtime = ToolRuntime::builder(Arc::clone(&tools.pool), resolver, session_dir.path())
         .session_id(PARENT)
         .event_sink(Arc::clone(&dyn_sink))
         .ask_handler(Arc::new(StaticAsk::deny()))
@@ -185,6 +185,8 @@ fn fixture(
         config: config(idle),
         max_turns: DEFAULT_SUBAGENT_MAX_TURNS,
         session_dir: session_dir.path().join("agents"),
+        tasks: Some(Arc::clone(&tools.tasks)),
+        worktrees: None,
     }));
     Fixture {
         _dirs: (root, home, session_dir),
@@ -329,7 +331,9 @@ async fn two_explore_agents_run_concurrently_then_the_general_purpose_one_alone(
     assert!(c_start > a_end && c_start > b_end, "{timeline:#?}");
 
     // Tool sets: Explore has only read-only tools; no sub-agent has
-    // AskUserQuestion, Agent, TaskOutput or TaskStop.
+    // AskUserQuestion, Agent, TaskOutput or TaskStop (SendMessage is not
+    // among the seeds' tools no sub-agent may use: a foreground agent may
+    // message the session's background agents).
     let a_tools = a.tools_seen.lock().unwrap()[0].clone();
     assert_eq!(a_tools, ["Glob", "Grep", "Read"]);
     let c_tools = c.tools_seen.lock().unwrap()[0].clone();
@@ -342,6 +346,7 @@ async fn two_explore_agents_run_concurrently_then_the_general_purpose_one_alone(
             "Grep",
             "NotebookEdit",
             "Read",
+            "SendMessage",
             "Write"
         ]
     );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use gatehouse_agent::pool::{EngineSetup, builtin_pool, load_engine};
+use gatehouse_agent::pool::{EngineSetup, load_engine, session_pool};
 use gatehouse_core::ToolUseContext;
 use gatehouse_core::events::{Emitter, NullSink};
 use gatehouse_core::registry::InputCheck;
@@ -42,6 +42,10 @@ pub struct CheckArgs {
     #[arg(long = "add-dir", value_name = "DIR")]
     pub add_dir: Vec<PathBuf>,
     /// The tool name: any tool, MCP tools (`mcp__server__tool`) included.
+    /// `Agent` is checked against the agent types a session would have
+    /// (built-in, `~/.claude/agents`, and the project's when trusted), so
+    /// `--tool Agent --input '{"subagent_type": "Explore", "description":
+    /// "…", "prompt": "…"}'` shows what `Agent(Explore)` rules decide.
     #[arg(long, value_name = "NAME")]
     pub tool: String,
     /// The tool input as a JSON object, e.g. '{"command": "ls -la"}'.
@@ -144,7 +148,27 @@ fn refusal(
     });
     // Nothing runs: the tools' output folders are only named.
     let scratch = std::env::temp_dir().join(format!("gatehouse-check-{}", std::process::id()));
-    let tools = builtin_pool(&scratch, Emitter::new("check", Arc::new(NullSink)), &engine);
+    // The Agent tool with the agent types a session would have, so an
+    // unknown `subagent_type` is refused here as it would be there; the
+    // worktree tools for their schemas.
+    let (agent_tool, _) =
+        gatehouse_session::subagents::load_agent_tool(&args.project, args.trust_project, home, &[]);
+    let engine = Arc::new(engine);
+    let worktrees = gatehouse_session::subagents::worktree_manager(
+        scratch.join("worktrees"),
+        Arc::clone(&engine) as Arc<dyn gatehouse_core::permission::PermissionResolver>,
+    );
+    let extra: Vec<Arc<dyn gatehouse_core::Tool>> =
+        std::iter::once(agent_tool as Arc<dyn gatehouse_core::Tool>)
+            .chain(gatehouse_session::subagents::worktree_tools(&worktrees))
+            .collect();
+    let tools = session_pool(
+        &scratch,
+        Emitter::new("check", Arc::new(NullSink)),
+        engine.as_ref(),
+        extra,
+        Vec::new(),
+    );
     let ctx = ToolUseContext {
         session_id: "check".into(),
         cwd: args.project.clone(),

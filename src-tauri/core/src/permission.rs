@@ -81,4 +81,59 @@ pub trait PermissionResolver: Send + Sync {
     /// decision whose reason is a rule, a safety check, a tool check or a
     /// working-directory check.
     fn decide(&self, query: &PermissionQuery<'_>) -> PermissionDecision;
+
+    /// Decides a call of a sub-agent whose definition asks for the mode
+    /// `requested` (issue 19: `permissionMode`). The resolver applies it
+    /// only as far as the session's own policy allows (never more
+    /// permissive); the default ignores it and decides as the session.
+    fn decide_in_subagent_mode(
+        &self,
+        query: &PermissionQuery<'_>,
+        requested: gatehouse_protocol::permission::PermissionMode,
+    ) -> PermissionDecision {
+        let _ = requested;
+        self.decide(query)
+    }
+
+    /// Decides paths under `alias` as the same paths under `root` (a git
+    /// worktree of the project: the project's rules, working directories
+    /// and trust carry over). False when this resolver cannot, in which
+    /// case worktree paths are decided as any folder outside the project.
+    fn add_root_alias(&self, alias: &std::path::Path, root: &std::path::Path) -> bool {
+        let _ = (alias, root);
+        false
+    }
+
+    /// Ends [`Self::add_root_alias`] for `alias`.
+    fn remove_root_alias(&self, alias: &std::path::Path) {
+        let _ = alias;
+    }
+}
+
+/// The resolver of a sub-agent whose definition names a permission mode:
+/// every decision goes to [`PermissionResolver::decide_in_subagent_mode`]
+/// of the session's resolver.
+pub struct SubagentModeResolver {
+    /// The session's resolver.
+    pub inner: std::sync::Arc<dyn PermissionResolver>,
+    /// The mode the definition asks for.
+    pub requested: gatehouse_protocol::permission::PermissionMode,
+}
+
+impl PermissionResolver for SubagentModeResolver {
+    fn is_blanket_denied(&self, tool_name: &str) -> bool {
+        self.inner.is_blanket_denied(tool_name)
+    }
+
+    fn decide(&self, query: &PermissionQuery<'_>) -> PermissionDecision {
+        self.inner.decide_in_subagent_mode(query, self.requested)
+    }
+
+    fn add_root_alias(&self, alias: &std::path::Path, root: &std::path::Path) -> bool {
+        self.inner.add_root_alias(alias, root)
+    }
+
+    fn remove_root_alias(&self, alias: &std::path::Path) {
+        self.inner.remove_root_alias(alias);
+    }
 }

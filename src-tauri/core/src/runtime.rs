@@ -428,12 +428,32 @@ impl ToolRuntime {
         session_dir: impl Into<PathBuf>,
         sink: Arc<dyn EventSink>,
     ) -> Arc<ToolRuntime> {
+        self.child_with_resolver(
+            pool,
+            session_id,
+            session_dir,
+            sink,
+            Arc::clone(&self.resolver),
+        )
+    }
+
+    /// [`Self::child`] deciding through `resolver`, which wraps this
+    /// runtime's own ([`Self::resolver`]): a definition's permission mode
+    /// (`SubagentModeResolver`), a worktree's re-rooted paths.
+    pub fn child_with_resolver(
+        &self,
+        pool: Arc<ToolPool>,
+        session_id: impl Into<String>,
+        session_dir: impl Into<PathBuf>,
+        sink: Arc<dyn EventSink>,
+        resolver: Arc<dyn PermissionResolver>,
+    ) -> Arc<ToolRuntime> {
         let session_dir = session_dir.into();
         Arc::new(ToolRuntime {
             max_concurrency: self.max_concurrency,
             pool: RwLock::new(pool),
             pool_refresh: None,
-            resolver: Arc::clone(&self.resolver),
+            resolver,
             hooks: RwLock::new(self.hooks()),
             ask: self.ask.clone(),
             emitter: Emitter::new(session_id.into(), sink),
@@ -442,6 +462,11 @@ impl ToolRuntime {
             session_grants: Arc::clone(&self.session_grants),
             mode_listener: None,
         })
+    }
+
+    /// The permission resolver calls are decided with.
+    pub fn resolver(&self) -> &Arc<dyn PermissionResolver> {
+        &self.resolver
     }
 
     /// Records an "allow for this session" answer.

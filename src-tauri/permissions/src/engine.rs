@@ -115,9 +115,30 @@ struct State {
     /// added; `None` when none were ignored. A call these would have allowed
     /// says so in its trace instead of "no allow rule matches".
     with_ignored_allows: Option<RuleIndex>,
+    /// Folders decided as another (a git worktree of the project as the
+    /// project): the alias's lexical and canonical forms, and the root.
+    root_aliases: Vec<(PathForms, PathBuf)>,
 }
 
 impl State {
+    /// Both forms of `path` (relative to the cwd), with a path under a
+    /// root alias moved to the same place under its root, so rules,
+    /// working directories and protected paths apply as in the project.
+    fn forms(&self, path: &Path) -> PathForms {
+        let mut forms = PathForms::new(&self.cwd, path);
+        for form in [&mut forms.lexical, &mut forms.canonical] {
+            if let Some((alias, root)) = self.root_aliases.iter().find_map(|(a, root)| {
+                a.iter()
+                    .find(|alias| form.starts_with(alias))
+                    .map(|alias| (alias.to_path_buf(), root))
+            }) && let Ok(rest) = form.strip_prefix(&alias)
+            {
+                *form = root.join(rest);
+            }
+        }
+        forms
+    }
+
     fn rebuild_index(&mut self) {
         let mut dirs = vec![self.cwd.clone()];
         for d in self
@@ -263,6 +284,7 @@ impl PermissionEngine {
             session_rules: Vec::new(),
             index: RuleIndex::default(),
             with_ignored_allows: None,
+            root_aliases: Vec::new(),
         };
         state.rebuild_index();
         PermissionEngine {
@@ -295,6 +317,24 @@ impl PermissionEngine {
         let mut st = self.write();
         st.cwd = canonical(Path::new("/"), cwd);
         st.rebuild_index();
+    }
+
+    /// Decides every path under `alias` as the same path under `root`: a
+    /// git worktree of the project (issue 19 item 5) gets the project's
+    /// rules (anchored at the project root), working directories, trust and
+    /// protected paths. Replaces an earlier alias of the same folder.
+    pub fn add_root_alias(&self, alias: &Path, root: &Path) {
+        let mut st = self.write();
+        let forms = PathForms::new(Path::new("/"), alias);
+        let root = canonical(Path::new("/"), root);
+        st.root_aliases.retain(|(a, _)| a != &forms);
+        st.root_aliases.push((forms, root));
+    }
+
+    /// Ends [`Self::add_root_alias`] for `alias`.
+    pub fn remove_root_alias(&self, alias: &Path) {
+        let forms = PathForms::new(Path::new("/"), alias);
+        self.write().root_aliases.retain(|(a, _)| a != &forms);
     }
 
     /// Adds a working directory (`/add-dir`).
@@ -396,7 +436,7 @@ impl PermissionEngine {
         is_destructive: bool,
     ) -> PermissionDecision {
         let facts = crate::tools::builtin_subject_facts(tool_name, input);
-        let verdict = ToolPermissionVerdict::Passthrough;
+        let verdict = crate::tools::builtin_verdict(tool_name, input);
         let query = PermissionQuery {
             tool_name,
             input,
@@ -416,8 +456,81 @@ impl PermissionResolver for PermissionEngine {
     }
 
     fn decide(&self, query: &PermissionQuery<'_>) -> PermissionDecision {
+        self.decide_with(query, None)
+    }
+
+    fn decide_in_subagent_mode(
+        &self,
+        query: &PermissionQuery<'_>,
+        requested: PermissionMode,
+    ) -> PermissionDecision {
+        self.decide_with(query, Some(requested))
+    }
+
+    fn add_root_alias(&self, alias: &Path, root: &Path) -> bool {
+        PermissionEngine::add_root_alias(self, alias, root);
+        true
+    }
+
+    fn remove_root_alias(&self, alias: &Path) {
+        PermissionEngine::remove_root_alias(self, alias);
+    }
+}
+
+/// The mode a sub-agent decides in when its definition asks for
+/// `requested` and its session is in `parent` (issue 19 item 4): never more
+/// permissive than the session. A planning session's sub-agents plan;
+/// `bypassPermissions` only when the session itself bypasses; `acceptEdits`
+/// from `default` (the session could switch to it without any policy), not
+/// from `dontAsk`; `default`, `plan` and `dontAsk` (no more permissive than
+/// any other mode but plan's reads) always.
+pub fn subagent_mode(requested: PermissionMode, parent: PermissionMode) -> PermissionMode {
+    use PermissionMode::{AcceptEdits, BypassPermissions, Default, DontAsk, Plan};
+    match (requested, parent) {
+        (_, Plan) => Plan,
+        (BypassPermissions, BypassPermissions) => BypassPermissions,
+        (BypassPermissions, p) => p,
+        (AcceptEdits, Default | AcceptEdits | BypassPermissions) => AcceptEdits,
+        (AcceptEdits, p) => p,
+        (m @ (Default | Plan | DontAsk), _) => m,
+    }
+}
+
+impl PermissionEngine {
+    /// Decides `query` in the session's mode, or as a sub-agent asking for
+    /// `requested` (see [`subagent_mode`]; the trace says which mode and why).
+    fn decide_with(
+        &self,
+        query: &PermissionQuery<'_>,
+        requested: Option<PermissionMode>,
+    ) -> PermissionDecision {
         let st = self.read();
-        let mut decision = Decider::new(&st, &st.index, query).run();
+        let mut decider = Decider::new(&st, &st.index, query);
+        if let Some(requested) = requested {
+            let mode = subagent_mode(requested, st.mode);
+            let detail = if mode == requested {
+                format!(
+                    "the sub-agent's definition asks for {requested:?}; the session is in {:?}, so it decides in {mode:?}",
+                    st.mode
+                )
+            } else {
+                format!(
+                    "the sub-agent's definition asks for {requested:?}, which is more permissive than the session's {:?} allows; it decides in {mode:?}",
+                    st.mode
+                )
+            };
+            decider
+                .trace
+                .push(step("mode", TraceOutcome::Passthrough, detail));
+            // A policy's bypass restriction applies to sub-agents too.
+            decider.mode =
+                if mode == PermissionMode::BypassPermissions && st.settings.bypass_disabled {
+                    PermissionMode::Default
+                } else {
+                    mode
+                };
+        }
+        let mut decision = decider.run();
         if decision.decision != PermissionBehavior::Allow
             && let Some(with_ignored) = &st.with_ignored_allows
             && let Some(step) = not_applied_step(&st, with_ignored, query)
@@ -795,7 +908,7 @@ impl<'a> Decider<'a> {
 
     fn decide_generic(&mut self, subject: &Subject) -> Verdict {
         let path_forms = match subject {
-            Subject::Path { path, .. } => Some(PathForms::new(&self.st.cwd, path)),
+            Subject::Path { path, .. } => Some(self.st.forms(path)),
             _ => None,
         };
         let write = matches!(subject, Subject::Path { write: true, .. });
@@ -978,7 +1091,7 @@ impl<'a> Decider<'a> {
         };
         let word = shell::words::WordInfo { text, ..w.clone() };
         let path = resolve_word(&word, c.cwd.as_deref(), &self.st.home)?;
-        Some(PathForms::new(&self.st.cwd, &path))
+        Some(self.st.forms(&path))
     }
 
     fn decide_bash(&mut self, command: &str) -> Verdict {
@@ -991,7 +1104,7 @@ impl<'a> Decider<'a> {
             .iter()
             .map(|a| {
                 (
-                    a.path.as_ref().map(|p| PathForms::new(&self.st.cwd, p)),
+                    a.path.as_ref().map(|p| self.st.forms(p)),
                     a.raw.clone(),
                     a.write,
                 )
@@ -1163,7 +1276,7 @@ impl<'a> Decider<'a> {
         }
         for (forms, raw, write) in analysis.accesses.iter().map(|a| {
             (
-                a.path.as_ref().map(|p| PathForms::new(&self.st.cwd, p)),
+                a.path.as_ref().map(|p| self.st.forms(p)),
                 a.raw.clone(),
                 a.write,
             )

@@ -40,5 +40,5 @@ pub mod watch;
 pub mod writeback;
 
 pub use check::{CheckReport, CheckRequest, check};
-pub use engine::{EngineContext, PermissionEngine};
+pub use engine::{EngineContext, PermissionEngine, subagent_mode};
 pub use shell::is_read_only;

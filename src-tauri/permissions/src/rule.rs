@@ -139,6 +139,7 @@ pub const BUILT_IN_TOOLS: &[&str] = &[
     "TodoWrite",
     "TaskOutput",
     "TaskStop",
+    "SendMessage",
     "AskUserQuestion",
     "EnterPlanMode",
     "ExitPlanMode",

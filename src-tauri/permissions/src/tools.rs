@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use gatehouse_core::permission::PermissionSubject;
+use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use serde_json::Value;
 
 use crate::rule::{EDIT_TOOLS, READ_TOOLS};
@@ -38,6 +38,34 @@ pub fn builtin_facts(tool: &str, input: &Value) -> ToolFacts {
 /// itself.
 pub(crate) fn builtin_subject_facts(tool: &str, input: &Value) -> ToolFacts {
     facts(tool, input, false)
+}
+
+/// The verdict a built-in tool's own `check_permissions` gives where it is
+/// not `Passthrough`, for deciding without the tool objects (`check`):
+/// starting a sub-agent (Agent; its calls are decided one by one),
+/// entering a worktree, leaving one without discarding changes. Kept in step
+/// with those tools (the CLI's `check` tests compare with a session).
+pub fn builtin_verdict(tool: &str, input: &Value) -> ToolPermissionVerdict {
+    match tool {
+        "Agent" | "Task" => ToolPermissionVerdict::Allow {
+            reason: "starting a sub-agent runs nothing by itself; each of its calls is decided on its own".into(),
+        },
+        "SendMessage" => ToolPermissionVerdict::Allow {
+            reason: "a message to a background agent runs nothing by itself; each of its calls is decided on its own".into(),
+        },
+        "EnterWorktree" => ToolPermissionVerdict::Allow {
+            reason: "a worktree is a new folder and branch; the project's files are not changed".into(),
+        },
+        "ExitWorktree"
+            if !(input.get("action").and_then(Value::as_str) == Some("remove")
+                && input.get("discard_changes").and_then(Value::as_bool) == Some(true)) =>
+        {
+            ToolPermissionVerdict::Allow {
+                reason: "keeping, or removing a worktree without uncommitted changes, loses nothing".into(),
+            }
+        }
+        _ => ToolPermissionVerdict::Passthrough,
+    }
 }
 
 fn facts(tool: &str, input: &Value, bash_read_only: bool) -> ToolFacts {

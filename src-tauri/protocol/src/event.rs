@@ -233,15 +233,32 @@ pub enum EventBody {
         /// Whether it was applied.
         applied: bool,
     },
-    /// A background task started (a Bash call with `run_in_background`).
-    /// Closed by exactly one `task_completed`.
+    /// A background task started: a Bash call with `run_in_background`
+    /// (kind `process`) or an Agent call with `run_in_background` (kind
+    /// `agent`; an agent that finished and is sent a message with
+    /// SendMessage starts again under the same id). Each `task_started` is
+    /// closed by exactly one `task_completed`.
     TaskStarted {
-        /// The task's id, as TaskOutput and TaskStop take it.
+        /// The task's id, as TaskOutput, TaskStop and SendMessage take it
+        /// (`bash_<n>` or `agent_<n>`, one numbering per session).
         task_id: String,
-        /// The Bash call that started it.
+        /// What the task runs (`process` in events of builds before agents
+        /// ran as tasks; always written now).
+        #[serde(default)]
+        #[ts(optional, as = "Option<TaskKind>")]
+        kind: TaskKind,
+        /// The Bash or Agent call that started it.
         tool_use_id: Option<String>,
-        /// The command line.
+        /// The command line (an agent: its type and task description).
         command: String,
+        /// An agent task's own session (its transcript); `null` for processes.
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        agent_session_id: Option<String>,
+        /// An agent task's type (`general-purpose`, `Explore`, …).
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        subagent_type: Option<String>,
         /// The model's description of the command, if it gave one.
         description: Option<String>,
         /// Where the task's whole output is being written.
@@ -252,6 +269,10 @@ pub enum EventBody {
     TaskCompleted {
         /// The task.
         task_id: String,
+        /// What the task ran (as in its `task_started`).
+        #[serde(default)]
+        #[ts(optional, as = "Option<TaskKind>")]
+        kind: TaskKind,
         /// How it ended.
         status: TaskStatus,
         /// Its exit code, when it exited rather than being killed.
@@ -643,6 +664,17 @@ pub struct ImageSource {
     pub media_type: String,
     /// Base64 data.
     pub data: String,
+}
+
+/// What a background task runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// A shell command (Bash `run_in_background`) in its own process group.
+    #[default]
+    Process,
+    /// A sub-agent (Agent `run_in_background`): its own loop and session.
+    Agent,
 }
 
 /// The state of a background task.

@@ -175,6 +175,8 @@ pub struct StopTaskArgs {
 pub struct StoppedTask {
     /// The task.
     pub task_id: String,
+    /// What it ran: a process or a background agent.
+    pub kind: crate::event::TaskKind,
     /// Its state now (`stopped`, or how it had ended before).
     pub status: crate::event::TaskStatus,
     /// How it ended, for people.

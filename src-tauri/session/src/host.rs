@@ -466,9 +466,16 @@ impl SessionHost {
             &mut warnings,
         )
         .await;
+        // Worktrees (EnterWorktree, `isolation: "worktree"`) live in the data
+        // directory; the engine decides their paths as the project's.
+        let worktrees = crate::subagents::worktree_manager(
+            self.config.data_dir.join("worktrees"),
+            Arc::clone(&engine) as Arc<dyn gatehouse_core::permission::PermissionResolver>,
+        );
         let resource_tools = resource_tools
             .into_iter()
             .chain([Arc::clone(&agent_tool) as Arc<dyn gatehouse_core::Tool>])
+            .chain(crate::subagents::worktree_tools(&worktrees))
             .collect();
         let tools = session_pool(
             &session_dir,
@@ -571,10 +578,15 @@ impl SessionHost {
                 provider: spec.provider.name().to_owned(),
                 mode: mode_text(engine.mode()),
             },
+            Arc::clone(&tools.tasks),
+            worktrees,
         ));
         let source_engine = Arc::clone(&engine);
+        let notice_tasks = Arc::clone(&tools.tasks);
         let agent = Agent::new(spec.provider, rt, config, ctx)
-            .with_mode_source(Arc::new(move || source_engine.mode()));
+            .with_mode_source(Arc::new(move || source_engine.mode()))
+            // Background tasks that ended are announced at the next turn.
+            .with_notices(Arc::new(move || notice_tasks.take_notices()));
         let history = spec.resume.as_ref().map(|id| HistorySource {
             store: Arc::clone(&self.store),
             session_id: id.clone(),
@@ -657,9 +669,11 @@ impl SessionHost {
         Ok(())
     }
 
-    /// Stops a background task of the session (its task manager's
-    /// `stop`, as TaskStop does) and waits for it to end; a task that had
-    /// already ended is reported as it ended.
+    /// Stops a background task of the session (a Bash command's process
+    /// group, or a background agent's loop: its task manager's `stop`, as
+    /// TaskStop does) and waits for it to end; a task that had already ended
+    /// is reported as it ended. An unknown id is an error naming the
+    /// session's tasks.
     pub async fn stop_task(
         &self,
         session_id: &str,
@@ -668,11 +682,12 @@ impl SessionHost {
         let open = self.open(session_id)?;
         let info = open
             .tasks
-            .stop(task_id, "stopped by the user")
+            .stop(task_id, "the user stopped it")
             .await
             .map_err(|e| HostError::Other(format!("session {session_id}: {e}")))?;
         Ok(StoppedTask {
             task_id: info.task_id,
+            kind: info.kind,
             status: info.state.status,
             message: info.state.message,
         })
@@ -732,6 +747,11 @@ impl SessionHost {
             .as_ref()
             .map(|a| a.pending_ids())
             .unwrap_or_default())
+    }
+
+    /// The background tasks of an open session, oldest first.
+    pub fn tasks(&self, session_id: &str) -> Result<Vec<TaskInfo>, HostError> {
+        Ok(self.open(session_id)?.tasks.list())
     }
 
     /// The project folder of an open session.

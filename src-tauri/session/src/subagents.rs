@@ -14,8 +14,11 @@ use gatehouse_agent::subagent::{
 };
 use gatehouse_agent::{AgentConfig, Provider};
 use gatehouse_core::events::EventSink;
+use gatehouse_core::typed::Typed;
 use gatehouse_core::{Tool, ToolRuntime, names};
 use gatehouse_store::{NewSession, SessionProvenance, Store};
+use gatehouse_tools::tasks::TaskManager;
+use gatehouse_tools::worktree::{EnterWorktreeTool, ExitWorktreeTool, WorktreeManager};
 
 /// The built-in tool names a definition's `tools` may name.
 const BUILTIN_NAMES: &[&str] = &[
@@ -108,13 +111,16 @@ pub async fn start_agent_tool(
 
 /// What the session's Agent tool needs: the session's runtime, its provider
 /// (sub-agents use the same one, with their own model name), its loop
-/// settings, where sub-agents spill results, and the store recorder.
+/// settings, where sub-agents spill results, the store recorder, and the
+/// task manager background agents run in.
 pub fn env(
     runtime: &Arc<ToolRuntime>,
     provider: &Arc<dyn Provider>,
     config: &AgentConfig,
     session_dir: std::path::PathBuf,
     recorder: StoreRecorder,
+    tasks: Arc<TaskManager>,
+    worktrees: Arc<WorktreeManager>,
 ) -> SubagentEnv {
     SubagentEnv {
         parent: Arc::downgrade(runtime),
@@ -123,7 +129,26 @@ pub fn env(
         config: config.clone(),
         max_turns: DEFAULT_SUBAGENT_MAX_TURNS.min(config.max_turns),
         session_dir,
+        tasks: Some(tasks),
+        worktrees: Some(worktrees),
     }
+}
+
+/// The worktrees of a session: folders under `base` (normally `<data
+/// dir>/worktrees`), their paths decided by `resolver` as the project's.
+pub fn worktree_manager(
+    base: std::path::PathBuf,
+    resolver: Arc<dyn gatehouse_core::permission::PermissionResolver>,
+) -> Arc<WorktreeManager> {
+    WorktreeManager::new(base, resolver)
+}
+
+/// EnterWorktree and ExitWorktree over the session's worktrees.
+pub fn worktree_tools(worktrees: &Arc<WorktreeManager>) -> [Arc<dyn Tool>; 2] {
+    [
+        Typed::arc(EnterWorktreeTool::new(Arc::clone(worktrees))),
+        Typed::arc(ExitWorktreeTool::new(Arc::clone(worktrees))),
+    ]
 }
 
 /// Stores each sub-agent as a child session, then hands its events to the

@@ -230,3 +230,88 @@ async fn an_ask_from_a_sub_agent_is_answered_in_the_sessions_prompt() {
     );
     host.close(&parent).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_task_stops_a_background_agent_of_an_open_session() {
+    let data = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let dir = project.path().canonicalize().unwrap();
+    let sink = Arc::new(MemorySink::new());
+    let mut config = HostConfig::new(data.path().to_path_buf());
+    config.home = home.path().to_path_buf();
+    let host = SessionHost::new(config, sink.clone(), tokio::runtime::Handle::current()).unwrap();
+    // After the Agent call, the parent and the background agent each take
+    // one of the two slow replies (in either order): only a stop ends them.
+    let slow = json!({"delay_ms": 600_000, "content": [{"type": "text", "text": "late"}]});
+    let script = Script::parse(
+        &json!({"turns": [
+            {"content": [{"type": "tool_use", "id": "bg", "name": "Agent", "input": {
+                "description": "wait", "prompt": "wait", "run_in_background": true}}]},
+            slow,
+            slow
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let started = host
+        .start(StartSpec {
+            project: dir.clone(),
+            provider: Arc::new(ReplayProvider::new(script)),
+            model: "replay".into(),
+            mode: None,
+            trust_project: false,
+            ask: AskPolicy::DenyAll,
+            resume: None,
+            settings_files: Vec::new(),
+            mcp_startup_timeout: None,
+        })
+        .await
+        .unwrap();
+    let parent = started.handle.session_id;
+    let ticket = host.send_prompt(&parent, "start it").unwrap();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while !host
+            .tasks(&parent)
+            .unwrap()
+            .iter()
+            .any(|t| t.task_id == "agent_1")
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap();
+    let task = tokio::time::timeout(Duration::from_secs(60), host.stop_task(&parent, "agent_1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(task.kind, gatehouse_protocol::event::TaskKind::Agent);
+    assert_eq!(task.status, gatehouse_protocol::event::TaskStatus::Stopped);
+    assert!(
+        task.message
+            .as_deref()
+            .is_some_and(|m| m.contains("stopped because the user stopped it")),
+        "{task:?}"
+    );
+    let err = host
+        .stop_task(&parent, "agent_9")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no background task has the id \"agent_9\" (known tasks: agent_1)"),
+        "{err}"
+    );
+    host.interrupt(&parent).unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(60), ticket.wait())
+        .await
+        .unwrap();
+    host.close(&parent).await.unwrap();
+    let stored = Store::open(data.path()).unwrap();
+    let (events, _) = stored.session_events(&parent).unwrap();
+    assert!(events.iter().any(|e| matches!(
+        &e.body,
+        EventBody::TaskCompleted { task_id, kind: gatehouse_protocol::event::TaskKind::Agent, status: gatehouse_protocol::event::TaskStatus::Stopped, .. } if task_id == "agent_1"
+    )));
+}

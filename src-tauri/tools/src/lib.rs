@@ -26,7 +26,10 @@
 //! | module | what |
 //! |---|---|
 //! | [`bash`] | `Bash`: live output, timeouts, process groups, persistent cwd |
-//! | [`tasks`] | background tasks, `TaskOutput`, `TaskStop` |
+//! | [`tasks`] | background tasks (commands and agents), `TaskOutput`, `TaskStop`, `SendMessage` |
+//!
+//! Git worktrees: [`worktree`] (`EnterWorktree`, `ExitWorktree`, and what
+//! the Agent tool's `isolation: "worktree"` uses).
 
 pub use gatehouse_core::atomic_write;
 pub mod bash;
@@ -43,6 +46,7 @@ pub mod paths;
 pub mod read;
 mod search;
 pub mod tasks;
+pub mod worktree;
 pub mod write;
 
 pub use file_state::FileStateCache;

@@ -636,17 +636,31 @@ description: string,
  */
 applied: boolean, } | { "type": "task_started", 
 /**
- * The task's id, as TaskOutput and TaskStop take it.
+ * The task's id, as TaskOutput, TaskStop and SendMessage take it
+ * (`bash_<n>` or `agent_<n>`, one numbering per session).
  */
 task_id: string, 
 /**
- * The Bash call that started it.
+ * What the task runs (`process` in events of builds before agents
+ * ran as tasks; always written now).
+ */
+kind?: TaskKind, 
+/**
+ * The Bash or Agent call that started it.
  */
 tool_use_id: string | null, 
 /**
- * The command line.
+ * The command line (an agent: its type and task description).
  */
 command: string, 
+/**
+ * An agent task's own session (its transcript); `null` for processes.
+ */
+agent_session_id?: string | null, 
+/**
+ * An agent task's type (`general-purpose`, `Explore`, …).
+ */
+subagent_type?: string | null, 
 /**
  * The model's description of the command, if it gave one.
  */
@@ -659,6 +673,10 @@ output_path: string, } | { "type": "task_completed",
  * The task.
  */
 task_id: string, 
+/**
+ * What the task ran (as in its `task_started`).
+ */
+kind?: TaskKind, 
 /**
  * How it ended.
  */
@@ -2750,6 +2768,10 @@ export type StoppedTask = {
  */
 task_id: string, 
 /**
+ * What it ran: a process or a background agent.
+ */
+kind: TaskKind, 
+/**
  * Its state now (`stopped`, or how it had ended before).
  */
 status: TaskStatus, 
@@ -2849,6 +2871,11 @@ subagent_type: string,
  * The Agent call's short description of its task.
  */
 description: string, };
+
+/**
+ * What a background task runs.
+ */
+export type TaskKind = "process" | "agent";
 
 /**
  * The state of a background task.

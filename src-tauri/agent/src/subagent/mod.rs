@@ -6,7 +6,9 @@
 //! | [`frontmatter`] | the YAML front matter subset those files use |
 //! | [`tool`] | the `Agent` tool: input, description, scheduling, result |
 //! | [`run`] | running one sub-agent: its runtime, session, progress, report |
+//! | [`background`] | `run_in_background`: a sub-agent as a session task |
 
+pub mod background;
 pub mod definition;
 pub mod frontmatter;
 pub mod run;
@@ -19,4 +21,4 @@ pub use run::{
     DEFAULT_SUBAGENT_MAX_TURNS, SameProvider, SameSink, SubagentEnv, SubagentProviders,
     SubagentRecorder, SubagentSpawn, subagent_pool,
 };
-pub use tool::{AgentOutput, AgentTool, DeniedCall};
+pub use tool::{AgentOutput, AgentTool, BackgroundAgentOutput, DeniedCall, WorktreeNote};

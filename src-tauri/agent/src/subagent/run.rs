@@ -13,12 +13,16 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use async_trait::async_trait;
 use gatehouse_core::events::{EventSink, Stored};
+use gatehouse_core::permission::{PermissionResolver, SubagentModeResolver};
 use gatehouse_core::registry::AgentToolSet;
 use gatehouse_core::tool::ProgressReporter;
 use gatehouse_core::{ToolPool, ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, SessionStatus, ToolCallStatus};
 use gatehouse_protocol::progress::{SubagentPhase, SubagentRef, ToolProgressData};
 use tokio_util::sync::CancellationToken;
+
+use gatehouse_tools::tasks::TaskManager;
+use gatehouse_tools::worktree::WorktreeManager;
 
 use super::definition::AgentDefinition;
 use crate::agent::{Agent, AgentConfig};
@@ -97,6 +101,12 @@ pub struct SubagentEnv {
     pub max_turns: u32,
     /// Where sub-agents spill large results (`<dir>/<agent session id>`).
     pub session_dir: PathBuf,
+    /// The session's background tasks, where `run_in_background` agents
+    /// run (`None`: the Agent tool refuses background runs).
+    pub tasks: Option<Arc<TaskManager>>,
+    /// Where `isolation: "worktree"` agents get their worktree (`None`: the
+    /// Agent tool refuses isolation).
+    pub worktrees: Option<Arc<WorktreeManager>>,
 }
 
 /// The default turn limit of one sub-agent.
@@ -148,58 +158,64 @@ pub(crate) async fn run_subagent(
     progress: &ProgressReporter,
     interrupt: &CancellationToken,
 ) -> Result<SubagentReport, String> {
-    let pool = subagent_pool(&parent.pool(), AgentToolSet::Subagent, def);
-    if pool.is_empty() {
-        return Err(format!(
-            "agent type '{}' ({}) has no tool it may use in this session",
-            def.name,
-            def.location()
-        ));
+    let mut prepared = prepare_subagent(
+        env,
+        parent,
+        def,
+        &spawn,
+        parent_ctx,
+        AgentToolSet::Subagent,
+        Watchers {
+            progress: Some(progress.clone()),
+            log: None,
+        },
+    )
+    .await?;
+    let outcome = prepared.agent.run_prompt(&spawn.prompt, interrupt).await;
+    Ok(prepared.report(&outcome))
+}
+
+/// Who watches a sub-agent's events besides its sink: the Agent call's
+/// progress (foreground) and a transcript log (background task output).
+pub(crate) struct Watchers {
+    pub progress: Option<ProgressReporter>,
+    pub log: Option<TranscriptLog>,
+}
+
+/// Where a background agent's transcript lines go (its task output).
+pub(crate) type TranscriptLog = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A sub-agent ready to take prompts.
+pub(crate) struct Prepared {
+    pub agent: Agent,
+    observer: Arc<Observer>,
+    agent_session_id: String,
+}
+
+impl Prepared {
+    /// The report of its latest prompt (`outcome`); also tells the
+    /// watchers it ended.
+    pub fn report(&self, outcome: &crate::agent::PromptOutcome) -> SubagentReport {
+        let answer = last_answer(self.agent.history());
+        self.observer
+            .report(SubagentPhase::Completed, None, Some(outcome.status));
+        let state = self.observer.snapshot();
+        SubagentReport {
+            agent_session_id: self.agent_session_id.clone(),
+            status: outcome.status,
+            answer,
+            error: outcome.error.clone().map(|(_, m)| m),
+            turns: outcome.turns,
+            tool_calls: state.tool_calls,
+            denied: state.denied,
+            output_tokens: state.output_tokens,
+        }
     }
-    let provider = env.providers.provider(&spawn)?;
-    let inner = env.recorder.open(&spawn).await.map_err(|e| {
-        format!("the sub-agent's session could not be recorded, so it was not started: {e}")
-    })?;
-    let observer = Arc::new(Observer {
-        inner,
-        agent_session_id: spawn.agent_session_id.clone(),
-        subagent_type: spawn.subagent_type.clone(),
-        progress: progress.clone(),
-        state: Mutex::new(ObservedState::default()),
-    });
-    observer.report(SubagentPhase::Started, None, None);
-    let runtime = parent.child(
-        Arc::new(pool),
-        spawn.agent_session_id.clone(),
-        env.session_dir.join(&spawn.agent_session_id),
-        Arc::clone(&observer) as Arc<dyn EventSink>,
-    );
-    let mut config = env.config.clone();
-    config.model.clone_from(&spawn.model);
-    config.max_turns = env.max_turns;
-    config.system_prompt = format!(
-        "{}\n\nYou are the sub-agent '{}' of another agent; its request follows. Work in {}.",
-        def.system_prompt,
-        def.name,
-        spawn.cwd.display()
-    );
-    let mut ctx = ToolUseContext {
-        session_id: spawn.agent_session_id.clone(),
-        agent_id: Some(spawn.agent_session_id.clone()),
-        permission_mode: def.permission_mode.unwrap_or(parent_ctx.permission_mode),
-        ..parent_ctx.clone()
-    };
-    // Its calls' permission prompts name it (they are the parent's prompts).
-    ctx.extensions.insert(SubagentRef {
-        agent_session_id: spawn.agent_session_id.clone(),
-        tool_use_id: spawn.tool_use_id.clone(),
-        subagent_type: spawn.subagent_type.clone(),
-        description: spawn.description.clone(),
-    });
-    let mut agent = Agent::new(provider, runtime, config, ctx);
-    let outcome = agent.run_prompt(&spawn.prompt, interrupt).await;
-    let answer = agent
-        .history()
+}
+
+/// The text of the last assistant message.
+fn last_answer(history: &[crate::message::Message]) -> String {
+    history
         .iter()
         .rev()
         .find(|m| m.role == Role::Assistant)
@@ -213,18 +229,88 @@ pub(crate) async fn run_subagent(
                 .collect::<Vec<_>>()
                 .join("")
         })
-        .unwrap_or_default();
-    observer.report(SubagentPhase::Completed, None, Some(outcome.status));
-    let state = observer.snapshot();
-    Ok(SubagentReport {
-        agent_session_id: spawn.agent_session_id,
-        status: outcome.status,
-        answer: answer.trim().to_owned(),
-        error: outcome.error.map(|(_, m)| m),
-        turns: outcome.turns,
-        tool_calls: state.tool_calls,
-        denied: state.denied,
-        output_tokens: state.output_tokens,
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+/// Builds a sub-agent: its pool (`set`, then the definition), provider,
+/// recorded session, runtime and loop. Nothing runs yet.
+pub(crate) async fn prepare_subagent(
+    env: &SubagentEnv,
+    parent: &ToolRuntime,
+    def: &AgentDefinition,
+    spawn: &SubagentSpawn,
+    parent_ctx: &ToolUseContext,
+    set: AgentToolSet,
+    watchers: Watchers,
+) -> Result<Prepared, String> {
+    let pool = subagent_pool(&parent.pool(), set, def);
+    if pool.is_empty() {
+        return Err(format!(
+            "agent type '{}' ({}) has no tool it may use in this session",
+            def.name,
+            def.location()
+        ));
+    }
+    let provider = env.providers.provider(spawn)?;
+    let inner = env.recorder.open(spawn).await.map_err(|e| {
+        format!("the sub-agent's session could not be recorded, so it was not started: {e}")
+    })?;
+    let observer = Arc::new(Observer {
+        inner,
+        agent_session_id: spawn.agent_session_id.clone(),
+        subagent_type: spawn.subagent_type.clone(),
+        progress: watchers.progress,
+        log: watchers.log,
+        state: Mutex::new(ObservedState::default()),
+    });
+    observer.report(SubagentPhase::Started, None, None);
+    // A definition's permission mode is applied by the session's resolver,
+    // never beyond what the session's own mode allows.
+    let resolver: Arc<dyn PermissionResolver> = match def.permission_mode {
+        Some(requested) => Arc::new(SubagentModeResolver {
+            inner: Arc::clone(parent.resolver()),
+            requested,
+        }),
+        None => Arc::clone(parent.resolver()),
+    };
+    let runtime = parent.child_with_resolver(
+        Arc::new(pool),
+        spawn.agent_session_id.clone(),
+        env.session_dir.join(&spawn.agent_session_id),
+        Arc::clone(&observer) as Arc<dyn EventSink>,
+        resolver,
+    );
+    let mut config = env.config.clone();
+    config.model.clone_from(&spawn.model);
+    config.max_turns = env.max_turns;
+    config.system_prompt = format!(
+        "{}\n\nYou are the sub-agent '{}' of another agent; its request follows. Work in {}.",
+        def.system_prompt,
+        def.name,
+        spawn.cwd.display()
+    );
+    let mut ctx = ToolUseContext {
+        session_id: spawn.agent_session_id.clone(),
+        agent_id: Some(spawn.agent_session_id.clone()),
+        cwd: spawn.cwd.clone(),
+        permission_mode: def.permission_mode.map_or(parent_ctx.permission_mode, |m| {
+            gatehouse_permissions::subagent_mode(m, parent_ctx.permission_mode)
+        }),
+        ..parent_ctx.clone()
+    };
+    // Its calls' permission prompts name it (they are the parent's prompts).
+    ctx.extensions.insert(SubagentRef {
+        agent_session_id: spawn.agent_session_id.clone(),
+        tool_use_id: spawn.tool_use_id.clone(),
+        subagent_type: spawn.subagent_type.clone(),
+        description: spawn.description.clone(),
+    });
+    Ok(Prepared {
+        agent: Agent::new(provider, runtime, config, ctx),
+        observer,
+        agent_session_id: spawn.agent_session_id.clone(),
     })
 }
 
@@ -243,7 +329,8 @@ struct Observer {
     inner: Arc<dyn EventSink>,
     agent_session_id: String,
     subagent_type: String,
-    progress: ProgressReporter,
+    progress: Option<ProgressReporter>,
+    log: Option<TranscriptLog>,
     state: Mutex<ObservedState>,
 }
 
@@ -261,8 +348,11 @@ impl Observer {
         current_tool: Option<String>,
         status: Option<SessionStatus>,
     ) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
         let s = self.snapshot();
-        self.progress.report(ToolProgressData::Subagent {
+        progress.report(ToolProgressData::Subagent {
             agent_session_id: self.agent_session_id.clone(),
             subagent_type: self.subagent_type.clone(),
             phase,
@@ -275,6 +365,11 @@ impl Observer {
     }
 
     fn observe(&self, event: &Event) {
+        if let Some(log) = &self.log
+            && let Some(line) = transcript_line(event)
+        {
+            log(&line);
+        }
         let mut started = None;
         {
             let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -327,4 +422,58 @@ impl EventSink for Observer {
         self.observe(&event);
         self.inner.emit_durable(event)
     }
+}
+
+/// The most characters of one transcript line (a tool input, a reply).
+const MAX_LINE_CHARS: usize = 2_000;
+
+/// A background agent's event as one line of its task output (what
+/// TaskOutput shows of its progress); `None` for events not shown.
+fn transcript_line(event: &Event) -> Option<String> {
+    let line = match &event.body {
+        EventBody::UserPrompt { text } => format!("[prompt] {text}"),
+        EventBody::ModelRequestStarted { turn, .. } => format!("[turn {turn}] model request"),
+        EventBody::AssistantMessage { content, .. } => {
+            let text: Vec<&str> = content
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect();
+            if text.is_empty() {
+                return None;
+            }
+            format!("[assistant] {}", text.join(""))
+        }
+        EventBody::ToolQueued { name, input, .. } => format!("[tool] {name} {input}"),
+        EventBody::ToolCompleted {
+            status, content, ..
+        } => {
+            let text: Vec<&str> = content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text.as_str()),
+                    ContentBlock::Image { .. } => None,
+                })
+                .collect();
+            format!("[result {}] {}", status_text(*status), text.join(" "))
+        }
+        EventBody::SessionError { message, .. } => format!("[error] {message}"),
+        EventBody::SessionCompleted { status, turns } => {
+            format!("[ended] {status:?} after {turns} model requests")
+        }
+        _ => return None,
+    };
+    Some(if line.chars().count() > MAX_LINE_CHARS {
+        let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line
+    })
+}
+
+fn status_text(status: ToolCallStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }

@@ -17,10 +17,14 @@ use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use gatehouse_core::tool::{CallContext, ToolData, default_map_result};
 use gatehouse_core::{InterruptBehavior, Tool, ToolError, ToolResult, ToolUseContext, names};
 use gatehouse_protocol::event::{ContentBlock, SessionStatus};
+use gatehouse_protocol::progress::{SubagentPhase, ToolProgressData};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::definition::AgentDefinitions;
+use gatehouse_tools::worktree::{Worktree, WorktreeManager};
+
+use super::background::start_background;
 use super::run::{SubagentEnv, SubagentSpawn, run_subagent};
 
 /// The type used when the call names none.
@@ -78,6 +82,63 @@ pub struct AgentOutput {
     pub denied: Vec<DeniedCall>,
     /// Its final answer.
     pub answer: String,
+    /// The worktree it ran in (`isolation: "worktree"`).
+    pub worktree: Option<WorktreeNote>,
+}
+
+/// The worktree a sub-agent ran in, for its result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorktreeNote {
+    /// Its folder.
+    pub path: String,
+    /// Its branch.
+    pub branch: String,
+    /// Whether it was kept (it has changes or commits; a background agent's
+    /// always is), else removed.
+    pub kept: bool,
+}
+
+impl WorktreeNote {
+    fn text(&self) -> String {
+        if self.kept {
+            format!(
+                "\nIts worktree {} (branch {}) was kept: it has the agent's changes.",
+                self.path, self.branch
+            )
+        } else {
+            format!(
+                "\nIts worktree {} had no changes and was removed.",
+                self.path
+            )
+        }
+    }
+}
+
+/// `agent-<call id>` as a worktree name.
+fn worktree_name(tool_use_id: &str) -> String {
+    let id: String = tool_use_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(48)
+        .collect();
+    if id.is_empty() {
+        gatehouse_tools::worktree::tools::default_name("agent")
+    } else {
+        format!("agent-{id}")
+    }
+}
+
+/// Removes `w` when the agent changed and committed nothing there, else
+/// keeps it. A failure to look or remove keeps it (nothing is lost).
+async fn finish_worktree(manager: &WorktreeManager, w: &Worktree) -> WorktreeNote {
+    let clean = matches!(manager.changes(w).await, Ok(c) if c.is_empty())
+        && matches!(manager.commits(w).await, Ok(0));
+    let removed = clean && manager.remove(w, false).await.is_ok();
+    WorktreeNote {
+        path: w.path.display().to_string(),
+        branch: w.branch.clone(),
+        kept: !removed,
+    }
 }
 
 impl AgentOutput {
@@ -97,6 +158,9 @@ impl AgentOutput {
             self.tool_calls,
             self.output_tokens
         ));
+        if let Some(w) = &self.worktree {
+            out.push_str(&w.text());
+        }
         if !self.denied.is_empty() {
             out.push_str("\nCalls the sub-agent was refused:");
             for d in &self.denied {
@@ -104,6 +168,39 @@ impl AgentOutput {
             }
         }
         out
+    }
+}
+
+/// The Agent tool's output for `run_in_background`: the task it started.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BackgroundAgentOutput {
+    /// The task id (TaskOutput, TaskStop, SendMessage take it).
+    pub task_id: String,
+    /// The sub-agent's session (its transcript).
+    pub agent_session_id: String,
+    /// Its type.
+    pub subagent_type: String,
+    /// Where its transcript lines go.
+    pub output_path: String,
+    /// The worktree it runs in (kept after it ends).
+    pub worktree: Option<WorktreeNote>,
+}
+
+impl BackgroundAgentOutput {
+    /// The tool_result text.
+    pub fn text(&self) -> String {
+        format!(
+            "Started the {} agent in the background as task {id}; it works on its own and you will be told when it finishes. \
+             Read its progress with TaskOutput (task_id \"{id}\"), send it a follow-up with SendMessage (to \"{id}\"), stop it with TaskStop. \
+             Its transcript is session {}.",
+            self.subagent_type,
+            self.agent_session_id,
+            id = self.task_id,
+        ) + &self
+            .worktree
+            .as_ref()
+            .map(WorktreeNote::text)
+            .unwrap_or_default()
     }
 }
 
@@ -247,14 +344,16 @@ impl Tool for AgentTool {
                 self.definitions.unknown_type_message(i.subagent_type()),
             ));
         };
-        if i.run_in_background {
-            return Err(ToolError::invalid(
-                "run_in_background is not supported yet in Gatehouse: start the agent in the foreground",
-            ));
-        }
-        if i.isolation.is_some() || def.isolation.is_some() {
+        if let Some(other) = i.isolation.as_deref().filter(|v| *v != "worktree") {
             return Err(ToolError::invalid(format!(
-                "worktree isolation (asked by {}) is not supported yet in Gatehouse; nothing was started",
+                "isolation {other:?} is not known; the only isolation is \"worktree\""
+            )));
+        }
+        if (i.isolation.is_some() || def.isolation.is_some())
+            && self.env.get().is_some_and(|e| e.worktrees.is_none())
+        {
+            return Err(ToolError::invalid(format!(
+                "worktree isolation (asked by {}) is not available in this session; nothing was started",
                 if i.isolation.is_some() {
                     "the call".to_owned()
                 } else {
@@ -306,6 +405,22 @@ impl Tool for AgentTool {
             || env.config.model.clone(),
             |m| resolve_model_alias(m).to_owned(),
         );
+        let worktree = if i.isolation.is_some() || def.isolation.is_some() {
+            let manager = env.worktrees.as_ref().ok_or_else(|| {
+                ToolError::invalid(
+                    "worktree isolation is not available in this session; nothing was started",
+                )
+            })?;
+            let name = worktree_name(cx.tool_use_id);
+            Some(manager.create(&cx.ctx.cwd, &name).await.map_err(|e| {
+                ToolError::invalid(format!(
+                    "sub-agent '{}' ({}) was not started: its worktree could not be made: {e}",
+                    def.name, i.description
+                ))
+            })?)
+        } else {
+            None
+        };
         let spawn = SubagentSpawn {
             parent_session_id: cx.ctx.session_id.clone(),
             agent_session_id: format!("{}-agent-{}", parent.emitter().session_id(), cx.tool_use_id),
@@ -313,14 +428,57 @@ impl Tool for AgentTool {
             subagent_type: def.name.clone(),
             description: i.description.clone(),
             model,
-            cwd: cx.ctx.cwd.clone(),
+            cwd: worktree
+                .as_ref()
+                .map_or_else(|| cx.ctx.cwd.clone(), |w| w.cwd.clone()),
             prompt: i.prompt.clone(),
         };
-        let report = run_subagent(env, &parent, def, spawn, cx.ctx, cx.progress, cx.cancel)
-            .await
-            .map_err(|e| {
-                ToolError::failed(format!("sub-agent '{}' ({}): {e}", def.name, i.description))
-            })?;
+        if i.run_in_background {
+            let (agent_session_id, subagent_type) =
+                (spawn.agent_session_id.clone(), spawn.subagent_type.clone());
+            let info = start_background(env, &parent, def, spawn, cx.ctx)
+                .await
+                .map_err(|e| {
+                    ToolError::failed(format!(
+                        "background sub-agent '{}' ({}) was not started: {e}",
+                        def.name, i.description
+                    ))
+                })?;
+            // The link from the parent's call to the agent's session (the
+            // agent's own progress goes to its task output, since this
+            // call ends now).
+            cx.progress.report(ToolProgressData::Subagent {
+                agent_session_id: agent_session_id.clone(),
+                subagent_type: subagent_type.clone(),
+                phase: SubagentPhase::Started,
+                current_tool: None,
+                tool_calls: 0,
+                turns: 0,
+                output_tokens: 0,
+                status: None,
+            });
+            return Ok(ToolResult::from_data(BackgroundAgentOutput {
+                task_id: info.task_id,
+                agent_session_id,
+                subagent_type,
+                output_path: info.output_path.display().to_string(),
+                worktree: worktree.map(|w| WorktreeNote {
+                    path: w.path.display().to_string(),
+                    branch: w.branch,
+                    kept: true,
+                }),
+            }));
+        }
+        let ran = run_subagent(env, &parent, def, spawn, cx.ctx, cx.progress, cx.cancel).await;
+        // A worktree the agent left unchanged goes; one with changes or
+        // commits stays for the parent to look at (named in the result).
+        let worktree_note = match (&worktree, env.worktrees.as_ref()) {
+            (Some(w), Some(manager)) => Some(finish_worktree(manager, w).await),
+            _ => None,
+        };
+        let report = ran.map_err(|e| {
+            ToolError::failed(format!("sub-agent '{}' ({}): {e}", def.name, i.description))
+        })?;
         let output = AgentOutput {
             agent_session_id: report.agent_session_id,
             subagent_type: def.name.clone(),
@@ -334,6 +492,7 @@ impl Tool for AgentTool {
                 .map(|(tool, message)| DeniedCall { tool, message })
                 .collect(),
             answer: report.answer,
+            worktree: worktree_note,
         };
         match report.status {
             SessionStatus::Completed => Ok(ToolResult::from_data(output)),
@@ -356,9 +515,12 @@ impl Tool for AgentTool {
     }
 
     fn map_result(&self, data: &dyn ToolData, _tool_use_id: &str) -> Vec<ContentBlock> {
-        match data.as_any().downcast_ref::<AgentOutput>() {
-            Some(out) => vec![ContentBlock::Text { text: out.text() }],
-            None => default_map_result(&data.to_json()),
+        if let Some(out) = data.as_any().downcast_ref::<AgentOutput>() {
+            return vec![ContentBlock::Text { text: out.text() }];
         }
+        if let Some(out) = data.as_any().downcast_ref::<BackgroundAgentOutput>() {
+            return vec![ContentBlock::Text { text: out.text() }];
+        }
+        default_map_result(&data.to_json())
     }
 }

@@ -1,23 +1,37 @@
-//! Background tasks: Bash commands started with `run_in_background`.
+//! Background tasks: Bash commands and sub-agents started with
+//! `run_in_background`.
 //!
-//! A [`TaskManager`] belongs to one session. Each task runs in its own
-//! process group, its whole output goes to `<dir>/<task id>.log`, and its
-//! life is reported as `task_started` / `task_completed` events. The model
-//! reads new output with [`TaskOutputTool`] and ends a task with
-//! [`TaskStopTool`]; [`TaskManager::shutdown`] stops whatever still runs
-//! when the session closes and says what it stopped. Dropping the manager
-//! without a shutdown still ends every running group (SIGTERM, SIGKILL
-//! after the grace period).
+//! A [`TaskManager`] belongs to one session; its tasks share one id space
+//! (`bash_<n>`, `agent_<n>`). A process task runs in its own process group;
+//! an agent task is a sub-agent's loop driven through an
+//! [`AgentTaskControl`] (see [`agent_task`]; the loop itself lives in
+//! `gatehouse-agent`). Either way the whole output (an agent's: its
+//! transcript as lines) goes to `<dir>/<task id>.log`, and its life is
+//! reported as `task_started` / `task_completed` events with a typed
+//! `kind`. The model reads new output with [`TaskOutputTool`], ends a task
+//! with [`TaskStopTool`] and sends an agent a follow-up with
+//! [`SendMessageTool`]; a task that ended is announced to the session's
+//! model at its next turn ([`TaskManager::take_notices`]) unless TaskOutput
+//! already reported its end. [`TaskManager::shutdown`] stops whatever still
+//! runs when the session closes and says what it stopped. Dropping the
+//! manager without a shutdown still ends every running group (SIGTERM,
+//! SIGKILL after the grace period).
 //!
 //! | module | what |
 //! |---|---|
 //! | [`output_tool`] | TaskOutput |
 //! | [`stop_tool`] | TaskStop |
+//! | [`send_tool`] | SendMessage |
+//! | [`agent_task`] | agent tasks: start, messages, end |
 
+pub mod agent_task;
 pub mod output_tool;
+pub mod send_tool;
 pub mod stop_tool;
 
+pub use agent_task::{AfterEnd, AgentTaskControl, AgentTaskSpec, MessageDelivery};
 pub use output_tool::TaskOutputTool;
+pub use send_tool::SendMessageTool;
 pub use stop_tool::TaskStopTool;
 
 use std::collections::BTreeMap;
@@ -28,7 +42,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use gatehouse_core::events::Emitter;
-use gatehouse_protocol::event::{EventBody, TaskStatus};
+use gatehouse_protocol::event::{EventBody, TaskKind, TaskStatus};
 use regex::Regex;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -85,6 +99,9 @@ pub enum TaskError {
     /// The filter is not a valid regular expression.
     #[error("the filter is not a valid regular expression: {0}")]
     BadFilter(#[from] regex::Error),
+    /// The task cannot take a message (not an agent, stopped, gone).
+    #[error("{0}")]
+    NoMessages(String),
 }
 
 /// A task's state.
@@ -101,16 +118,20 @@ pub struct TaskState {
 /// What is known about a task (a snapshot).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskInfo {
-    /// The id TaskOutput and TaskStop take.
+    /// The id TaskOutput, TaskStop and SendMessage take.
     pub task_id: String,
-    /// The command line.
+    /// A process or an agent.
+    pub kind: TaskKind,
+    /// The command line (an agent: its type and description).
     pub command: String,
     /// The model's description.
     pub description: Option<String>,
     /// The whole output.
     pub output_path: PathBuf,
-    /// The process group id.
-    pub pgid: i32,
+    /// The process group id (processes only).
+    pub pgid: Option<i32>,
+    /// An agent task's session and type.
+    pub agent: Option<AgentTaskSpec>,
     /// Its state.
     pub state: TaskState,
 }
@@ -134,26 +155,34 @@ pub struct TaskRead {
 #[derive(Debug)]
 struct Task {
     id: String,
+    kind: TaskKind,
     command: String,
     description: Option<String>,
     output_path: PathBuf,
-    pgid: i32,
+    pgid: Option<i32>,
+    agent: Option<Arc<agent_task::AgentSlot>>,
     state: watch::Sender<TaskState>,
     stop: CancellationToken,
     stop_reason: Mutex<Option<String>>,
     /// Where the next read starts; held across the read so that two
     /// reads never return the same bytes.
     read_offset: tokio::sync::Mutex<u64>,
+    /// How many times the task ended, and how many of those ends a
+    /// TaskOutput read reported (then no notice is needed for it).
+    ends: AtomicU64,
+    ends_reported: AtomicU64,
 }
 
 impl Task {
     fn info(&self) -> TaskInfo {
         TaskInfo {
             task_id: self.id.clone(),
+            kind: self.kind,
             command: self.command.clone(),
             description: self.description.clone(),
             output_path: self.output_path.clone(),
             pgid: self.pgid,
+            agent: self.agent.as_ref().map(|a| a.spec.clone()),
             state: self.state.borrow().clone(),
         }
     }
@@ -189,7 +218,11 @@ pub struct TaskManager {
     grace: Duration,
     next_id: AtomicU64,
     closed: AtomicBool,
+    /// Fires at shutdown: idle agents waiting for a message end.
+    closing: CancellationToken,
     tasks: Mutex<BTreeMap<u64, Arc<Task>>>,
+    /// Ends not yet announced to the model: task id and its end count.
+    notices: Arc<Mutex<Vec<(String, u64)>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -212,7 +245,9 @@ impl TaskManager {
             grace,
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
+            closing: CancellationToken::new(),
             tasks: Mutex::new(BTreeMap::new()),
+            notices: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -257,20 +292,27 @@ impl TaskManager {
         });
         let task = Arc::new(Task {
             id: id.clone(),
+            kind: TaskKind::Process,
             command: command.to_owned(),
             description: description.clone(),
             output_path: output_path.clone(),
-            pgid: spawned.pgid,
+            pgid: Some(spawned.pgid),
+            agent: None,
             state,
             stop: CancellationToken::new(),
             stop_reason: Mutex::new(None),
             read_offset: tokio::sync::Mutex::new(0),
+            ends: AtomicU64::new(0),
+            ends_reported: AtomicU64::new(0),
         });
         lock(&self.tasks).insert(n, Arc::clone(&task));
         self.emitter.emit(EventBody::TaskStarted {
             task_id: id,
+            kind: TaskKind::Process,
             tool_use_id,
             command: command.to_owned(),
+            agent_session_id: None,
+            subagent_type: None,
             description,
             output_path: output_path.display().to_string(),
         });
@@ -281,6 +323,7 @@ impl TaskManager {
             file,
             self.emitter.clone(),
             self.grace,
+            Arc::clone(&self.notices),
         ));
         Ok(info)
     }
@@ -326,7 +369,13 @@ impl TaskManager {
         if block && task.is_running() {
             wait_timed_out = !task.wait_done(wait).await;
         }
+        // Counted before the snapshot: an end this read reports needs no
+        // notice (an end after the snapshot is not counted here).
+        let ends = task.ends.load(Ordering::SeqCst);
         let info = task.info();
+        if info.state.status != TaskStatus::Running {
+            task.ends_reported.fetch_max(ends, Ordering::SeqCst);
+        }
         let mut offset = task.read_offset.lock().await;
         let path = task.output_path.clone();
         let from = *offset;
@@ -366,6 +415,7 @@ impl TaskManager {
     /// ones it stopped. No task can start afterwards.
     pub async fn shutdown(&self) -> Vec<TaskInfo> {
         self.closed.store(true, Ordering::SeqCst);
+        self.closing.cancel();
         let running: Vec<Arc<Task>> = lock(&self.tasks)
             .values()
             .filter(|t| t.is_running())
@@ -383,9 +433,14 @@ impl TaskManager {
 
 impl Drop for TaskManager {
     fn drop(&mut self) {
+        self.closing.cancel();
         for task in lock(&self.tasks).values() {
-            if task.is_running() {
-                process::terminate_group_in_background(task.pgid, self.grace);
+            match task.pgid {
+                Some(pgid) if task.is_running() => {
+                    process::terminate_group_in_background(pgid, self.grace);
+                }
+                // An agent's loop stops at its token.
+                _ => task.stop.cancel(),
             }
         }
     }
@@ -407,6 +462,7 @@ async fn run_task(
     file: std::fs::File,
     emitter: Emitter,
     grace: Duration,
+    notices: Arc<Mutex<Vec<(String, u64)>>>,
 ) {
     let mut sink = FileSink(CappedFile::from_file(
         task.output_path.clone(),
@@ -458,14 +514,24 @@ async fn run_task(
         exit_code: end.exit_code,
         message: Some(message.clone()),
     };
+    // Counted before the state changes, so a read that sees the end also
+    // sees its count (and no notice repeats what it reported).
+    record_end(&task, &notices);
     task.state.send_replace(state);
     emitter.emit(EventBody::TaskCompleted {
         task_id: task.id.clone(),
+        kind: TaskKind::Process,
         status,
         exit_code: end.exit_code,
         output_path: task.output_path.display().to_string(),
         message,
     });
+}
+
+/// Counts an end of `task` and queues its notice.
+fn record_end(task: &Task, notices: &Mutex<Vec<(String, u64)>>) {
+    let n = task.ends.fetch_add(1, Ordering::SeqCst) + 1;
+    lock(notices).push((task.id.clone(), n));
 }
 
 /// Reads `path` from `offset` to its current end into a head/tail

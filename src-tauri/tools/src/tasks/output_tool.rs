@@ -24,7 +24,7 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskOutputInput {
-    /// The id of the background task (as returned by Bash).
+    /// The id of the background task (as returned by Bash or Agent).
     pub task_id: String,
     /// Wait for the task to finish before reading (default true).
     #[serde(default)]
@@ -112,7 +112,7 @@ impl TypedTool for TaskOutputTool {
     }
 
     fn description(&self) -> &str {
-        "Returns the output a background task (a Bash command run with run_in_background) wrote since the last read, and its status. \
+        "Returns the output a background task (a Bash command or an Agent run with run_in_background; an agent's output is its transcript so far) wrote since the last read, and its status. \
          By default waits for the task to finish (block, up to `timeout` ms); set block to false to read at once. \
          `filter` keeps only lines matching a regular expression."
     }

@@ -57,7 +57,7 @@ impl TypedTool for TaskStopTool {
     }
 
     fn description(&self) -> &str {
-        "Stops a background task started by Bash with run_in_background: its whole process group gets SIGTERM, then SIGKILL after a grace period."
+        "Stops a background task started with run_in_background: a Bash command's whole process group gets SIGTERM, then SIGKILL after a grace period; a background agent's loop is interrupted."
     }
 
     fn search_hint(&self) -> Option<&str> {
