@@ -40,6 +40,7 @@ import { pendingRequests } from "./model";
 import { MODE_LABELS, nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
 import { TaskPanel } from "./renderers/TaskPanel";
+import { SessionHooks } from "./SessionHooks";
 import { Spinner } from "./Status";
 import { ModelStore } from "./store";
 import { Transcript } from "./Transcript";
@@ -257,6 +258,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
               </ul>
             )}
           </section>
+          <SessionHooks hooks={model.hooksLoaded} />
           <TaskPanel tasks={tasks} />
         </aside>
       </div>

@@ -3,6 +3,7 @@ import { ArrowDown, CircleAlert, CircleCheck, CircleStop, Info, MessageSquare, T
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 import { BatchTimeline } from "./BatchTimeline";
+import { SessionHookRow } from "./HookRunView";
 import { Markdown } from "./Markdown";
 import type { SessionModel, ToolCall, TranscriptItem } from "./model";
 import { ToolCallView, ToolGroupView } from "./ToolCallView";
@@ -17,6 +18,7 @@ const ESTIMATES: Record<TranscriptItem["kind"], number> = {
   timeline: 64,
   error: 56,
   notice: 28,
+  hook: 28,
   end: 36,
 };
 
@@ -87,6 +89,8 @@ function Row({ item, calls, project, expanded, onToggleGroup, targetCallId }: Ro
           {item.tone === "warn" ? <TriangleAlert size={14} aria-hidden="true" /> : <Info size={14} aria-hidden="true" />} {item.text}
         </div>
       );
+    case "hook":
+      return <SessionHookRow hook={item.hook} />;
     case "end":
       return (
         <div className={`exchange-end end-${item.status}`} data-testid="exchange-end" data-status={item.status}>
