@@ -2,6 +2,8 @@
 // timeout and `if`; Save writes it (validated by the backend, which names
 // the file and entry at fault), Test runs it with a sample call.
 
+import type { ReactNode } from "react";
+
 import type { HookEventName, HookFileView } from "../../generated/protocol";
 import { SOURCE_LABELS } from "../model";
 import type { HookForm as Form } from "./model";
@@ -14,7 +16,7 @@ interface Props {
   onChange(patch: Partial<Form>): void;
   onSave(): void;
   onCancel(): void;
-  children?: React.ReactNode;
+  children?: ReactNode;
 }
 
 export function HookForm({ form, files, events, error, onChange, onSave, onCancel, children }: Props) {

@@ -2,6 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-li
 import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../../client";
+import { must } from "../../session/fixtures/build";
 import { PROJECT_SETTINGS } from "../fixtures";
 import { denyRun, guardEntry, hooksView } from "./fixtures";
 import { HooksPanel } from "./HooksPanel";
@@ -47,10 +48,10 @@ describe("HooksPanel", () => {
     expect(screen.getByTestId("hooks-trust").dataset.trusted).toBe("false");
     const files = screen.getAllByTestId("hook-file");
     expect(files.map((f) => f.dataset.source)).toEqual(["project", "user"]);
-    const guard = within(files[0]!).getByTestId("hook-row");
+    const guard = within(must(files[0], "project file")).getByTestId("hook-row");
     expect(guard.dataset.runs).toBe("false");
     expect(within(guard).getByTestId("hook-not-run").textContent).toBe("not run until the project is trusted");
-    expect(within(files[1]!).getByText("Stop")).toBeTruthy();
+    expect(within(must(files[1], "user file")).getByText("Stop")).toBeTruthy();
     expect(screen.getByTestId("hooks-problem").textContent).toBe(
       `${PROJECT_SETTINGS}:9:18: \`hooks.PostToolUse[0].hooks[0]\` is a command hook without a command`,
     );
@@ -117,7 +118,7 @@ describe("HooksPanel", () => {
     expect(screen.getByTestId("hook-form")).toBeTruthy();
 
     answer = () => ({ kind: "conflict", file: PROJECT_SETTINGS, view: hooksView() });
-    const guard = screen.getAllByTestId("hook-row")[0]!;
+    const guard = must(screen.getAllByTestId("hook-row")[0], "guard row");
     fireEvent.click(within(guard).getByTestId("hook-toggle"));
     expect((await screen.findByTestId("hooks-conflict")).textContent).toContain(`${PROJECT_SETTINGS} changed on disk`);
     expect(calls.filter(([c]) => c === "save_hook_edit").at(-1)?.[1]).toMatchObject({

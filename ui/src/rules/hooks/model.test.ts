@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 
+import { must } from "../../session/fixtures/build";
 import { PROJECT_SETTINGS } from "../fixtures";
 import { denyRun, guardEntry, hooksView } from "./fixtures";
 import { editOf, emptyForm, eventsOf, exitText, formFromEntry, handlerOf, verdictOf } from "./model";
@@ -47,7 +48,7 @@ describe("hooks model", () => {
   });
 
   it("groups a file's hooks by event and reads a test run", () => {
-    const file = { ...hooksView().files[1]!, hooks: [guardEntry(), guardEntry({ index: 1 }), guardEntry({ event: "Stop" })] };
+    const file = { ...must(hooksView().files[1], "project file"), hooks: [guardEntry(), guardEntry({ index: 1 }), guardEntry({ event: "Stop" })] };
     expect(eventsOf(file).map((g) => [g.event, g.hooks.length])).toEqual([
       ["PreToolUse", 2],
       ["Stop", 1],

@@ -78,7 +78,8 @@ const OWN_KEYS = new Set(["type", "command", "url", "timeout", "if"]);
 
 /** The form for editing `entry` of `file`, its other keys kept. */
 export function formFromEntry(file: string, entry: HookEntryView): HookForm {
-  const def = entry.definition !== null && typeof entry.definition === "object" && !Array.isArray(entry.definition) ? entry.definition : {};
+  const def: Record<string, JsonValue> =
+    entry.definition !== null && typeof entry.definition === "object" && !Array.isArray(entry.definition) ? entry.definition : {};
   const extra: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(def)) if (!OWN_KEYS.has(k) && v !== undefined) extra[k] = v;
   const str = (v: JsonValue | undefined) => (typeof v === "string" ? v : "");
