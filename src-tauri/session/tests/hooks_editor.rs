@@ -180,7 +180,9 @@ fn edits_keep_every_other_key_and_a_file_changed_on_disk_is_a_conflict() {
         },
     ));
     let text = std::fs::read_to_string(fx.project_file()).unwrap();
-    assert!(text.starts_with("{\n  \"model\": \"opus\",\n  \"permissions\": {\"deny\": [\"WebFetch\"]}"), "{text}");
+    // `hooks` goes in as the first key; the file's own lines follow unchanged.
+    assert!(text.starts_with("{\n  \"hooks\": {"), "{text}");
+    assert!(text.ends_with("  \"model\": \"opus\",\n  \"permissions\": {\"deny\": [\"WebFetch\"]}\n}\n"), "{text}");
     let file = file_of(&view, RuleSource::Project);
     assert_eq!(file.hooks.len(), 1);
     assert!(file.hooks[0].runs);
@@ -359,7 +361,11 @@ async fn a_test_run_shows_stdin_output_exit_code_and_the_decision() {
     .unwrap();
     assert_eq!(blocked.exit_code, Some(2));
     assert!(blocked.outcome.blocked);
-    assert_eq!(blocked.outcome.message.as_deref(), Some("not today"));
+    // Claude Code's wording of an exit 2: the command, then its stderr.
+    assert_eq!(
+        blocked.outcome.message.as_deref(),
+        Some("[echo 'not today' >&2; exit 2]: not today")
+    );
 
     let garbage = test_hook(
         &fx.dir,
