@@ -58,7 +58,10 @@ pub(crate) async fn save_hook_edit(
         })
         .await
         {
-            eprintln!("gatehouse: telling open sessions about saved hooks: {}", e.message);
+            eprintln!(
+                "gatehouse: telling open sessions about saved hooks: {}",
+                e.message
+            );
         }
     }
     Ok(outcome)

@@ -209,8 +209,14 @@ fn an_entry_already_malformed_does_not_block_other_edits() {
     )
     .unwrap();
     let v = parse(&added);
-    assert_eq!(v["hooks"]["Stop"], json!([{"hooks": [{"type": "command"}]}]));
-    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "./guard.sh");
+    assert_eq!(
+        v["hooks"]["Stop"],
+        json!([{"hooks": [{"type": "command"}]}])
+    );
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
     let bad = edit_file_text(
         p,
         Some(text),

@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 
 use gatehouse_hooks::config::{LoadedHooks, ParsedHooks, merge, parse_hooks};
 use gatehouse_hooks::editor::{HookEdit, edit_file_text, test_command_hook};
-use gatehouse_permissions::editor::{EditError, FileWrite, MAX_EDITABLE_BYTES, fingerprint, write_files};
+use gatehouse_permissions::editor::{
+    EditError, FileWrite, MAX_EDITABLE_BYTES, fingerprint, write_files,
+};
 use gatehouse_permissions::sources::SettingsFileRef;
 use gatehouse_protocol::event::{HookEventName, SettingsProblem};
 use gatehouse_protocol::hooks::{
-    HookEditRequest, HookEntryView, HookFileView, HookSaveOutcome, HookTestOutcome,
-    HookTestResult, HooksView, SaveHookEditArgs, TestHookArgs,
+    HookEditRequest, HookEntryView, HookFileView, HookSaveOutcome, HookTestOutcome, HookTestResult,
+    HooksView, SaveHookEditArgs, TestHookArgs,
 };
 use gatehouse_protocol::permission::{PermissionBehavior, RuleSource};
 use gatehouse_protocol::project::Project;

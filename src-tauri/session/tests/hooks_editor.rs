@@ -20,8 +20,8 @@ use gatehouse_protocol::hooks::{
 };
 use gatehouse_protocol::permission::{PermissionBehavior, RuleSource};
 use gatehouse_protocol::project::Project;
-use gatehouse_session::host::AskPolicy;
 use gatehouse_session::hooks_editor::{HooksEditorError, hooks_view, save_edit, test_hook};
+use gatehouse_session::host::AskPolicy;
 use gatehouse_session::{HostConfig, SessionHost, StartSpec};
 use gatehouse_store::Store;
 use serde_json::{Value, json};
@@ -77,7 +77,10 @@ const PROJECT: &str = r#"{
 }
 "#;
 
-fn file_of<'a>(view: &'a HooksView, source: RuleSource) -> &'a gatehouse_protocol::hooks::HookFileView {
+fn file_of<'a>(
+    view: &'a HooksView,
+    source: RuleSource,
+) -> &'a gatehouse_protocol::hooks::HookFileView {
     view.files.iter().find(|f| f.source == source).unwrap()
 }
 
@@ -100,7 +103,11 @@ fn the_view_lists_hooks_by_source_with_trust_and_malformed_entries_by_place() {
     assert_eq!(project.hooks.len(), 1, "{:?}", project.hooks);
     let guard = &project.hooks[0];
     assert_eq!(
-        (guard.event.as_str(), guard.matcher.as_deref(), guard.command.as_str()),
+        (
+            guard.event.as_str(),
+            guard.matcher.as_deref(),
+            guard.command.as_str()
+        ),
         ("PreToolUse", Some("Bash"), "./guard.sh")
     );
     assert_eq!((guard.line, guard.timeout_secs), (5, 5.0));
@@ -128,13 +135,22 @@ fn the_view_lists_hooks_by_source_with_trust_and_malformed_entries_by_place() {
         by_event("PreCompact").not_run,
         Some(HookNotRunReason::UnknownEvent)
     );
-    assert!(view.problems.iter().any(|p| p.message.contains("PreCompact")));
+    assert!(
+        view.problems
+            .iter()
+            .any(|p| p.message.contains("PreCompact"))
+    );
 
     let trusted = hooks_view(&fx.project(true), &fx.home);
     assert!(file_of(&trusted, RuleSource::Project).hooks[0].runs);
 }
 
-fn save(fx: &Fixture, project: &Project, fingerprint: &str, edit: HookEditRequest) -> HookSaveOutcome {
+fn save(
+    fx: &Fixture,
+    project: &Project,
+    fingerprint: &str,
+    edit: HookEditRequest,
+) -> HookSaveOutcome {
     save_edit(
         project,
         &fx.home,
@@ -182,7 +198,12 @@ fn edits_keep_every_other_key_and_a_file_changed_on_disk_is_a_conflict() {
     let text = std::fs::read_to_string(fx.project_file()).unwrap();
     // `hooks` goes in as the first key; the file's own lines follow unchanged.
     assert!(text.starts_with("{\n  \"hooks\": {"), "{text}");
-    assert!(text.ends_with("  \"model\": \"opus\",\n  \"permissions\": {\"deny\": [\"WebFetch\"]}\n}\n"), "{text}");
+    assert!(
+        text.ends_with(
+            "  \"model\": \"opus\",\n  \"permissions\": {\"deny\": [\"WebFetch\"]}\n}\n"
+        ),
+        "{text}"
+    );
     let file = file_of(&view, RuleSource::Project);
     assert_eq!(file.hooks.len(), 1);
     assert!(file.hooks[0].runs);
@@ -251,7 +272,11 @@ fn edits_keep_every_other_key_and_a_file_changed_on_disk_is_a_conflict() {
     assert!(file_of(&view, RuleSource::Project).hooks.is_empty());
     let v = on_disk(&fx);
     assert_eq!(v["model"], "sonnet");
-    assert!(v.get("hooks").is_none_or(|h| h.as_object().is_some_and(|o| o.is_empty())), "{v}");
+    assert!(
+        v.get("hooks")
+            .is_none_or(|h| h.as_object().is_some_and(|o| o.is_empty())),
+        "{v}"
+    );
 }
 
 #[test]
@@ -280,7 +305,10 @@ fn an_invalid_hook_or_a_file_outside_the_project_is_refused_with_where() {
     .unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, HooksEditorError::Invalid(_)));
-    assert!(msg.contains("settings.json") && msg.contains("matcher"), "{msg}");
+    assert!(
+        msg.contains("settings.json") && msg.contains("matcher"),
+        "{msg}"
+    );
     assert_eq!(
         std::fs::read_to_string(fx.project_file()).unwrap(),
         "{\"model\": \"opus\"}\n"
@@ -303,7 +331,8 @@ fn an_invalid_hook_or_a_file_outside_the_project_is_refused_with_where() {
     )
     .unwrap_err();
     assert!(
-        err.to_string().contains("/etc/elsewhere.json: not a settings file"),
+        err.to_string()
+            .contains("/etc/elsewhere.json: not a settings file"),
         "{err}"
     );
 }
@@ -333,7 +362,10 @@ async fn a_test_run_shows_stdin_output_exit_code_and_the_decision() {
 
     let run = test_hook(
         &fx.dir,
-        &test_args(&project, json!({"type": "command", "command": "./guard.sh"})),
+        &test_args(
+            &project,
+            json!({"type": "command", "command": "./guard.sh"}),
+        ),
     )
     .await
     .unwrap();
@@ -369,7 +401,10 @@ async fn a_test_run_shows_stdin_output_exit_code_and_the_decision() {
 
     let garbage = test_hook(
         &fx.dir,
-        &test_args(&project, json!({"type": "command", "command": "echo '{nope'"})),
+        &test_args(
+            &project,
+            json!({"type": "command", "command": "echo '{nope'"}),
+        ),
     )
     .await
     .unwrap();
@@ -378,7 +413,10 @@ async fn a_test_run_shows_stdin_output_exit_code_and_the_decision() {
 
     let http = test_hook(
         &fx.dir,
-        &test_args(&project, json!({"type": "http", "url": "http://127.0.0.1:9/"})),
+        &test_args(
+            &project,
+            json!({"type": "http", "url": "http://127.0.0.1:9/"}),
+        ),
     )
     .await
     .unwrap_err();

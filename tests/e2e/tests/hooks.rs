@@ -26,7 +26,10 @@ fn bash_script(dir: &Path, name: &str, calls: &[(&str, &str)]) -> anyhow::Result
         turns.push(json!({"content": [{"type": "text", "text": "done"}]}));
     }
     let path = dir.join(name);
-    std::fs::write(&path, serde_json::to_vec_pretty(&json!({ "turns": turns }))?)?;
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&json!({ "turns": turns }))?,
+    )?;
     Ok(path.display().to_string())
 }
 
@@ -145,7 +148,10 @@ async fn a_pre_tool_use_hook_denies_a_bash_call_and_the_trace_names_it() -> anyh
         .join(" ");
     assert_eq!(summary, "1 hook run", "{summary}");
     // The hook's run inside the call: its command, outcome and message.
-    let run = format!("{} [data-testid=call-hook-runs] [data-testid=hook-run]", call("g1"));
+    let run = format!(
+        "{} [data-testid=call-hook-runs] [data-testid=hook-run]",
+        call("g1")
+    );
     assert_eq!(
         window.attrs(&run, "data-decision").await?,
         ["deny"],
@@ -235,8 +241,14 @@ async fn a_hook_added_and_tested_in_the_hooks_view_runs_on_the_open_sessions_nex
             .join(""),
         "blocked by the new hook"
     );
-    let stdin = window.texts("[data-testid=hook-test-stdin]").await?.join("");
-    assert!(stdin.contains("\"hook_event_name\": \"PreToolUse\""), "{stdin}");
+    let stdin = window
+        .texts("[data-testid=hook-test-stdin]")
+        .await?
+        .join("");
+    assert!(
+        stdin.contains("\"hook_event_name\": \"PreToolUse\""),
+        "{stdin}"
+    );
     window.screenshot("hooks-02-tested").await?;
 
     window.click("[data-testid=hook-form-save]").await?;
