@@ -77,10 +77,7 @@ const PROJECT: &str = r#"{
 }
 "#;
 
-fn file_of<'a>(
-    view: &'a HooksView,
-    source: RuleSource,
-) -> &'a gatehouse_protocol::hooks::HookFileView {
+fn file_of(view: &HooksView, source: RuleSource) -> &gatehouse_protocol::hooks::HookFileView {
     view.files.iter().find(|f| f.source == source).unwrap()
 }
 
