@@ -6,6 +6,7 @@
 
 mod browser;
 mod commands;
+mod hooks;
 mod mcp;
 mod mcp_auth;
 mod rules;
@@ -163,6 +164,9 @@ pub fn run() -> anyhow::Result<()> {
             rules::replay_rule_edits,
             rules::save_rule_edits,
             rules::undo_rules_save,
+            hooks::hooks_view,
+            hooks::save_hook_edit,
+            hooks::test_hook,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

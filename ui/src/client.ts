@@ -10,6 +10,7 @@ import type {
   Commands,
   Event,
   ExportFormat,
+  HookEditRequest,
   ListSessionsArgs,
   SearchSessionsArgs,
   McpSaveServerArgs,
@@ -21,6 +22,7 @@ import type {
   ReplayRuleEditsArgs,
   RuleEdits,
   RulesReplayProgress,
+  TestHookArgs,
   TestRuleCallArgs,
 } from "./generated/protocol";
 
@@ -179,6 +181,11 @@ export const backend = {
     call("save_rule_edits", { project_id: projectId, edits, overwrite }),
   undoRulesSave: (projectId: number, overwrite: boolean) =>
     call("undo_rules_save", { project_id: projectId, overwrite }),
+  // The rule editor's Hooks view (ui/src/rules/hooks).
+  hooksView: (projectId: number) => call("hooks_view", { project_id: projectId }),
+  saveHookEdit: (projectId: number, file: string, fingerprint: string, edit: HookEditRequest, overwrite: boolean) =>
+    call("save_hook_edit", { project_id: projectId, file, fingerprint, edit, overwrite }),
+  testHook: (args: TestHookArgs) => call("test_hook", args),
 };
 
 /** The channel on which the backend emits rule-replay progress. */

@@ -23,7 +23,7 @@ use gatehouse_permissions::rule::parse_rule;
 use gatehouse_permissions::settings::locate::scan_depth;
 use gatehouse_permissions::settings::{Position, SettingsError};
 use gatehouse_permissions::sources::SettingsLayout;
-use gatehouse_protocol::event::{HookEventName, HookHandlerKind};
+use gatehouse_protocol::event::{HookEventName, HookHandlerKind, HookNotRunReason};
 use gatehouse_protocol::permission::RuleSource;
 use serde_json::Value;
 
@@ -471,6 +471,8 @@ pub struct IgnoredHook {
     pub hook: HookSpec,
     /// Why it does not run.
     pub why: String,
+    /// Why it does not run, typed (for front ends).
+    pub reason: HookNotRunReason,
 }
 
 /// The hooks of every source, merged.
@@ -533,26 +535,42 @@ pub fn merge(project_trusted: bool, parsed: Vec<(RuleSource, ParsedHooks)>) -> L
         out.warnings.extend(p.warnings);
         for hook in p.hooks {
             let why = if disable_all {
-                Some("managed policy sets `disableAllHooks`".to_owned())
+                Some((
+                    HookNotRunReason::PolicyDisablesAll,
+                    "managed policy sets `disableAllHooks`".to_owned(),
+                ))
             } else if managed_only && source != RuleSource::Policy {
-                Some(
+                Some((
+                    HookNotRunReason::ManagedHooksOnly,
                     "managed policy sets `allowManagedHooksOnly`: only its own hooks run"
                         .to_owned(),
-                )
+                ))
             } else if disable_own && source != RuleSource::Policy {
-                Some("`disableAllHooks` is set in the settings".to_owned())
+                Some((
+                    HookNotRunReason::DisabledBySettings,
+                    "`disableAllHooks` is set in the settings".to_owned(),
+                ))
             } else if matches!(source, RuleSource::Project | RuleSource::Local) && !project_trusted
             {
-                Some("the project is not trusted: its hooks are listed, not run".to_owned())
+                Some((
+                    HookNotRunReason::Untrusted,
+                    "the project is not trusted: its hooks are listed, not run".to_owned(),
+                ))
             } else if !hook.enabled {
-                Some("disabled (`\"disabled\": true`)".to_owned())
+                Some((
+                    HookNotRunReason::Disabled,
+                    "disabled (`\"disabled\": true`)".to_owned(),
+                ))
             } else if let HookEvent::Unknown(name) = &hook.event {
-                Some(format!("Gatehouse does not fire the event `{name}`"))
+                Some((
+                    HookNotRunReason::UnknownEvent,
+                    format!("Gatehouse does not fire the event `{name}`"),
+                ))
             } else {
                 None
             };
             match why {
-                Some(why) => out.ignored.push(IgnoredHook { hook, why }),
+                Some((reason, why)) => out.ignored.push(IgnoredHook { hook, why, reason }),
                 None => out.active.push(hook),
             }
         }

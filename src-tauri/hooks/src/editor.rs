@@ -202,8 +202,9 @@ fn without_hooks(v: &Value) -> Value {
 
 /// The text of the settings file at `path` (now `current`; `None`: it does
 /// not exist) with `edit` applied to its `hooks`. Refused with a message
-/// when the result would hold a malformed hook, or when the file is not
-/// JSON; every other key is checked to be unchanged.
+/// when the result would hold a malformed hook the file did not already
+/// have, or when the file is not JSON; every other key is checked to be
+/// unchanged.
 pub fn edit_file_text(
     path: &Path,
     current: Option<&str>,
@@ -263,8 +264,19 @@ pub fn edit_file_text(
             path.display()
         ));
     }
+    // Entries that were already malformed (fixed by hand, never run) do
+    // not block an edit of another hook; any new one refuses it.
+    let known: Vec<String> = current
+        .map(|t| {
+            parse_hooks(path, RuleSource::Project, t)
+                .errors
+                .into_iter()
+                .map(|e| e.cause)
+                .collect()
+        })
+        .unwrap_or_default();
     let parsed = parse_hooks(path, RuleSource::Project, &text);
-    if let Some(e) = parsed.errors.first() {
+    if let Some(e) = parsed.errors.iter().find(|e| !known.contains(&e.cause)) {
         return Err(format!("the hook is not valid: {e}"));
     }
     Ok(text)

@@ -191,6 +191,45 @@ fn a_new_file_and_a_file_without_hooks_get_them() {
     );
 }
 
+/// A malformed entry the file already had (it is never run, and the
+/// editor does not list it) does not block editing the other hooks; a new
+/// malformed one still refuses the edit.
+#[test]
+fn an_entry_already_malformed_does_not_block_other_edits() {
+    let p = Path::new("/p/.claude/settings.json");
+    let text = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#;
+    let added = edit_file_text(
+        p,
+        Some(text),
+        &HookEdit::Add {
+            event: "PreToolUse".into(),
+            matcher: Some("Bash".into()),
+            handler: json!({"type": "command", "command": "./guard.sh"}),
+        },
+    )
+    .unwrap();
+    let v = parse(&added);
+    assert_eq!(
+        v["hooks"]["Stop"],
+        json!([{"hooks": [{"type": "command"}]}])
+    );
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
+    let bad = edit_file_text(
+        p,
+        Some(text),
+        &HookEdit::Add {
+            event: "PreToolUse".into(),
+            matcher: None,
+            handler: json!({"type": "http"}),
+        },
+    )
+    .unwrap_err();
+    assert!(bad.contains("without a `url`"), "{bad}");
+}
+
 #[tokio::test]
 async fn the_test_button_runs_the_hook_and_shows_what_it_got_and_said() {
     let project = tempfile::tempdir().unwrap();

@@ -13,6 +13,9 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
     VacuumResult,
 };
+use crate::hooks::{
+    HookSaveOutcome, HookTestResult, HooksProjectArgs, HooksView, SaveHookEditArgs, TestHookArgs,
+};
 use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
@@ -248,4 +251,13 @@ commands! {
     save_rule_edits(SaveRuleEditsArgs) -> SaveRulesOutcome;
     /// Restores what the last save of the project replaced.
     undo_rules_save(UndoRulesSaveArgs) -> SaveRulesOutcome;
+    /// Every settings-file hook of a project by source and event, with
+    /// which run, why the others do not, and malformed entries.
+    hooks_view(HooksProjectArgs) -> HooksView;
+    /// Adds, replaces, removes or switches one hook in a settings file
+    /// (validated, other keys kept); open sessions read their hooks again.
+    save_hook_edit(SaveHookEditArgs) -> HookSaveOutcome;
+    /// Runs a command hook once with a sample call and shows its stdin,
+    /// output, exit code, duration and the resulting decision.
+    test_hook(TestHookArgs) -> HookTestResult;
 }

@@ -594,6 +594,28 @@ pub struct HookNotRun {
     pub column: u32,
     /// Why it does not run.
     pub why: String,
+    /// Why it does not run, typed (`None` in events of earlier builds).
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub reason: Option<HookNotRunReason>,
+}
+
+/// Why a hook that was read does not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum HookNotRunReason {
+    /// The managed policy sets `disableAllHooks`.
+    PolicyDisablesAll,
+    /// The managed policy sets `allowManagedHooksOnly` (and this hook is not the policy's).
+    ManagedHooksOnly,
+    /// A non-policy settings file sets `disableAllHooks`.
+    DisabledBySettings,
+    /// A project or local hook of a project that is not trusted.
+    Untrusted,
+    /// The handler is switched off (`"disabled": true`).
+    Disabled,
+    /// Its event is one Gatehouse does not fire.
+    UnknownEvent,
 }
 
 /// The kind of a settings-file hook handler.
@@ -719,6 +741,8 @@ pub enum SettingsReloadTrigger {
     FileChanged,
     /// The rule editor saved (or undid) rules.
     RulesSaved,
+    /// The rule editor's Hooks view saved a hook edit.
+    HooksSaved,
 }
 
 /// One problem in a settings file, where it is.

@@ -11,6 +11,7 @@
 //!   housekeeping.
 //! * [`event`] — what the runtime reports while it works (`tool_queued`,
 //!   `tool_completed`, …), one JSON object per line with a `type` field.
+//! * [`hooks`] — the rule editor's Hooks view: hooks by source, edits, test runs.
 //! * [`command`] — what a front end may ask the backend to do, with typed
 //!   arguments and results.
 //! * [`permission`] — permission decisions, their reasons and traces.
@@ -29,6 +30,7 @@ pub mod browser;
 pub mod command;
 pub mod diff;
 pub mod event;
+pub mod hooks;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;

@@ -224,6 +224,7 @@ pub(crate) fn loaded_event(
                 line: u32::try_from(i.hook.position.line).unwrap_or(u32::MAX),
                 column: u32::try_from(i.hook.position.column).unwrap_or(u32::MAX),
                 why: i.why.clone(),
+                reason: Some(i.reason),
             })
             .collect(),
         problems: loaded

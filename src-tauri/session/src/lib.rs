@@ -11,6 +11,7 @@
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
 //! | [`logging`] | the process's log file (`tracing`, daily rotation in `<data dir>/logs`) |
 //! | `hooks` | the session's hooks from its settings files (gatehouse-hooks), their warnings, the transcript they read |
+//! | [`hooks_editor`] | the rule editor's Hooks view: hooks by source and event, one edit at a time, test runs |
 //! | `live_settings` | an open session's settings files watched and reloaded (`settings_reloaded`) |
 //! | [`mcp_panel`] | the app's MCP panel: servers from every source, probes, edits, approvals |
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
@@ -26,6 +27,7 @@
 pub mod abandoned;
 pub mod ask;
 mod hooks;
+pub mod hooks_editor;
 pub mod host;
 pub mod keys;
 mod live_settings;

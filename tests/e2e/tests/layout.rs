@@ -93,6 +93,7 @@ async fn the_permission_modal_fits_at_every_size_and_every_screen_is_photographe
         ("home", Some("[data-testid=back-home]")),
         ("sessions", Some("[data-testid=open-sessions]")),
         ("rules", Some("[data-testid=open-rules]")),
+        ("hooks", Some("[data-testid=rules-tab-hooks]")),
         ("mcp", Some("[data-testid=open-mcp]")),
         ("settings", Some("[data-testid=open-settings]")),
     ];

@@ -957,11 +957,175 @@ export type FullRewrite = { "status": "not_needed" } | { "status": "done" } | { 
 open_sessions: number, };
 
 /**
+ * One change to a file's hooks.
+ */
+export type HookEditRequest = { "kind": "add", 
+/**
+ * The event name.
+ */
+event: string, 
+/**
+ * The matcher (`None`: all).
+ */
+matcher: string | null, 
+/**
+ * The handler object, as Claude Code writes it.
+ */
+handler: JsonValue, } | { "kind": "replace", 
+/**
+ * The event it is under now.
+ */
+event: string, 
+/**
+ * Its group.
+ */
+group: number, 
+/**
+ * Its index in the group.
+ */
+index: number, 
+/**
+ * The event it should be under.
+ */
+new_event: string, 
+/**
+ * The matcher it should have.
+ */
+matcher: string | null, 
+/**
+ * The new handler object.
+ */
+handler: JsonValue, } | { "kind": "remove", 
+/**
+ * The event.
+ */
+event: string, 
+/**
+ * The group.
+ */
+group: number, 
+/**
+ * The index in the group.
+ */
+index: number, } | { "kind": "set_enabled", 
+/**
+ * The event.
+ */
+event: string, 
+/**
+ * The group.
+ */
+group: number, 
+/**
+ * The index in the group.
+ */
+index: number, 
+/**
+ * On or off.
+ */
+enabled: boolean, };
+
+/**
+ * One handler of one matcher group.
+ */
+export type HookEntryView = { 
+/**
+ * The event name as written.
+ */
+event: string, 
+/**
+ * `hooks.<event>[group]`.
+ */
+group: number, 
+/**
+ * Index in the group's `hooks` list.
+ */
+index: number, 
+/**
+ * The group's matcher as written (`None`: absent, matches all).
+ */
+matcher: string | null, 
+/**
+ * Command or HTTP.
+ */
+handler: HookHandlerKind, 
+/**
+ * The command (exec form joined by spaces) or the URL.
+ */
+command: string, 
+/**
+ * The `if` filter, if any.
+ */
+if_rule: string | null, 
+/**
+ * Its timeout in seconds.
+ */
+timeout_secs: number, 
+/**
+ * `false`: switched off (`"disabled": true`).
+ */
+enabled: boolean, 
+/**
+ * Whether sessions of this project run it.
+ */
+runs: boolean, 
+/**
+ * Why it does not run, when it does not.
+ */
+not_run: HookNotRunReason | null, 
+/**
+ * The handler object as written in the file (for editing).
+ */
+definition: JsonValue, 
+/**
+ * Where the handler starts (line, from 1).
+ */
+line: number, 
+/**
+ * Column (characters, from 1).
+ */
+column: number, };
+
+/**
  * The hook events Gatehouse runs hooks for (Claude Code's names).
  * `hook_ran` events of the session-level ones (prompt, stop, session
  * start/end, notification) have an empty `tool_use_id`.
  */
 export type HookEventName = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "UserPromptSubmit" | "SessionStart" | "SessionEnd" | "Stop" | "Notification";
+
+/**
+ * One settings file and its hooks.
+ */
+export type HookFileView = { 
+/**
+ * Its path.
+ */
+path: string, 
+/**
+ * Its source.
+ */
+source: RuleSource, 
+/**
+ * Whether it exists.
+ */
+exists: boolean, 
+/**
+ * Whether the editor may change it.
+ */
+editable: boolean, 
+/**
+ * Why it may not be changed (managed policy, not JSON, read-only, …).
+ */
+lock_reason: string | null, 
+/**
+ * What the file held when read, to detect a change on disk before a
+ * save; empty when the file did not exist.
+ */
+fingerprint: string, 
+/**
+ * Its hooks in file order (by event name, then group, then index).
+ */
+hooks: Array<HookEntryView>, };
 
 /**
  * The kind of a settings-file hook handler.
@@ -995,7 +1159,16 @@ column: number,
 /**
  * Why it does not run.
  */
-why: string, };
+why: string, 
+/**
+ * Why it does not run, typed (`None` in events of earlier builds).
+ */
+reason?: HookNotRunReason | null, };
+
+/**
+ * Why a hook that was read does not run.
+ */
+export type HookNotRunReason = "policy_disables_all" | "managed_hooks_only" | "disabled_by_settings" | "untrusted" | "disabled" | "unknown_event";
 
 /**
  * One run of a hook from a settings file, for `hook_ran`.
@@ -1051,6 +1224,129 @@ stderr: string,
  * Output was longer than what is kept here, or over the 1 MiB cap.
  */
 output_truncated: boolean, };
+
+/**
+ * The outcome of `save_hook_edit`.
+ */
+export type HookSaveOutcome = { "kind": "saved", 
+/**
+ * The view after the save.
+ */
+view: HooksView, } | { "kind": "conflict", 
+/**
+ * The file.
+ */
+file: string, 
+/**
+ * The view as the files are now.
+ */
+view: HooksView, };
+
+/**
+ * How a hook's answer reads, typed.
+ */
+export type HookTestOutcome = { 
+/**
+ * allow / ask / deny, if it decided.
+ */
+decision: PermissionBehavior | null, 
+/**
+ * It blocks the call (exit 2, or `decision: "block"`).
+ */
+blocked: boolean, 
+/**
+ * Its reason, block message or stop reason.
+ */
+message: string | null, 
+/**
+ * `additionalContext` (or plain text taken as context).
+ */
+additional_context: string | null, 
+/**
+ * `updatedInput`, if it rewrote the call.
+ */
+updated_input: JsonValue | null, 
+/**
+ * `systemMessage`.
+ */
+system_message: string | null, 
+/**
+ * A non-blocking error (bad JSON, a failing exit, a timeout, no start).
+ */
+error: string | null, };
+
+/**
+ * What a test run of a hook showed.
+ */
+export type HookTestResult = { 
+/**
+ * The JSON the hook got on stdin, pretty-printed.
+ */
+stdin: string, 
+/**
+ * Its stdout (capped at 1 MiB).
+ */
+stdout: string, 
+/**
+ * Its stderr (capped at 1 MiB).
+ */
+stderr: string, 
+/**
+ * Its exit code (`None`: a signal, a timeout or no start).
+ */
+exit_code: number | null, 
+/**
+ * The signal that ended it.
+ */
+signal: number | null, 
+/**
+ * It did not answer within its timeout.
+ */
+timed_out: boolean, 
+/**
+ * Wall time.
+ */
+duration_ms: number, 
+/**
+ * The resulting decision: what its answer means for the call.
+ */
+outcome: HookTestOutcome, };
+
+/**
+ * Arguments of `hooks_view`.
+ */
+export type HooksProjectArgs = { 
+/**
+ * The project's row id.
+ */
+project_id: number, };
+
+/**
+ * Every hook of a project's settings files, by source.
+ */
+export type HooksView = { 
+/**
+ * The project.
+ */
+project: Project, 
+/**
+ * Whether the project is trusted (project and local hooks run only then).
+ */
+trusted: boolean, 
+/**
+ * Every settings file, highest precedence first (missing ones too:
+ * hooks can be added to them).
+ */
+files: Array<HookFileView>, 
+/**
+ * Malformed hook entries and unknown event names, with file, line and
+ * column (malformed entries are never run and not listed in `files`).
+ */
+problems: Array<SettingsProblem>, 
+/**
+ * The events Gatehouse fires, for the add form.
+ */
+events: Array<HookEventName>, };
 
 /**
  * Base64 image data as the Messages API expects it.
@@ -2229,6 +2525,31 @@ problems: Array<RuleProblem>,
 can_undo: boolean, };
 
 /**
+ * Arguments of `save_hook_edit`.
+ */
+export type SaveHookEditArgs = { 
+/**
+ * The project.
+ */
+project_id: number, 
+/**
+ * The settings file (one of the view's `files`).
+ */
+file: string, 
+/**
+ * The file's `fingerprint` when the view was read.
+ */
+fingerprint: string, 
+/**
+ * The change.
+ */
+edit: HookEditRequest, 
+/**
+ * Write even when the file changed on disk since it was read.
+ */
+overwrite: boolean, };
+
+/**
  * Arguments of `save_rule_edits`.
  */
 export type SaveRuleEditsArgs = { 
@@ -2713,7 +3034,7 @@ loses_restrictions: boolean, };
 /**
  * What made a session read its settings files again.
  */
-export type SettingsReloadTrigger = "file_changed" | "rules_saved";
+export type SettingsReloadTrigger = "file_changed" | "rules_saved" | "hooks_saved";
 
 /**
  * Arguments of `smoke_report`.
@@ -2881,6 +3202,32 @@ export type TaskKind = "process" | "agent";
  * The state of a background task.
  */
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * Arguments of `test_hook`: a handler (as it would be written) and a
+ * sample call.
+ */
+export type TestHookArgs = { 
+/**
+ * The project (the hook runs in its directory).
+ */
+project_id: number, 
+/**
+ * The event the hook is for.
+ */
+event: HookEventName, 
+/**
+ * The handler object.
+ */
+handler: JsonValue, 
+/**
+ * The sample call's tool.
+ */
+tool_name: string, 
+/**
+ * The sample call's input.
+ */
+tool_input: JsonValue, };
 
 /**
  * Arguments of `test_rule_call`.
@@ -3299,4 +3646,13 @@ export interface Commands {
   save_rule_edits: { args: SaveRuleEditsArgs; result: SaveRulesOutcome };
   /** Restores what the last save of the project replaced. */
   undo_rules_save: { args: UndoRulesSaveArgs; result: SaveRulesOutcome };
+  /** Every settings-file hook of a project by source and event, with
+ which run, why the others do not, and malformed entries. */
+  hooks_view: { args: HooksProjectArgs; result: HooksView };
+  /** Adds, replaces, removes or switches one hook in a settings file
+ (validated, other keys kept); open sessions read their hooks again. */
+  save_hook_edit: { args: SaveHookEditArgs; result: HookSaveOutcome };
+  /** Runs a command hook once with a sample call and shows its stdin,
+ output, exit code, duration and the resulting decision. */
+  test_hook: { args: TestHookArgs; result: HookTestResult };
 }

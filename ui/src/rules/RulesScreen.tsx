@@ -9,9 +9,10 @@
 // rules-overwrite, rules-undo, tester-tool, tester-input, tester-mode,
 // tester-decision (data-decision), decision-trace, replay-scope, replay-run,
 // replay-progress, replay-count, replay-call (data-session-id, data-seq),
-// rules-filter, rules-filter-count, rules-filter-empty, rules-default-mode.
+// rules-filter, rules-filter-count, rules-filter-empty, rules-default-mode,
+// rules-tab-rules, rules-tab-hooks (the Hooks view: ./hooks/HooksPanel.tsx).
 
-import { useMemo, useState } from "react";
+import { lazy, Suspense, useMemo, useState } from "react";
 
 import type { ReplayChangedCall } from "../generated/protocol";
 import { Page, PageHeader } from "../components/Page";
@@ -27,6 +28,11 @@ import { TesterPanel } from "./TesterPanel";
 import { useRulesEditor } from "./state";
 import "./rules.css";
 
+// The Hooks view loads with its tab.
+const HooksPanel = lazy(() => import("./hooks/HooksPanel").then((module) => ({ default: module.HooksPanel })));
+
+type Tab = "rules" | "hooks";
+
 export interface RulesScreenProps {
   onBack(): void;
   /** Opens a stored session at one call (wired by App). */
@@ -39,6 +45,7 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
   const [state, actions] = useRulesEditor(projectId);
   const { view, draft } = state;
   const [filter, setFilter] = useState("");
+  const [tab, setTab] = useState<Tab>("rules");
   const listed = useMemo(() => (draft ? filterRules(draft.rules, state.targets, filter) : []), [draft, state.targets, filter]);
   const testCall = (call: ReplayChangedCall) =>
     actions.setTester({ tool: call.tool_name, input: JSON.stringify(call.input, null, 2), mode: call.mode });
@@ -64,7 +71,19 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
           {state.error}
         </p>
       )}
-      {view && draft && (
+      <div className="rules-tabs" role="tablist">
+        {(["rules", "hooks"] as const).map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} data-testid={`rules-tab-${t}`} onClick={() => setTab(t)}>
+            {t === "rules" ? "Rules" : "Hooks"}
+          </button>
+        ))}
+      </div>
+      {tab === "hooks" && (
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <HooksPanel projectId={state.projectId} />
+        </Suspense>
+      )}
+      {tab === "rules" && view && draft && (
         <>
           <p className="rules-facts" data-testid="rules-facts">
             <span data-testid="rules-trust" data-trusted={view.trusted}>

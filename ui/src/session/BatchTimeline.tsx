@@ -7,7 +7,8 @@ import { plural } from "../format";
 
 /** A drawn span of one call, in percent of the strip's width. */
 export interface TimelineSegment {
-  kind: "queued" | "running" | "waiting";
+  /** `hook`: a settings-file hook's run, drawn over the running span. */
+  kind: "queued" | "running" | "waiting" | "hook";
   left: number;
   width: number;
 }
@@ -44,7 +45,7 @@ export interface TimelineGeometry {
  * Lays out a turn's calls: time runs left to right from the first queue to
  * the last end (or `nowMs` for calls still open); each call is a bar made of
  * queued (queued→started), running (started→ended) and waiting-for-permission
- * segments. Calls go to the first lane free at their queue time, so calls
+ * segments, with its settings-file hooks' runs drawn over them. Calls go to the first lane free at their queue time, so calls
  * that overlapped in time — concurrency — sit in different lanes.
  */
 export function timelineGeometry(calls: readonly ToolCall[], nowMs: number): TimelineGeometry {
@@ -84,6 +85,14 @@ export function timelineGeometry(calls: readonly ToolCall[], nowMs: number): Tim
       cursor = to;
     }
     add("running", cursor, end);
+    // Hook runs (PreToolUse before the decision, PostToolUse after the
+    // call) end at their event's time and lasted their duration.
+    for (const hook of call.hooks) {
+      if (hook.run === null) continue;
+      const to = Math.min(hook.endedMs, end);
+      const from = Math.max(hook.endedMs - hook.run.duration_ms, call.queuedMs);
+      if (to > from) segments.push({ kind: "hook", left: pct(from), width: pct(to) - pct(from) });
+    }
     if (segments.length === 0) segments.push({ kind: "queued", left: pct(call.queuedMs), width: 0 });
     const left = Math.min(...segments.map((s) => s.left));
     const right = Math.max(...segments.map((s) => s.left + s.width));
@@ -151,11 +160,14 @@ function HoverCard({ call, nowMs, project }: { call: ToolCall; nowMs: number; pr
   const started = call.startedMs;
   const end = call.endedMs ?? nowMs;
   const waited = call.waits.reduce((sum, w) => sum + ((w.toMs ?? nowMs) - w.fromMs), 0);
+  const hookMs = call.hooks.reduce((sum, h) => sum + (h.run?.duration_ms ?? 0), 0);
+  const hookCount = call.hooks.filter((h) => h.run !== null).length;
   return (
     <span>
       <strong>{call.name}</strong> <span className="mono">{callSummary(call, project)}</span> · {call.status.replace("_", " ")}
       {started !== null && ` · queued ${formatDuration(started - call.queuedMs)}, ran ${formatDuration(end - started - waited)}`}
       {waited > 0 && `, waited for permission ${formatDuration(waited)}`}
+      {hookCount > 0 && ` · ${plural(hookCount, "hook")} ${formatDuration(hookMs)}`}
       {call.batch !== null && ` · batch ${call.batch}${call.concurrent ? " (concurrent)" : ""}`}
     </span>
   );

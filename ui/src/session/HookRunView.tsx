@@ -72,3 +72,32 @@ export function HookRuns({ hooks }: { hooks: readonly HookRun[] }) {
     </ul>
   );
 }
+
+/**
+ * A session-level hook run in the transcript (SessionStart, UserPromptSubmit,
+ * Stop, SessionEnd): what ran, how it ended and what it said.
+ */
+export function SessionHookRow({ hook }: { hook: HookRun }) {
+  const run = hook.run;
+  return (
+    <div className="session-hook small" data-testid="session-hook" data-hook-event={hook.hookEvent} data-blocked={hook.blocked}>
+      <span className="hook-event">{hook.hookEvent} hook</span> <span className="mono">{run ? run.command : hook.hook}</span>
+      {run && (
+        <span className="muted">
+          {" "}
+          {run.source ? `(${run.source})` : ""} {outcome(run)}, {formatDuration(run.duration_ms)}
+        </span>
+      )}
+      {hook.blocked && <strong> blocked</strong>}
+      {hook.message && <span> — {hook.message}</span>}
+      {hook.error && <span className="hook-error"> — {hook.error}</span>}
+      {run && (
+        <ul className="hook-runs">
+          <li className="hook-run">
+            <Output run={run} />
+          </li>
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -42,6 +42,7 @@ import { MODE_LABELS, nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
 import { SubagentsPanel } from "./renderers/SubagentsPanel";
 import { TaskPanel } from "./renderers/TaskPanel";
+import { SessionHooks } from "./SessionHooks";
 import { Spinner } from "./Status";
 import { ModelStore } from "./store";
 import { Transcript } from "./Transcript";
@@ -276,6 +277,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
             )}
           </section>
           <SubagentsPanel rows={subagents} onStop={onStopTask} />
+          <SessionHooks hooks={model.hooksLoaded} />
           <TaskPanel tasks={tasks} />
         </aside>
       </div>

@@ -4,6 +4,7 @@ import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 
 
 import { BatchTimeline } from "./BatchTimeline";
 import { measureShownElement, observeShownRect } from "./hiddenTranscript";
+import { SessionHookRow } from "./HookRunView";
 import { Markdown } from "./Markdown";
 import type { SessionModel, ToolCall, TranscriptItem } from "./model";
 import { ToolCallView, ToolGroupView } from "./ToolCallView";
@@ -18,6 +19,7 @@ const ESTIMATES: Record<TranscriptItem["kind"], number> = {
   timeline: 64,
   error: 56,
   notice: 28,
+  hook: 28,
   end: 36,
 };
 
@@ -88,6 +90,8 @@ function Row({ item, calls, project, expanded, onToggleGroup, targetCallId }: Ro
           {item.tone === "warn" ? <TriangleAlert size={14} aria-hidden="true" /> : <Info size={14} aria-hidden="true" />} {item.text}
         </div>
       );
+    case "hook":
+      return <SessionHookRow hook={item.hook} />;
     case "end":
       return (
         <div className={`exchange-end end-${item.status}`} data-testid="exchange-end" data-status={item.status}>

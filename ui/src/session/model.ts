@@ -47,7 +47,7 @@ import type {
   ToolProgressData,
   TraceStep,
 } from "../generated/protocol";
-import type { HookRun as ProtocolHookRun } from "../generated/protocol";
+import type { HookNotRun, HookRun as ProtocolHookRun, SettingsProblem } from "../generated/protocol";
 
 /** The state of one tool call, as the screen shows it. */
 export type ToolStatus =
@@ -149,6 +149,15 @@ export interface HookRun {
   error: string | null;
   /** What ran, from which settings file, its duration and output (settings-file hooks). */
   run: ProtocolHookRun | null;
+  /** When it finished (the `hook_ran` event's time); it started `run.duration_ms` before. */
+  endedMs: number;
+}
+
+/** The session's settings-file hooks, from its last `hooks_loaded`. */
+export interface HooksLoaded {
+  active: number;
+  notRun: readonly HookNotRun[];
+  problems: readonly SettingsProblem[];
 }
 
 /** One tool call. */
@@ -221,6 +230,8 @@ export type TranscriptItem =
   | { kind: "timeline"; key: string; turnKey: number }
   | { kind: "error"; key: string; errorKind: SessionErrorKind; message: string; recoverable: boolean }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" }
+  /** A session-level hook run (SessionStart, UserPromptSubmit, Stop, SessionEnd, or one without its call). */
+  | { kind: "hook"; key: string; hook: HookRun }
   | { kind: "end"; key: string; status: SessionStatus; turns: number };
 
 /** Token totals. */
@@ -246,6 +257,8 @@ export interface SessionModel {
   /** Calls waiting for an answer, in the order they asked. */
   pending: string[];
   sessionRules: string[];
+  /** The settings-file hooks in force (null: the session has none and said nothing). */
+  hooksLoaded: HooksLoaded | null;
   /** The mode from the last `mode_changed`, and the index of that event. */
   mode: PermissionMode | null;
   modeEventIndex: number | null;
@@ -272,6 +285,7 @@ export function emptyModel(): SessionModel {
     tasks: new Map(),
     pending: [],
     sessionRules: [],
+    hooksLoaded: null,
     mode: null,
     modeEventIndex: null,
     active: false,
@@ -724,21 +738,24 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         rejection: { stage: event.stage, message: event.message },
       }));
       break;
-    case "hook_ran":
-      updateCall(model, event.tool_use_id, (c) => ({
-        hooks: [
-          ...c.hooks,
-          {
-            hookEvent: event.hook_event,
-            hook: event.hook,
-            decision: event.decision,
-            blocked: event.blocked,
-            message: event.message,
-            error: event.error,
-            run: event.run ?? null,
-          },
-        ],
-      }));
+    case "hook_ran": {
+      const hook: HookRun = {
+        hookEvent: event.hook_event,
+        hook: event.hook,
+        decision: event.decision,
+        blocked: event.blocked,
+        message: event.message,
+        error: event.error,
+        run: event.run ?? null,
+        endedMs: ts,
+      };
+      if (model.calls.has(event.tool_use_id)) updateCall(model, event.tool_use_id, (c) => ({ hooks: [...c.hooks, hook] }));
+      // Session-level runs (an empty tool_use_id) are rows of their own.
+      else push(model, { kind: "hook", key: `hook:${eventIndex}`, hook });
+      break;
+    }
+    case "hooks_loaded":
+      model.hooksLoaded = { active: event.active, notRun: event.not_run, problems: event.problems };
       break;
     case "context_modified":
       break;
