@@ -128,6 +128,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::interrupt,
             sessions::set_mode,
             sessions::answer_permission,
+            sessions::answer_interaction,
             sessions::close_session,
             sessions::list_sessions,
             sessions::session_events,

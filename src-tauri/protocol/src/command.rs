@@ -17,6 +17,7 @@ use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
 };
+use crate::interaction::AnswerInteractionArgs;
 use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
 use crate::permission::PermissionDecision;
 use crate::project::{AppInfo, Project};
@@ -155,6 +156,8 @@ commands! {
     set_mode(SetModeArgs) -> ();
     /// Answers a pending `permission_requested`.
     answer_permission(AnswerPermissionArgs) -> ();
+    /// Answers a pending `interaction_requested` (a question, a plan).
+    answer_interaction(AnswerInteractionArgs) -> ();
     /// Closes a session: stops its tasks and servers; its events stay stored.
     close_session(SessionArgs) -> ();
     /// Stored sessions, newest first.

@@ -13,6 +13,8 @@
 //!   `tool_completed`, …), one JSON object per line with a `type` field.
 //! * [`command`] — what a front end may ask the backend to do, with typed
 //!   arguments and results.
+//! * [`interaction`] — AskUserQuestion, plan approval and todo types
+//!   (issue 20).
 //! * [`permission`] — permission decisions, their reasons and traces.
 //! * [`progress`] — the typed payloads of `tool_progress` events.
 //! * [`upgrade`] — reading events stored by earlier builds (read-time
@@ -29,6 +31,7 @@ pub mod browser;
 pub mod command;
 pub mod diff;
 pub mod event;
+pub mod interaction;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;

@@ -27,6 +27,10 @@
 //! |---|---|
 //! | [`bash`] | `Bash`: live output, timeouts, process groups, persistent cwd |
 //! | [`tasks`] | background tasks, `TaskOutput`, `TaskStop` |
+//!
+//! Tools that put the user in the loop ([`talkback::talkback_tools`]):
+//! `AskUserQuestion`, `TodoWrite`, `EnterPlanMode`, `ExitPlanMode`
+//! (see [`talkback`]).
 
 pub use gatehouse_core::atomic_write;
 pub mod bash;
@@ -42,6 +46,7 @@ pub mod notebook_edit;
 pub mod paths;
 pub mod read;
 mod search;
+pub mod talkback;
 pub mod tasks;
 pub mod write;
 
