@@ -15,6 +15,7 @@ import type {
   McpSaveServerArgs,
   McpServerRefArgs,
   McpSetDisabledArgs,
+  InteractionReply,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -133,6 +134,8 @@ export const backend = {
     call("set_mode", { session_id: sessionId, mode }),
   answerPermission: (sessionId: string, toolUseId: string, answer: PermissionAnswer) =>
     call("answer_permission", { session_id: sessionId, tool_use_id: toolUseId, answer }),
+  answerInteraction: (sessionId: string, toolUseId: string, reply: InteractionReply) =>
+    call("answer_interaction", { session_id: sessionId, tool_use_id: toolUseId, reply }),
   closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),
   listSessions: (args: ListSessionsArgs) => call("list_sessions", args),
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),

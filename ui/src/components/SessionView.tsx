@@ -176,6 +176,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
           onInterrupt={actions.interrupt}
           onModeChange={actions.setMode}
           onAnswer={actions.answer}
+          onReply={actions.reply}
           />
           <OnMounted run={actions.loadEarlier} />
         </Suspense>

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { backend, onEvent } from "../client";
 import type {
   Event,
+  InteractionReply,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -77,6 +78,8 @@ export interface LiveSessionActions {
   interrupt(): void;
   setMode(mode: PermissionMode): void;
   answer(toolUseId: string, answer: PermissionAnswer): void;
+  /** Replies to a question (AskUserQuestion) or a plan (ExitPlanMode). */
+  reply(toolUseId: string, reply: InteractionReply): void;
   close(): Promise<void>;
   dismissError(): void;
   /** The session screen is on show: fetch a long resumed session's earlier
@@ -194,6 +197,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     },
     answer: (toolUseId, answer) => {
       if (id !== null) void run(() => backend.answerPermission(id, toolUseId, answer));
+    },
+    reply: (toolUseId, reply) => {
+      if (id !== null) void run(() => backend.answerInteraction(id, toolUseId, reply));
     },
     close: async () => {
       if (id === null) return;
