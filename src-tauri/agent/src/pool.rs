@@ -21,10 +21,10 @@ use gatehouse_permissions::sources::{
     LoadedSettings, SettingsLayout, load, os_managed_policy_paths,
 };
 use gatehouse_permissions::{EngineContext, PermissionEngine};
+use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
 use gatehouse_tools::bash::{BashConfig, shell_tools};
-use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_tools::talkback::ask_user_question::scripted_answers;
 use gatehouse_tools::talkback::talkback_tools;
 use gatehouse_tools::tasks::TaskManager;

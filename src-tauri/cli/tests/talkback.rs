@@ -96,7 +96,10 @@ fn questions() -> Value {
 fn ask_user_question_is_answered_by_the_script() {
     let f = Fixture::new();
     let lines = f.run(
-        &[json!([tool_use("q1", "AskUserQuestion", questions())]), done()],
+        &[
+            json!([tool_use("q1", "AskUserQuestion", questions())]),
+            done(),
+        ],
         &[
             "--answer",
             "library=vue",
@@ -122,7 +125,10 @@ fn ask_user_question_is_answered_by_the_script() {
     assert_eq!(asked[0]["interaction"]["questions"][1]["multiSelect"], true);
     let answered = of_type(&lines, "interaction_answered");
     assert_eq!(answered[0]["reply"]["kind"], "answers");
-    assert_eq!(answered[0]["reply"]["answers"][0]["selected"], json!(["Vue"]));
+    assert_eq!(
+        answered[0]["reply"]["answers"][0]["selected"],
+        json!(["Vue"])
+    );
     // The decision says the user answered; no rule or mode approved it.
     let decided = of_type(&lines, "permission_decided");
     assert_eq!(decided[0]["decision"], "allow");
@@ -134,7 +140,10 @@ fn ask_user_question_without_answers_or_in_dont_ask_says_no_user() {
     let f = Fixture::new();
     // An answer for one question only; an "Other" text for it.
     let lines = f.run(
-        &[json!([tool_use("q1", "AskUserQuestion", questions())]), done()],
+        &[
+            json!([tool_use("q1", "AskUserQuestion", questions())]),
+            done(),
+        ],
         &["--answer", "Library=Svelte"],
     );
     let (status, text) = completed(&lines, "q1");
@@ -147,7 +156,10 @@ fn ask_user_question_without_answers_or_in_dont_ask_says_no_user() {
     );
 
     let lines = f.run(
-        &[json!([tool_use("q2", "AskUserQuestion", questions())]), done()],
+        &[
+            json!([tool_use("q2", "AskUserQuestion", questions())]),
+            done(),
+        ],
         &["--mode", "dont-ask", "--answer", "Library=Vue"],
     );
     let (status, text) = completed(&lines, "q2");
@@ -195,18 +207,34 @@ fn bad_questions_are_refused_with_the_field_named() {
     let (_, text) = completed(&lines, "one");
     assert!(text.contains("questions/0/options"), "{text}");
     // The session went on to its last turn.
-    assert_eq!(of_type(&lines, "session_completed")[0]["status"], "completed");
+    assert_eq!(
+        of_type(&lines, "session_completed")[0]["status"],
+        "completed"
+    );
 }
 
 #[test]
 fn todo_lists_update_and_two_in_progress_are_refused() {
     let f = Fixture::new();
-    let item = |c: &str, s: &str| json!({"content": c, "activeForm": format!("{c}ing"), "status": s});
+    let item =
+        |c: &str, s: &str| json!({"content": c, "activeForm": format!("{c}ing"), "status": s});
     let lines = f.run(
         &[
-            json!([tool_use("t1", "TodoWrite", json!({"todos": [item("Read", "in_progress"), item("Fix", "pending")]}))]),
-            json!([tool_use("t2", "TodoWrite", json!({"todos": [item("Read", "in_progress"), item("Fix", "in_progress")]}))]),
-            json!([tool_use("t3", "TodoWrite", json!({"todos": [item("Read", "completed"), item("Fix", "in_progress")]}))]),
+            json!([tool_use(
+                "t1",
+                "TodoWrite",
+                json!({"todos": [item("Read", "in_progress"), item("Fix", "pending")]})
+            )]),
+            json!([tool_use(
+                "t2",
+                "TodoWrite",
+                json!({"todos": [item("Read", "in_progress"), item("Fix", "in_progress")]})
+            )]),
+            json!([tool_use(
+                "t3",
+                "TodoWrite",
+                json!({"todos": [item("Read", "completed"), item("Fix", "in_progress")]})
+            )]),
             done(),
         ],
         &[],
@@ -258,7 +286,11 @@ fn plan_round_trip() -> Vec<Value> {
     vec![
         json!([tool_use("enter", "EnterPlanMode", json!({}))]),
         json!([write("w1")]),
-        json!([tool_use("exit", "ExitPlanMode", json!({"plan": "# Plan\n\n1. Write plan.txt"}))]),
+        json!([tool_use(
+            "exit",
+            "ExitPlanMode",
+            json!({"plan": "# Plan\n\n1. Write plan.txt"})
+        )]),
         json!([write("w2")]),
         done(),
     ]
@@ -291,7 +323,10 @@ fn a_plan_approved_by_ask_allow_leaves_plan_mode() {
          commands ask the user as usual."
     );
     let (status, _) = completed(&lines, "w2");
-    assert_eq!(status, "ok", "--ask allow allows the Write once plan mode is over");
+    assert_eq!(
+        status, "ok",
+        "--ask allow allows the Write once plan mode is over"
+    );
     assert!(f.project().join("plan.txt").exists());
     // The mode changes are events, in order.
     let modes: Vec<&str> = of_type(&lines, "mode_changed")
@@ -301,7 +336,10 @@ fn a_plan_approved_by_ask_allow_leaves_plan_mode() {
     assert_eq!(modes, ["plan", "default"]);
     let plan = of_type(&lines, "interaction_requested");
     assert_eq!(plan[0]["interaction"]["kind"], "plan_approval");
-    assert_eq!(plan[0]["interaction"]["plan"], "# Plan\n\n1. Write plan.txt");
+    assert_eq!(
+        plan[0]["interaction"]["plan"],
+        "# Plan\n\n1. Write plan.txt"
+    );
     assert_eq!(
         of_type(&lines, "interaction_answered")[0]["reply"],
         json!({"kind": "plan_approved", "mode": "default"})
@@ -348,7 +386,10 @@ fn exit_plan_mode_outside_plan_mode_is_an_error_and_the_session_goes_on() {
         "{text}"
     );
     assert!(of_type(&lines, "mode_changed").is_empty());
-    assert_eq!(of_type(&lines, "session_completed")[0]["status"], "completed");
+    assert_eq!(
+        of_type(&lines, "session_completed")[0]["status"],
+        "completed"
+    );
 }
 
 #[test]
@@ -356,7 +397,14 @@ fn a_malformed_answer_flag_is_refused_before_the_session() {
     let f = Fixture::new();
     let out = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"))
         .env("GATEHOUSE_DATA_DIR", f.data.path())
-        .args(["run", "--provider", "replay", "--script", "x.json", "--project"])
+        .args([
+            "run",
+            "--provider",
+            "replay",
+            "--script",
+            "x.json",
+            "--project",
+        ])
         .arg(f.project())
         .args(["--answer", "Library"])
         .output()

@@ -32,8 +32,7 @@ use futures::future::join_all;
 use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, RejectionStage};
 use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::{
-    DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, TraceOutcome,
-    TraceStep,
+    DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, TraceOutcome, TraceStep,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -391,9 +390,12 @@ impl<'a> InteractionShown<'a> {
 
 impl Drop for InteractionShown<'_> {
     fn drop(&mut self) {
-        let reply = self.reply.take().unwrap_or_else(|| InteractionReply::Unanswered {
-            reason: "the session was interrupted before the user answered".into(),
-        });
+        let reply = self
+            .reply
+            .take()
+            .unwrap_or_else(|| InteractionReply::Unanswered {
+                reason: "the session was interrupted before the user answered".into(),
+            });
         self.emitter.emit(EventBody::InteractionAnswered {
             tool_use_id: self.tool_use_id.to_owned(),
             reply,

@@ -13,11 +13,11 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
     VacuumResult,
 };
+use crate::interaction::AnswerInteractionArgs;
 use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
 };
-use crate::interaction::AnswerInteractionArgs;
 use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
 use crate::permission::PermissionDecision;
 use crate::project::{AppInfo, Project};

@@ -5,12 +5,12 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
+use gatehouse_core::ToolError;
 use gatehouse_core::ask::UserReply;
 use gatehouse_core::context::ToolUseContext;
 use gatehouse_core::names::ASK_USER_QUESTION;
 use gatehouse_core::tool::{CallContext, ToolResult};
 use gatehouse_core::typed::TypedTool;
-use gatehouse_core::ToolError;
 use gatehouse_protocol::event::ContentBlock;
 use gatehouse_protocol::interaction::{
     Interaction, InteractionReply, Question, QuestionAnswer, QuestionOption,
@@ -208,7 +208,12 @@ pub fn result_text(output: &AskUserQuestionOutput) -> String {
 /// text, joined by ", ".
 fn answer_text(answer: &QuestionAnswer) -> String {
     let mut parts: Vec<&str> = answer.selected.iter().map(String::as_str).collect();
-    if let Some(other) = answer.other.as_deref().map(str::trim).filter(|o| !o.is_empty()) {
+    if let Some(other) = answer
+        .other
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+    {
         parts.push(other);
     }
     parts.join(", ")
@@ -344,7 +349,11 @@ pub fn scripted_answers(
             .filter(|(h, _)| h.trim().eq_ignore_ascii_case(q.header.trim()))
         {
             let value = value.trim();
-            match q.options.iter().find(|o| o.label.eq_ignore_ascii_case(value)) {
+            match q
+                .options
+                .iter()
+                .find(|o| o.label.eq_ignore_ascii_case(value))
+            {
                 Some(o) if q.multi_select || answer.selected.is_empty() => {
                     if !answer.selected.contains(&o.label) {
                         answer.selected.push(o.label.clone());

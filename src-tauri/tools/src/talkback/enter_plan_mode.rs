@@ -79,10 +79,13 @@ impl TypedTool for EnterPlanModeTool {
         cx: CallContext<'_>,
     ) -> Result<ToolResult<EnterPlanModeOutput>, ToolError> {
         let previous_mode = cx.ctx.permission_mode;
-        Ok(ToolResult::new(EnterPlanModeOutput { previous_mode })
-            .with_context_modifier(ContextModifier::new("mode is now plan", |ctx| {
-                ctx.permission_mode = PermissionMode::Plan;
-            })))
+        Ok(
+            ToolResult::new(EnterPlanModeOutput { previous_mode }).with_context_modifier(
+                ContextModifier::new("mode is now plan", |ctx| {
+                    ctx.permission_mode = PermissionMode::Plan;
+                }),
+            ),
+        )
     }
 
     fn map_result(&self, _output: &EnterPlanModeOutput, _tool_use_id: &str) -> Vec<ContentBlock> {

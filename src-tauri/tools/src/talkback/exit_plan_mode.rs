@@ -22,8 +22,7 @@ const MAX_PLAN_CHARS: usize = 100_000;
 
 /// The model's text when the plan is approved (Claude Code's first
 /// sentence, then the mode the session continues in).
-pub const PLAN_APPROVED: &str =
-    "User has approved your plan. You can now start coding. Start with updating your todo list if applicable";
+pub const PLAN_APPROVED: &str = "User has approved your plan. You can now start coding. Start with updating your todo list if applicable";
 
 /// ExitPlanMode's input.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -155,11 +154,13 @@ impl TypedTool for ExitPlanModeTool {
                 mode_name(mode)
             )));
         }
-        Ok(ToolResult::new(ExitPlanModeOutput::Approved { plan, mode })
-            .with_context_modifier(ContextModifier::new(
-                format!("mode is now {}", mode_name(mode)),
-                move |ctx| ctx.permission_mode = mode,
-            )))
+        Ok(
+            ToolResult::new(ExitPlanModeOutput::Approved { plan, mode }).with_context_modifier(
+                ContextModifier::new(format!("mode is now {}", mode_name(mode)), move |ctx| {
+                    ctx.permission_mode = mode
+                }),
+            ),
+        )
     }
 
     fn map_result(&self, output: &ExitPlanModeOutput, _tool_use_id: &str) -> Vec<ContentBlock> {

@@ -195,10 +195,16 @@ mod tests {
 
     #[test]
     fn one_item_in_progress_is_fine_two_are_not() {
-        assert_eq!(validate_todos(&list(&["completed", "in_progress", "pending"])), Ok(()));
+        assert_eq!(
+            validate_todos(&list(&["completed", "in_progress", "pending"])),
+            Ok(())
+        );
         assert_eq!(validate_todos(&list(&[])), Ok(()));
         let e = validate_todos(&list(&["in_progress", "pending", "in_progress"])).unwrap_err();
-        assert!(e.starts_with("todos[2].status: todos[0] is already in_progress"), "{e}");
+        assert!(
+            e.starts_with("todos[2].status: todos[0] is already in_progress"),
+            "{e}"
+        );
     }
 
     #[test]
