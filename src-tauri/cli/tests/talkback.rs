@@ -132,7 +132,7 @@ fn ask_user_question_is_answered_by_the_script() {
     // The decision says the user answered; no rule or mode approved it.
     let decided = of_type(&lines, "permission_decided");
     assert_eq!(decided[0]["decision"], "allow");
-    assert_eq!(decided[0]["reason"]["type"], "user_answer");
+    assert_eq!(decided[0]["reason"]["kind"], "user_answer");
 }
 
 #[test]
@@ -160,7 +160,7 @@ fn ask_user_question_without_answers_or_in_dont_ask_says_no_user() {
             json!([tool_use("q2", "AskUserQuestion", questions())]),
             done(),
         ],
-        &["--mode", "dont-ask", "--answer", "Library=Vue"],
+        &["--mode", "dontAsk", "--answer", "Library=Vue"],
     );
     let (status, text) = completed(&lines, "q2");
     assert_eq!(status, "denied");
@@ -197,7 +197,10 @@ fn bad_questions_are_refused_with_the_field_named() {
     );
     let (status, text) = completed(&lines, "five");
     assert_eq!(status, "error");
-    assert!(text.contains("questions/0/options"), "{text}");
+    assert!(
+        text.contains("questions[0].options: value has more than 4 items"),
+        "{text}"
+    );
     let (status, text) = completed(&lines, "dup");
     assert_eq!(status, "error");
     assert!(
@@ -205,7 +208,10 @@ fn bad_questions_are_refused_with_the_field_named() {
         "{text}"
     );
     let (_, text) = completed(&lines, "one");
-    assert!(text.contains("questions/0/options"), "{text}");
+    assert!(
+        text.contains("questions[0].options: value has less than 2 items"),
+        "{text}"
+    );
     // The session went on to its last turn.
     assert_eq!(
         of_type(&lines, "session_completed")[0]["status"],
