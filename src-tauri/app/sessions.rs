@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use gatehouse_core::events::EventSink;
 use gatehouse_protocol::command::{CommandError, SetProjectTrustArgs};
 use gatehouse_protocol::event::Event;
+use gatehouse_protocol::interaction::AnswerInteractionArgs;
 use gatehouse_protocol::project::Project;
 use gatehouse_protocol::session::{
     AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, ProviderArgs,
@@ -194,6 +195,16 @@ pub(crate) async fn stop_task(
         .spawn(async move { host.stop_task(&args.session_id, &args.task_id).await })
         .await
         .map_err(error)?
+        .map_err(error)
+}
+
+#[tauri::command]
+pub(crate) async fn answer_interaction(
+    state: State<'_, AppState>,
+    args: AnswerInteractionArgs,
+) -> CommandResult<()> {
+    host(&state)?
+        .answer_interaction(&args.session_id, &args.tool_use_id, args.reply)
         .map_err(error)
 }
 

@@ -16,6 +16,7 @@ import type {
   McpSaveServerArgs,
   McpServerRefArgs,
   McpSetDisabledArgs,
+  InteractionReply,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -137,6 +138,8 @@ export const backend = {
     call("answer_permission", { session_id: sessionId, tool_use_id: toolUseId, answer }),
   stopTask: (sessionId: string, taskId: string) =>
     call("stop_task", { session_id: sessionId, task_id: taskId }),
+  answerInteraction: (sessionId: string, toolUseId: string, reply: InteractionReply) =>
+    call("answer_interaction", { session_id: sessionId, tool_use_id: toolUseId, reply }),
   closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),
   listSessions: (args: ListSessionsArgs) => call("list_sessions", args),
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),

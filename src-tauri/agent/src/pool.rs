@@ -3,7 +3,7 @@
 //!
 //! [`builtin_pool`] builds the session's built-in tools (`gatehouse-tools`:
 //! Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TaskOutput, TaskStop,
-//! SendMessage)
+//! SendMessage, AskUserQuestion, TodoWrite, EnterPlanMode, ExitPlanMode)
 //! through the registry; [`load_engine`] loads the permission engine
 //! (`gatehouse-permissions`) from the project's and the user's settings.
 //! Bash learns which commands are read-only from the engine's shell analysis
@@ -21,9 +21,12 @@ use gatehouse_permissions::sources::{
     LoadedSettings, SettingsLayout, load, os_managed_policy_paths,
 };
 use gatehouse_permissions::{EngineContext, PermissionEngine};
+use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
 use gatehouse_tools::bash::{BashConfig, shell_tools};
+use gatehouse_tools::talkback::ask_user_question::scripted_answers;
+use gatehouse_tools::talkback::talkback_tools;
 use gatehouse_tools::tasks::{SendMessageTool, TaskManager};
 use gatehouse_tools::{FileStateCache, file_tools};
 
@@ -86,6 +89,7 @@ pub fn session_pool(
         .into_iter()
         .chain(shell_tools(Arc::clone(&tasks), bash))
         .chain(std::iter::once(send))
+        .chain(talkback_tools())
     {
         registry.register(tool, Gate::Always);
     }
@@ -157,21 +161,65 @@ pub fn settings_layout(setup: &EngineSetup) -> SettingsLayout {
 }
 
 /// Answers every permission prompt the same way (headless runs:
-/// `gatehouse-cli run --ask allow|deny`).
+/// `gatehouse-cli run --ask allow|deny`), and the tools that need the user
+/// from a script: AskUserQuestion from `--answer 'Header=Option'` pairs
+/// (without one for every question: "no user to ask"), ExitPlanMode from
+/// `--ask` (allow approves the plan into default mode, deny keeps planning).
 #[derive(Debug, Clone)]
 pub struct StaticAsk {
     allow: bool,
+    answers: Vec<(String, String)>,
 }
 
 impl StaticAsk {
     /// Allows every prompted call once.
     pub fn allow() -> Self {
-        Self { allow: true }
+        Self {
+            allow: true,
+            answers: Vec::new(),
+        }
     }
 
     /// Denies every prompted call, telling the model nobody could approve it.
     pub fn deny() -> Self {
-        Self { allow: false }
+        Self {
+            allow: false,
+            answers: Vec::new(),
+        }
+    }
+
+    /// Answers AskUserQuestion with these `(header, option)` pairs.
+    pub fn with_answers(mut self, answers: Vec<(String, String)>) -> Self {
+        self.answers = answers;
+        self
+    }
+
+    fn reply(&self, interaction: &Interaction) -> InteractionReply {
+        match interaction {
+            Interaction::Questions { questions } => {
+                match scripted_answers(questions, &self.answers) {
+                    Ok(answers) => InteractionReply::Answers { answers },
+                    Err(missing) => InteractionReply::Unanswered {
+                        reason: format!(
+                            "there is no user to ask in this headless run, and no --answer was given for {}",
+                            missing
+                                .iter()
+                                .map(|h| format!("\"{h}\""))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    },
+                }
+            }
+            Interaction::PlanApproval { .. } if self.allow => InteractionReply::PlanApproved {
+                mode: PermissionMode::Default,
+            },
+            Interaction::PlanApproval { .. } => InteractionReply::KeepPlanning {
+                feedback: Some(
+                    "This is a headless run and nobody can approve the plan (--ask deny).".into(),
+                ),
+            },
+        }
     }
 }
 
@@ -179,8 +227,11 @@ impl StaticAsk {
 impl gatehouse_core::ask::AskHandler for StaticAsk {
     async fn ask(
         &self,
-        _request: gatehouse_core::ask::AskRequest,
+        request: gatehouse_core::ask::AskRequest,
     ) -> gatehouse_core::ask::AskAnswer {
+        if let Some(interaction) = &request.interaction {
+            return gatehouse_core::ask::AskAnswer::Reply(self.reply(interaction));
+        }
         if self.allow {
             gatehouse_core::ask::AskAnswer::AllowOnce
         } else {

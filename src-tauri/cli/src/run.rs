@@ -97,9 +97,19 @@ pub struct RunArgs {
     /// The permission mode.
     #[arg(long, value_enum, default_value = "default")]
     pub mode: ModeArg,
-    /// How permission prompts are answered.
+    /// How permission prompts are answered. Also ExitPlanMode's plan
+    /// approval: allow approves the plan (the session continues in default
+    /// mode), deny keeps planning.
     #[arg(long, value_enum, default_value = "deny")]
     pub ask: AskArg,
+    /// Scripted answer to an AskUserQuestion question, `Header=Option`
+    /// (repeatable; repeat a header to pick several options of a
+    /// multiSelect question). The header and the option label match
+    /// case-insensitively; a value that is no option's label is the
+    /// "Other" free-text answer. A call with a question left unanswered
+    /// gets a "no user to ask" result.
+    #[arg(long = "answer", value_name = "HEADER=OPTION", value_parser = parse_answer)]
+    pub answers: Vec<(String, String)>,
     /// The prompt (default: read from stdin; for replay, a fixed prompt).
     #[arg(long)]
     pub prompt: Option<String>,
@@ -123,6 +133,19 @@ pub struct RunArgs {
     /// request (their tools are in the pool from then on).
     #[arg(long, default_value_t = 30)]
     pub mcp_timeout_secs: u64,
+}
+
+/// Parses one `--answer 'Header=Option'`.
+fn parse_answer(text: &str) -> Result<(String, String), String> {
+    let (header, option) = text.split_once('=').ok_or_else(|| {
+        format!("--answer {text:?}: expected HEADER=OPTION, e.g. --answer 'Library=React'")
+    })?;
+    if header.trim().is_empty() || option.trim().is_empty() {
+        return Err(format!(
+            "--answer {text:?}: both the header and the option must be given (HEADER=OPTION)"
+        ));
+    }
+    Ok((header.trim().to_owned(), option.trim().to_owned()))
 }
 
 /// Prints each event (already stored by the host's writer) as one JSON line.
@@ -273,6 +296,7 @@ pub fn run(
         config.home = home_dir();
         config.max_turns = args.max_turns;
         config.idle_timeout = std::time::Duration::from_secs(args.timeout_secs.max(1));
+        config.answers = args.answers.clone();
         let host = Arc::new(SessionHost::new(
             config,
             Arc::new(StdoutSink),

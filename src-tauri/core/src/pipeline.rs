@@ -30,14 +30,15 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use futures::future::join_all;
 use gatehouse_protocol::event::{ContentBlock, EventBody, HookEventName, RejectionStage};
+use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::{
-    DecisionReason, PermissionBehavior, PermissionDecision, TraceOutcome, TraceStep,
+    DecisionReason, PermissionBehavior, PermissionDecision, PermissionMode, TraceOutcome, TraceStep,
 };
 use gatehouse_protocol::progress::SubagentRef;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::ask::{AskAnswer, AskRequest};
+use crate::ask::{AskAnswer, AskRequest, UserReply, no_user_text};
 use crate::context::{ContextModifier, ToolUseContext};
 use crate::error::ToolError;
 use crate::hooks::{
@@ -169,6 +170,17 @@ struct Approved {
     call_input: Value,
     observable: Value,
     messages: Vec<NewMessage>,
+    /// The user's reply to the call's interaction (AskUserQuestion,
+    /// ExitPlanMode), handed to the call through its context.
+    reply: Option<InteractionReply>,
+}
+
+/// How an ask was settled.
+struct Settled {
+    decision: PermissionDecision,
+    reply: Option<InteractionReply>,
+    /// Nobody could be asked (no ask handler).
+    nobody: bool,
 }
 
 /// Combines the engine's decision with the PreToolUse hooks' (stage 6).
@@ -325,6 +337,91 @@ pub fn describe_reason(reason: &DecisionReason) -> String {
         DecisionReason::UserAnswer { answer } => format!("the user answered {answer}"),
         DecisionReason::Default { message } => message.clone(),
     }
+}
+
+/// A handler's answer to an interaction as a reply, for handlers that
+/// answer it like a permission prompt: a plan allowed is approved into
+/// `default` mode, one denied goes on being planned (with the feedback);
+/// questions allowed or denied without answers are unanswered.
+fn as_reply(interaction: &Interaction, answer: AskAnswer) -> InteractionReply {
+    match (interaction, answer) {
+        (_, AskAnswer::Reply(reply)) => reply,
+        (Interaction::PlanApproval { .. }, AskAnswer::AllowOnce | AskAnswer::AllowForSession) => {
+            InteractionReply::PlanApproved {
+                mode: PermissionMode::Default,
+            }
+        }
+        (Interaction::PlanApproval { .. }, AskAnswer::Deny { feedback }) => {
+            InteractionReply::KeepPlanning { feedback }
+        }
+        (Interaction::Questions { .. }, AskAnswer::AllowOnce | AskAnswer::AllowForSession) => {
+            InteractionReply::Unanswered {
+                reason: "the prompt was allowed without answers".into(),
+            }
+        }
+        (Interaction::Questions { .. }, AskAnswer::Deny { feedback }) => {
+            InteractionReply::Unanswered {
+                reason: feedback.unwrap_or_else(|| "the user declined to answer".into()),
+            }
+        }
+    }
+}
+
+/// Emits the `interaction_answered` that closes an `interaction_requested`:
+/// the reply, or `unanswered` when the wait is dropped (an interrupt).
+struct InteractionShown<'a> {
+    emitter: &'a crate::events::Emitter,
+    tool_use_id: &'a str,
+    reply: Option<InteractionReply>,
+}
+
+impl<'a> InteractionShown<'a> {
+    fn new(emitter: &'a crate::events::Emitter, tool_use_id: &'a str) -> Self {
+        Self {
+            emitter,
+            tool_use_id,
+            reply: None,
+        }
+    }
+
+    fn answered(&mut self, reply: InteractionReply) {
+        self.reply = Some(reply);
+    }
+}
+
+impl Drop for InteractionShown<'_> {
+    fn drop(&mut self) {
+        let reply = self
+            .reply
+            .take()
+            .unwrap_or_else(|| InteractionReply::Unanswered {
+                reason: "the session was interrupted before the user answered".into(),
+            });
+        self.emitter.emit(EventBody::InteractionAnswered {
+            tool_use_id: self.tool_use_id.to_owned(),
+            reply,
+        });
+    }
+}
+
+/// The decision reason's `answer` for an interaction reply.
+fn describe_reply(reply: &InteractionReply) -> String {
+    match reply {
+        InteractionReply::Answers { answers } => format!("answered {} question(s)", answers.len()),
+        InteractionReply::Unanswered { reason } => format!("no answer ({reason})"),
+        InteractionReply::PlanApproved { mode } => format!("approved the plan ({mode:?} mode)"),
+        InteractionReply::KeepPlanning { .. } => "keep planning".into(),
+    }
+}
+
+/// What the model reads when plan mode refused a call that changes
+/// something: why, and the way out (ExitPlanMode).
+pub fn plan_mode_refusal(tool: &str) -> String {
+    format!(
+        "{tool} was not run: the session is in plan mode, where only read-only tools run until \
+         the user approves a plan. Keep exploring with read-only tools, then present your plan \
+         with ExitPlanMode; once the user approves it, calls like this one can run."
+    )
 }
 
 /// The JSON size of `value` in bytes, counted until it exceeds `limit`
@@ -622,9 +719,19 @@ impl ToolRuntime {
             () = tokens.sibling.cancelled() => return Self::stopped(tokens),
             r = pre_call => r,
         };
-        let approved = match approved {
+        let mut approved = match approved {
             Ok(a) => a,
             Err(outcome) => return outcome,
+        };
+        // The user's reply reaches this call only, through its own copy of
+        // the context (cheap: the extensions are shared pointers).
+        let ctx = match approved.reply.take() {
+            Some(reply) => {
+                let mut own = (*ctx).clone();
+                own.extensions.insert(UserReply(reply));
+                Arc::new(own)
+            }
+            None => ctx,
         };
 
         // Stage 7: the call. A `block` tool ignores the user's interrupt.
@@ -817,8 +924,9 @@ impl ToolRuntime {
             .as_ref()
             .map(|(d, name, msg)| (*d, name.as_str(), msg.as_deref()));
         let mut decision = resolve_hook_decision(engine, hook_view, requires_ui);
+        let (mut reply, mut nobody) = (None, false);
         if decision.decision == PermissionBehavior::Ask {
-            decision = self
+            let settled = self
                 .ask_user(
                     p,
                     tool.as_ref(),
@@ -829,6 +937,9 @@ impl ToolRuntime {
                     ctx,
                 )
                 .await;
+            decision = settled.decision;
+            reply = settled.reply;
+            nobody = settled.nobody;
         }
         // Durable before the call runs (SPEC §11): a crash never leaves a
         // call that ran without its decision on record. Not stored: not run.
@@ -855,10 +966,32 @@ impl ToolRuntime {
                 call_input,
                 observable,
                 messages,
+                reply,
             }),
             // `ask_user` always settles an ask; treat anything else as deny.
             PermissionBehavior::Deny | PermissionBehavior::Ask => {
                 let text = match &decision.reason {
+                    // A tool that needs the user, refused only because
+                    // nobody can answer (dontAsk, headless, no handler):
+                    // say so, so the model carries on without the answer.
+                    DecisionReason::ToolCheck { .. }
+                    | DecisionReason::Default { .. }
+                    | DecisionReason::Mode { .. }
+                        if requires_ui =>
+                    {
+                        let why = if nobody {
+                            "nobody is connected to answer prompts".to_owned()
+                        } else if ctx.permission_mode == PermissionMode::DontAsk {
+                            "the session is in dontAsk mode, where every prompt is refused"
+                                .to_owned()
+                        } else {
+                            describe_reason(&decision.reason)
+                        };
+                        no_user_text(tool.name(), &why)
+                    }
+                    DecisionReason::Mode {
+                        mode: PermissionMode::Plan,
+                    } => plan_mode_refusal(tool.name()),
                     DecisionReason::UserAnswer { answer } => {
                         format!(
                             "The user denied permission to use {} ({answer}).",
@@ -986,7 +1119,7 @@ impl ToolRuntime {
         requires_ui: bool,
         asked: PermissionDecision,
         ctx: &ToolUseContext,
-    ) -> PermissionDecision {
+    ) -> Settled {
         let grant_key = format!("{}\u{1f}{subject:?}", tool.name());
         let liftable = is_liftable(&asked.reason) && !requires_ui;
         let mut trace = asked.trace.clone();
@@ -1000,10 +1133,14 @@ impl ToolRuntime {
                 },
                 detail,
             ));
-            PermissionDecision {
-                decision,
-                reason: DecisionReason::UserAnswer { answer },
-                trace,
+            Settled {
+                decision: PermissionDecision {
+                    decision,
+                    reason: DecisionReason::UserAnswer { answer },
+                    trace,
+                },
+                reply: None,
+                nobody: false,
             }
         };
         if liftable && self.has_session_grant(&grant_key) {
@@ -1018,7 +1155,11 @@ impl ToolRuntime {
             .permission_request_hooks(p, tool, observable, requires_ui, &asked, ctx)
             .await
         {
-            return settled;
+            return Settled {
+                decision: settled,
+                reply: None,
+                nobody: false,
+            };
         }
         let Some(handler) = &self.ask else {
             trace.push(TraceStep::new(
@@ -1026,15 +1167,19 @@ impl ToolRuntime {
                 TraceOutcome::Deny,
                 "no ask handler is connected",
             ));
-            return PermissionDecision {
-                decision: PermissionBehavior::Deny,
-                reason: DecisionReason::Default {
-                    message: format!(
-                        "permission is required ({}) but nobody can be asked, so the call is refused",
-                        describe_reason(&asked.reason)
-                    ),
+            return Settled {
+                decision: PermissionDecision {
+                    decision: PermissionBehavior::Deny,
+                    reason: DecisionReason::Default {
+                        message: format!(
+                            "permission is required ({}) but nobody can be asked, so the call is refused",
+                            describe_reason(&asked.reason)
+                        ),
+                    },
+                    trace,
                 },
-                trace,
+                reply: None,
+                nobody: true,
             };
         };
         if let Some(notifier) = &self.hooks().notifier {
@@ -1043,14 +1188,32 @@ impl ToolRuntime {
                 format!("Gatehouse needs your permission to use {}", tool.name()),
             );
         }
+        let interaction = tool.interaction(observable);
         let request = AskRequest {
             tool_use_id: p.id.clone(),
             tool_name: tool.name().to_owned(),
             input: observable.clone(),
             decision: asked,
             agent: ctx.extensions.get::<SubagentRef>().cloned(),
+            interaction: interaction.clone(),
         };
-        match handler.ask(request).await {
+        let answer = match interaction {
+            Some(interaction) => {
+                // Shown and answered as events whoever answers (the window,
+                // `--answer`), so the stored session has question and reply.
+                let mut shown = InteractionShown::new(&self.emitter, &p.id);
+                self.emitter.emit(EventBody::InteractionRequested {
+                    tool_use_id: p.id.clone(),
+                    tool_name: tool.name().to_owned(),
+                    interaction: interaction.clone(),
+                });
+                let reply = as_reply(&interaction, handler.ask(request).await);
+                shown.answered(reply.clone());
+                AskAnswer::Reply(reply)
+            }
+            None => handler.ask(request).await,
+        };
+        match answer {
             AskAnswer::AllowOnce => settle(
                 PermissionBehavior::Allow,
                 "allow once".into(),
@@ -1083,6 +1246,16 @@ impl ToolRuntime {
                     "the user refused this call".into(),
                     trace,
                 )
+            }
+            AskAnswer::Reply(reply) => {
+                let mut settled = settle(
+                    PermissionBehavior::Allow,
+                    describe_reply(&reply),
+                    "the user replied; the tool reads the reply".into(),
+                    trace,
+                );
+                settled.reply = Some(reply);
+                settled
             }
         }
     }

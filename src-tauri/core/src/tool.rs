@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use gatehouse_protocol::event::{ContentBlock, EventBody};
+use gatehouse_protocol::interaction::Interaction;
 use gatehouse_protocol::progress::ToolProgressData;
 use serde::Serialize;
 use serde_json::Value;
@@ -265,6 +266,14 @@ pub trait Tool: Send + Sync + 'static {
     /// What a user interrupt does to a running call. Defaults to `Block`.
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Block
+    }
+
+    /// What a tool that requires user interaction asks the user
+    /// (AskUserQuestion's questions, ExitPlanMode's plan), shown in place of
+    /// a plain permission prompt; the reply reaches `call` as
+    /// [`crate::ask::UserReply`] in the context. Defaults to none.
+    fn interaction(&self, _input: &Value) -> Option<Interaction> {
+        None
     }
 
     /// When a call of this tool fails, cancel the other calls of the same

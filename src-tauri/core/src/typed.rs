@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use gatehouse_protocol::event::ContentBlock;
+use gatehouse_protocol::interaction::Interaction;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -74,6 +75,11 @@ pub trait TypedTool: Send + Sync + 'static {
     /// What a user interrupt does to a running call. Defaults to `Block`.
     fn interrupt_behavior(&self) -> InterruptBehavior {
         InterruptBehavior::Block
+    }
+    /// What a tool that requires user interaction asks the user (shown in
+    /// place of a plain permission prompt). Defaults to none.
+    fn interaction(&self, _input: &Self::Input) -> Option<Interaction> {
+        None
     }
     /// Cancel sibling calls when a call of this tool fails.
     fn aborts_siblings_on_error(&self) -> bool {
@@ -215,6 +221,9 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn interrupt_behavior(&self) -> InterruptBehavior {
         self.inner.interrupt_behavior()
+    }
+    fn interaction(&self, input: &Value) -> Option<Interaction> {
+        Self::parse(input).and_then(|i| self.inner.interaction(&i))
     }
     fn aborts_siblings_on_error(&self) -> bool {
         self.inner.aborts_siblings_on_error()

@@ -16,6 +16,7 @@ use crate::browser::{
 use crate::hooks::{
     HookSaveOutcome, HookTestResult, HooksProjectArgs, HooksView, SaveHookEditArgs, TestHookArgs,
 };
+use crate::interaction::AnswerInteractionArgs;
 use crate::mcp::{
     McpPanel, McpProjectArgs, McpSaveServerArgs, McpServerProbe, McpServerRefArgs,
     McpSetDisabledArgs,
@@ -162,6 +163,8 @@ commands! {
     /// Stops a background task of an open session (a background agent, a
     /// Bash `run_in_background`) and waits for it to end.
     stop_task(StopTaskArgs) -> StoppedTask;
+    /// Answers a pending `interaction_requested` (a question, a plan).
+    answer_interaction(AnswerInteractionArgs) -> ();
     /// Closes a session: stops its tasks and servers; its events stay stored.
     close_session(SessionArgs) -> ();
     /// Stored sessions, newest first.

@@ -105,6 +105,27 @@ pub enum EventBody {
         /// The answer.
         answer: crate::session::PermissionAnswer,
     },
+    /// A call that needs the user's answer (AskUserQuestion, ExitPlanMode)
+    /// waits for it: shown as the question or the plan, not as a plain
+    /// permission prompt. Answered with `answer_interaction`; the reply
+    /// follows as `interaction_answered`, then the call's
+    /// `permission_decided` (reason `user_answer`).
+    InteractionRequested {
+        /// The call.
+        tool_use_id: String,
+        /// The tool's canonical name.
+        tool_name: String,
+        /// What the user is asked.
+        interaction: crate::interaction::Interaction,
+    },
+    /// The reply to an `interaction_requested` (the user, `--answer` /
+    /// `--ask` in headless runs, or an interrupt: `unanswered`).
+    InteractionAnswered {
+        /// The call.
+        tool_use_id: String,
+        /// The reply.
+        reply: crate::interaction::InteractionReply,
+    },
     /// Rules were added to the session ("allow for this session"); they are
     /// stored and restored when the session is resumed.
     SessionRulesAdded {

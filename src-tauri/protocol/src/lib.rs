@@ -14,6 +14,8 @@
 //! * [`hooks`] — the rule editor's Hooks view: hooks by source, edits, test runs.
 //! * [`command`] — what a front end may ask the backend to do, with typed
 //!   arguments and results.
+//! * [`interaction`] — AskUserQuestion, plan approval and todo types
+//!   (issue 20).
 //! * [`permission`] — permission decisions, their reasons and traces.
 //! * [`progress`] — the typed payloads of `tool_progress` events.
 //! * [`upgrade`] — reading events stored by earlier builds (read-time
@@ -31,6 +33,7 @@ pub mod command;
 pub mod diff;
 pub mod event;
 pub mod hooks;
+pub mod interaction;
 pub mod mcp;
 pub mod mcp_auth;
 pub mod permission;

@@ -113,6 +113,12 @@ pub enum ToolProgressData {
         #[serde(default)]
         status: Option<crate::event::SessionStatus>,
     },
+    /// TodoWrite replaced the session's todo list with `todos` (the whole
+    /// list; the last one of a session is its current list).
+    TodosUpdated {
+        /// The list, in order.
+        todos: Vec<crate::interaction::TodoItem>,
+    },
     /// A payload of no known kind: a stored payload of an earlier build
     /// that fits no variant, a newer build's kind, or a test tool's own.
     /// Shown as JSON; never interpreted.

@@ -39,6 +39,8 @@ use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::Store;
 use tokio::sync::oneshot;
 
+use crate::interaction::PendingInteractions;
+
 /// What an answer may change: the session's engine, its session rules and
 /// the settings files the engine was loaded from.
 pub struct SessionPermissions {
@@ -179,6 +181,9 @@ pub struct InteractiveAsk {
     emitter: Emitter,
     permissions: SessionPermissions,
     pending: Mutex<HashMap<String, Pending>>,
+    /// Questions and plans waiting for a reply (AskUserQuestion,
+    /// ExitPlanMode): shown instead of a permission prompt.
+    interactions: PendingInteractions,
     /// Whether the project's allow rules apply: as the session started,
     /// until an "always allow" into the project's files trusts it.
     trusted: Arc<AtomicBool>,
@@ -201,6 +206,7 @@ impl InteractiveAsk {
             emitter,
             permissions,
             pending: Mutex::new(HashMap::new()),
+            interactions: PendingInteractions::default(),
             trusted,
         }
     }
@@ -214,6 +220,23 @@ impl InteractiveAsk {
         let mut ids: Vec<String> = self.pending().keys().cloned().collect();
         ids.sort();
         ids
+    }
+
+    /// The calls waiting for a reply to a question or a plan.
+    pub fn pending_interactions(&self) -> Vec<String> {
+        self.interactions.pending_ids()
+    }
+
+    /// Delivers the user's reply to the question or plan of call
+    /// `tool_use_id`; fails, leaving it open, when nothing waits or the
+    /// reply does not fit what was asked.
+    pub fn answer_interaction(
+        &self,
+        tool_use_id: &str,
+        reply: gatehouse_protocol::interaction::InteractionReply,
+    ) -> Result<(), String> {
+        self.interactions
+            .answer(&self.permissions.session_id, tool_use_id, reply)
     }
 
     /// Delivers the user's answer for call `tool_use_id`. Fails, leaving the
@@ -319,6 +342,9 @@ impl Drop for Withdraw<'_> {
 #[async_trait]
 impl AskHandler for InteractiveAsk {
     async fn ask(&self, request: AskRequest) -> AskAnswer {
+        if let Some(interaction) = request.interaction.clone() {
+            return self.interactions.ask(request, interaction).await;
+        }
         // Both are blocking: suggestions analyse a shell command (a parse
         // may take up to its deadline), a preview reads the file.
         let (tool, input) = (request.tool_name.clone(), request.input.clone());

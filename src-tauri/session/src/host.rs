@@ -86,6 +86,10 @@ pub struct HostConfig {
     pub max_turns: u32,
     /// How long a provider may stay silent.
     pub idle_timeout: Duration,
+    /// Scripted AskUserQuestion answers, `(header, option)`, for sessions
+    /// whose prompts nobody answers (`AllowAll` / `DenyAll`:
+    /// `gatehouse-cli run --answer 'Header=Option'`).
+    pub answers: Vec<(String, String)>,
 }
 
 impl HostConfig {
@@ -96,6 +100,7 @@ impl HostConfig {
             home: gatehouse_permissions::sources::home_dir(),
             max_turns: 100,
             idle_timeout: Duration::from_secs(120),
+            answers: Vec::new(),
         }
     }
 }
@@ -501,8 +506,12 @@ impl SessionHost {
                 Some(a) => Arc::clone(a) as Arc<dyn AskHandler>,
                 None => Arc::new(StaticAsk::deny()),
             },
-            AskPolicy::AllowAll => Arc::new(StaticAsk::allow()),
-            AskPolicy::DenyAll => Arc::new(StaticAsk::deny()),
+            AskPolicy::AllowAll => {
+                Arc::new(StaticAsk::allow().with_answers(self.config.answers.clone()))
+            }
+            AskPolicy::DenyAll => {
+                Arc::new(StaticAsk::deny().with_answers(self.config.answers.clone()))
+            }
         };
         // A context modifier that changes the mode (plan mode) must reach
         // the engine, which decides with its own copy.
@@ -737,6 +746,24 @@ impl SessionHost {
             ))
         })?;
         ask.answer(tool_use_id, answer).map_err(HostError::Other)
+    }
+
+    /// Answers the question or plan a call of a session waits on
+    /// (`interaction_requested`).
+    pub fn answer_interaction(
+        &self,
+        session_id: &str,
+        tool_use_id: &str,
+        reply: gatehouse_protocol::interaction::InteractionReply,
+    ) -> Result<(), HostError> {
+        let open = self.open(session_id)?;
+        let ask = open.ask.as_ref().ok_or_else(|| {
+            HostError::Other(format!(
+                "session {session_id} answers its questions itself (headless)"
+            ))
+        })?;
+        ask.answer_interaction(tool_use_id, reply)
+            .map_err(HostError::Other)
     }
 
     /// The calls of a session waiting for a permission answer.

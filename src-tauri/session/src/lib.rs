@@ -6,6 +6,8 @@
 //! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
 //! | [`abandoned`] | sessions a stopped process left open, closed (`session_ended: app_closed`) or deleted (never prompted) at start-up |
 //! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
+//! | [`interaction`] | AskUserQuestion questions and ExitPlanMode plan approvals as `interaction_requested`, answered by `answer_interaction`, replies checked |
+//! | [`todos`] | the current todo list rebuilt from stored events (TodoWrite's `todos_updated`) |
 //! | [`rules`] | [`rules::SqliteSessionRuleStore`]: session rules in SQLite, restored on resume |
 //! | [`provider`] | a [`gatehouse_protocol::session::ProviderChoice`] turned into a model provider |
 //! | [`keys`] | where API keys come from (environment, then the OS keychain) |
@@ -29,6 +31,7 @@ pub mod ask;
 mod hooks;
 pub mod hooks_editor;
 pub mod host;
+pub mod interaction;
 pub mod keys;
 mod live_settings;
 pub mod logging;
@@ -40,6 +43,7 @@ pub mod provider;
 pub mod rules;
 pub mod rules_editor;
 pub mod subagents;
+pub mod todos;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

@@ -30,6 +30,10 @@
 //!
 //! Git worktrees: [`worktree`] (`EnterWorktree`, `ExitWorktree`, and what
 //! the Agent tool's `isolation: "worktree"` uses).
+//!
+//! Tools that put the user in the loop ([`talkback::talkback_tools`]):
+//! `AskUserQuestion`, `TodoWrite`, `EnterPlanMode`, `ExitPlanMode`
+//! (see [`talkback`]).
 
 pub use gatehouse_core::atomic_write;
 pub mod bash;
@@ -45,6 +49,7 @@ pub mod notebook_edit;
 pub mod paths;
 pub mod read;
 mod search;
+pub mod talkback;
 pub mod tasks;
 pub mod worktree;
 pub mod write;

@@ -11,6 +11,23 @@ export type AddProjectArgs = {
 path: string, };
 
 /**
+ * Arguments of `answer_interaction`.
+ */
+export type AnswerInteractionArgs = { 
+/**
+ * The session.
+ */
+session_id: string, 
+/**
+ * The call whose question is answered.
+ */
+tool_use_id: string, 
+/**
+ * The reply.
+ */
+reply: InteractionReply, };
+
+/**
  * Arguments of `answer_permission`.
  */
 export type AnswerPermissionArgs = { 
@@ -489,7 +506,27 @@ tool_use_id: string,
 /**
  * The answer.
  */
-answer: PermissionAnswer, } | { "type": "session_rules_added", 
+answer: PermissionAnswer, } | { "type": "interaction_requested", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The tool's canonical name.
+ */
+tool_name: string, 
+/**
+ * What the user is asked.
+ */
+interaction: Interaction, } | { "type": "interaction_answered", 
+/**
+ * The call.
+ */
+tool_use_id: string, 
+/**
+ * The reply.
+ */
+reply: InteractionReply, } | { "type": "session_rules_added", 
 /**
  * The rule texts, e.g. `Bash(npm test)`.
  */
@@ -1456,6 +1493,40 @@ bytes_done: number,
  */
 bytes_total: number, };
 
+/**
+ * What the user is asked in place of a plain permission prompt.
+ */
+export type Interaction = { "kind": "questions", 
+/**
+ * The questions, in order.
+ */
+questions: Array<Question>, } | { "kind": "plan_approval", 
+/**
+ * The plan.
+ */
+plan: string, };
+
+/**
+ * The user's reply to an [`Interaction`].
+ */
+export type InteractionReply = { "kind": "answers", 
+/**
+ * In the order of the questions.
+ */
+answers: Array<QuestionAnswer>, } | { "kind": "unanswered", 
+/**
+ * Why, for the model ("a headless run without --answer").
+ */
+reason: string, } | { "kind": "plan_approved", 
+/**
+ * The mode after plan mode.
+ */
+mode: PermissionMode, } | { "kind": "keep_planning", 
+/**
+ * What the user wants changed.
+ */
+feedback: string | null, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
@@ -2070,6 +2141,58 @@ model: string,
  * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
  */
 base_url: string, };
+
+/**
+ * One question of an AskUserQuestion call (Claude Code's input shape).
+ */
+export type Question = { 
+/**
+ * The full question.
+ */
+question: string, 
+/**
+ * A short label (a chip, at most 12 characters), unique in the call;
+ * scripted answers name it (`--answer 'Header=Option'`).
+ */
+header: string, 
+/**
+ * The 2–4 choices; the user may also type an "Other" answer.
+ */
+options: Array<QuestionOption>, 
+/**
+ * Whether several options may be picked.
+ */
+multiSelect: boolean, };
+
+/**
+ * The user's answer to one question.
+ */
+export type QuestionAnswer = { 
+/**
+ * The question's header.
+ */
+header: string, 
+/**
+ * The labels picked (one unless the question is `multiSelect`).
+ */
+selected: Array<string>, 
+/**
+ * The "Other" free-text answer, if the user typed one.
+ */
+other: string | null, };
+
+/**
+ * One option of a question.
+ */
+export type QuestionOption = { 
+/**
+ * What the user picks (1–5 words).
+ */
+label: string, 
+/**
+ * What picking it means.
+ */
+description: string, };
 
 /**
  * The pipeline stage that refused a call before it could run.
@@ -3255,6 +3378,28 @@ input: JsonValue,
 mode: PermissionMode, };
 
 /**
+ * One item of the agent's todo list (TodoWrite).
+ */
+export type TodoItem = { 
+/**
+ * What is to be done, imperative ("Run the tests").
+ */
+content: string, 
+/**
+ * The same while it is being done ("Running the tests").
+ */
+activeForm: string, 
+/**
+ * Its state.
+ */
+status: TodoStatus, };
+
+/**
+ * The state of one todo item.
+ */
+export type TodoStatus = "pending" | "in_progress" | "completed";
+
+/**
  * How a tool call ended (`tool_completed`'s `status`).
  */
 export type ToolCallStatus = "ok" | "error" | "denied" | "interrupted" | "cancelled" | "timed_out";
@@ -3351,7 +3496,11 @@ output_tokens: number,
 /**
  * How it ended (phase `completed`).
  */
-status: SessionStatus | null, } | { "kind": "other", 
+status: SessionStatus | null, } | { "kind": "todos_updated", 
+/**
+ * The list, in order.
+ */
+todos: Array<TodoItem>, } | { "kind": "other", 
 /**
  * The payload as it was.
  */
@@ -3558,6 +3707,8 @@ export interface Commands {
   /** Stops a background task of an open session (a background agent, a
  Bash `run_in_background`) and waits for it to end. */
   stop_task: { args: StopTaskArgs; result: StoppedTask };
+  /** Answers a pending `interaction_requested` (a question, a plan). */
+  answer_interaction: { args: AnswerInteractionArgs; result: null };
   /** Closes a session: stops its tasks and servers; its events stay stored. */
   close_session: { args: SessionArgs; result: null };
   /** Stored sessions, newest first. */

@@ -14,6 +14,8 @@
  *                 of default → acceptEdits → plan → default (Claude Code's
  *                 cycle; from bypassPermissions or dontAsk it goes to default)
  *   onAnswer      the answer to a permission request, as `PermissionAnswer`
+ *   onReply       the reply to a question (AskUserQuestion) or a plan
+ *                 (ExitPlanMode), as `InteractionReply`
  *
  * Test ids (the e2e suite relies on exactly these):
  *   session-screen (root) · prompt-input (textarea) · prompt-send ·
@@ -26,7 +28,9 @@
  *   permission-modal with permission-allow-once, permission-allow-session,
  *     permission-always-allow, permission-deny, permission-deny-feedback ·
  *   batch-timeline with timeline-bar · session-rules ·
- *   transcript (the scroller; data-following) · task-panel.
+ *   transcript (the scroller; data-following) · task-panel · todo-panel
+ *   (TodoPanel) · question-modal (QuestionModal) · plan-modal
+ *   (PlanApprovalModal).
  * The transcript is virtualised and follows the newest rows while the user
  * is at the bottom; scroll `transcript` to reach older rows.
  */
@@ -34,17 +38,21 @@
 import { Send, Square } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 
-import type { Event, PermissionAnswer, PermissionMode, SessionHandle } from "../generated/protocol";
+import type { Event, InteractionReply, PermissionAnswer, PermissionMode, SessionHandle } from "../generated/protocol";
 import { formatBytes } from "./format";
 import { listSubagents, subagentTask, treePendingRequests } from "./agents";
 import { AgentsContext, type AgentsView } from "./agentsContext";
 import { MODE_LABELS, nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
+import { PlanApprovalModal } from "./PlanApprovalModal";
+import { QuestionModal } from "./QuestionModal";
 import { SubagentsPanel } from "./renderers/SubagentsPanel";
 import { TaskPanel } from "./renderers/TaskPanel";
+import { TodoPanel } from "./renderers/TodoPanel";
 import { SessionHooks } from "./SessionHooks";
 import { Spinner } from "./Status";
 import { ModelStore } from "./store";
+import { currentTodos, TalkbackStore } from "./talkback";
 import { Transcript } from "./Transcript";
 import "./session.css";
 
@@ -59,6 +67,7 @@ export interface SessionScreenProps {
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
   /** Stops a background task (the sub-agents panel's Stop). */
   onStopTask?: ((taskId: string) => void) | undefined;
+  onReply?(toolUseId: string, reply: InteractionReply): void;
 }
 
 export { MODE_CYCLE, nextMode } from "./modes";
@@ -136,10 +145,12 @@ function PromptBox({
 }
 
 /** A live session: transcript, prompt, mode, interrupt, permissions, rules, tasks. */
-export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer, onStopTask }: SessionScreenProps) {
+export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer, onStopTask, onReply }: SessionScreenProps) {
   // The session is the first event's (its sub-agents' events come after their Agent calls).
   const [store] = useState(() => new ModelStore());
   const model = store.sync(events);
+  const [talkbackStore] = useState(() => new TalkbackStore());
+  const talkback = talkbackStore.sync(events);
   const version = model.version;
   // The session with its sub-agents; its version counts their events too.
   const tree = store.tree;
@@ -168,7 +179,19 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
     },
     [onAnswer],
   );
-  const modalOpen = pending.length > 0;
+  // Questions and plans, after the permission prompts.
+  const [replied, setReplied] = useState<ReadonlySet<string>>(new Set());
+  const interactions = talkback.pending.filter((p) => !replied.has(p.toolUseId) && !pending.some((r) => r.toolUseId === p.toolUseId));
+  const interaction = pending.length === 0 ? interactions[0] : undefined;
+  const reply = useCallback(
+    (toolUseId: string, value: InteractionReply) => {
+      setReplied((prev) => new Set(prev).add(toolUseId));
+      onReply?.(toolUseId, value);
+    },
+    [onReply],
+  );
+  const todos = currentTodos(talkback);
+  const modalOpen = pending.length > 0 || interactions.length > 0;
 
   // When the last prompt closes and focus went nowhere (the prompt box was
   // disabled while it was open), it goes back to the prompt box.
@@ -278,6 +301,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
           </section>
           <SubagentsPanel rows={subagents} onStop={onStopTask} />
           <SessionHooks hooks={model.hooksLoaded} />
+          <TodoPanel todos={todos} />
           <TaskPanel tasks={tasks} />
         </aside>
       </div>
@@ -285,6 +309,12 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
         <PromptBox running={running} disabled={modalOpen} inputRef={promptInput} onPrompt={onPrompt} onCycleMode={cycleMode} />
       </footer>
       <PermissionModal requests={pending} destinations={handle.rule_files} onAnswer={answer} />
+      {interaction?.interaction.kind === "questions" && (
+        <QuestionModal key={interaction.toolUseId} toolUseId={interaction.toolUseId} questions={interaction.interaction.questions} onReply={reply} />
+      )}
+      {interaction?.interaction.kind === "plan_approval" && (
+        <PlanApprovalModal key={interaction.toolUseId} toolUseId={interaction.toolUseId} plan={interaction.interaction.plan} onReply={reply} />
+      )}
     </div>
   );
 }

@@ -25,6 +25,9 @@ function EditBody({ call }: { call: ToolCall }) {
 
 /** The renderer for a call's kind. */
 function Body({ call }: { call: ToolCall }) {
+  // A todo update or a mode switch is its header line alone (the list is in
+  // the todo panel); a refusal still shows below.
+  if ((call.name === "TodoWrite" || call.name === "EnterPlanMode") && call.status !== "error") return null;
   switch (call.kind) {
     case "read":
       return <ReadView call={call} />;

@@ -80,6 +80,14 @@ export function callSummary(call: Pick<ToolCall, "name" | "input">, project: str
       const type = field(input, "subagent_type") ?? "general-purpose";
       return description ? `${type}: ${description}` : type;
     }
+    case "TodoWrite":
+      return todoSummary(input);
+    case "AskUserQuestion":
+      return questionSummary(input);
+    case "ExitPlanMode":
+      return (field(input, "plan") ?? "").split("\n").find((l) => l.trim() !== "")?.replace(/^#+\s*/, "") ?? "";
+    case "EnterPlanMode":
+      return "plan mode";
   }
   const mcp = mcpParts(call.name);
   if (mcp) return `${mcp.server} · ${mcp.tool}`;
@@ -165,4 +173,24 @@ export function notApplied(rule: NotAppliedRule): string {
   const file = rule.file ? rule.file.replace(/:\d+:\d+$/, "") : rule.source;
   const why = rule.why === "project_not_trusted" ? "project not trusted" : "managed policy allows only its own rules";
   return `\`${rule.rule}\` allowed by ${file} — not applied: ${why}`;
+}
+
+/** TodoWrite in one line: "3 todos · 1 done · now: Running the tests". */
+export function todoSummary(input: JsonValue): string {
+  const todos = input !== null && typeof input === "object" && !Array.isArray(input) ? input.todos : undefined;
+  if (!Array.isArray(todos)) return "";
+  const items = todos.filter((t): t is { [key: string]: JsonValue } => t !== null && typeof t === "object" && !Array.isArray(t));
+  const done = items.filter((t) => t.status === "completed").length;
+  const now = items.find((t) => t.status === "in_progress");
+  const active = now && typeof now.activeForm === "string" ? ` · now: ${now.activeForm}` : "";
+  return `${items.length} todo${items.length === 1 ? "" : "s"} · ${done} done${active}`;
+}
+
+/** AskUserQuestion in one line: its headers. */
+function questionSummary(input: JsonValue): string {
+  const questions = input !== null && typeof input === "object" && !Array.isArray(input) ? input.questions : undefined;
+  if (!Array.isArray(questions)) return "";
+  return questions
+    .map((q) => (q !== null && typeof q === "object" && !Array.isArray(q) && typeof q.header === "string" ? q.header : "?"))
+    .join(" · ");
 }

@@ -852,6 +852,8 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
     // A sub-agent's progress (issue 19) is kept like MCP progress; its
     // transcript is its own model (agents.ts).
     case "subagent":
+    // TodoWrite's list: the todo panel folds it (talkback.ts).
+    case "todos_updated":
     case "mcp_progress":
     case "other": {
       const progress = [...call.progress, data];

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { backend, onEvent } from "../client";
 import type {
   Event,
+  InteractionReply,
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
@@ -111,6 +112,8 @@ export interface LiveSessionActions {
   answer(toolUseId: string, answer: PermissionAnswer): void;
   /** Stops a background task of the session (a background sub-agent). */
   stopTask(taskId: string): void;
+  /** Replies to a question (AskUserQuestion) or a plan (ExitPlanMode). */
+  reply(toolUseId: string, reply: InteractionReply): void;
   close(): Promise<void>;
   dismissError(): void;
   /** The session screen is on show: fetch a long resumed session's earlier
@@ -234,6 +237,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     },
     stopTask: (taskId) => {
       if (id !== null) void run(() => backend.stopTask(id, taskId));
+    },
+    reply: (toolUseId, reply) => {
+      if (id !== null) void run(() => backend.answerInteraction(id, toolUseId, reply));
     },
     close: async () => {
       if (id === null) return;
