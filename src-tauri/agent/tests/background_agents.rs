@@ -75,14 +75,12 @@ struct Recording {
     inner: ReplayProvider,
     tools_seen: Mutex<Vec<Vec<String>>>,
     last_user: Mutex<Vec<String>>,
-    gate: Option<
-        Arc<
-            dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>
-                + Send
-                + Sync,
-        >,
-    >,
+    gate: Option<Gate>,
 }
+
+/// What the first request waits for.
+type Gate =
+    Arc<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync>;
 
 #[async_trait]
 impl Provider for Recording {
@@ -455,6 +453,7 @@ async fn a_background_agent_returns_at_once_and_taskoutput_and_sendmessage_reach
             "Grep",
             "NotebookEdit",
             "Read",
+            "TodoWrite",
             "Write"
         ]
     );

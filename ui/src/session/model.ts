@@ -850,9 +850,9 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
     case "interrupted":
       return { interruptMessage: data.message };
     // A sub-agent's progress (issue 19) is kept like MCP progress; its
-    // transcript is its own model (agents.ts).
+    // transcript is its own model (agents.ts). TodoWrite's list: the todo
+    // panel folds it (talkback.ts).
     case "subagent":
-    // TodoWrite's list: the todo panel folds it (talkback.ts).
     case "todos_updated":
     case "mcp_progress":
     case "other": {

@@ -22,6 +22,9 @@ use gatehouse_tools::tasks::{AfterEnd, AgentTaskSpec, TaskInfo};
 use super::definition::AgentDefinition;
 use super::run::{SubagentEnv, SubagentSpawn, TranscriptLog, Watchers, prepare_subagent};
 
+/// Writes one line of a background agent's transcript to its task log.
+type LineWriter = Box<dyn Fn(&str) + Send + Sync>;
+
 /// Starts `spawn` in the background; returns its task.
 pub(crate) async fn start_background(
     env: &SubagentEnv,
@@ -35,7 +38,7 @@ pub(crate) async fn start_background(
     })?;
     // The task (and so its log) exists only once the agent is ready; lines
     // go through this cell, set before the agent's first event.
-    let cell: Arc<OnceLock<Box<dyn Fn(&str) + Send + Sync>>> = Arc::new(OnceLock::new());
+    let cell: Arc<OnceLock<LineWriter>> = Arc::new(OnceLock::new());
     let log: TranscriptLog = {
         let cell = Arc::clone(&cell);
         Arc::new(move |line: &str| {
