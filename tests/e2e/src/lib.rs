@@ -152,6 +152,36 @@ impl App {
         })
     }
 
+    /// Replaces the text of the input matching `css`, typing it as a user
+    /// does. WebKitWebDriver's `clear` does not always reach React (the old
+    /// text then stays and the typed text is appended): when the field does
+    /// not hold exactly `text` afterwards, it is set from script the way
+    /// React sees typing (the native value setter, then an `input` event),
+    /// and that fallback is printed.
+    pub async fn type_into(&self, css: &str, text: &str) -> anyhow::Result<()> {
+        let input = self.wait_for(css).await?;
+        input.clear().await?;
+        input.send_keys(text).await?;
+        if input.prop("value").await?.as_deref() == Some(text) {
+            return Ok(());
+        }
+        eprintln!(
+            "e2e: typing into `{css}` did not leave exactly the text; setting it from script"
+        );
+        let element = serde_json::to_value(&input)?;
+        self.client
+            .execute(
+                "const [el, value] = arguments; \
+                 const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+                 Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value); \
+                 el.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![element, serde_json::Value::from(text)],
+            )
+            .await
+            .with_context(|| format!("setting `{css}` from script"))?;
+        Ok(())
+    }
+
     /// Waits for the element matching `css` to appear.
     pub async fn wait_for(&self, css: &str) -> anyhow::Result<Element> {
         self.client

@@ -9,7 +9,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use serde_json::{Value, json};
 
@@ -71,32 +70,6 @@ async fn call_status(window: &App, id: &str, wanted: &[&str]) -> anyhow::Result<
         Ok(wanted.contains(&status.as_str()).then_some(status))
     })
     .await
-}
-
-/// Replaces the text of the input matching `css` as a user types it; when
-/// WebKitWebDriver's `clear` did not reach React, sets it from script the
-/// way React sees typing (printed), as tests/e2e/tests/rules.rs does.
-async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
-    let input = window.wait_for(css).await?;
-    input.clear().await?;
-    input.send_keys(text).await?;
-    if input.prop("value").await?.as_deref() == Some(text) {
-        return Ok(());
-    }
-    eprintln!("e2e: typing into `{css}` did not leave exactly the text; setting it from script");
-    let element = serde_json::to_value(&input)?;
-    window
-        .client
-        .execute(
-            "const [el, value] = arguments; \
-             const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
-             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value); \
-             el.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![element, json!(text)],
-        )
-        .await
-        .with_context(|| format!("setting `{css}` from script"))?;
-    Ok(())
 }
 
 const GUARD: &str = r#"#!/bin/sh
@@ -222,9 +195,13 @@ async fn a_hook_added_and_tested_in_the_hooks_view_runs_on_the_open_sessions_nex
     window.click("[data-testid=rules-tab-hooks]").await?;
     window.wait_for("[data-testid=hooks-view]").await?;
     window.click("[data-testid=hooks-add]").await?;
-    type_into(&window, "[data-testid=hook-form-matcher]", "Bash").await?;
+    window
+        .type_into("[data-testid=hook-form-matcher]", "Bash")
+        .await?;
     let command = "cat >/dev/null; echo 'blocked by the new hook' >&2; exit 2";
-    type_into(&window, "[data-testid=hook-form-command]", command).await?;
+    window
+        .type_into("[data-testid=hook-form-command]", command)
+        .await?;
     // Tested before it is saved: the hook really ran.
     window.click("[data-testid=hook-test-run]").await?;
     window

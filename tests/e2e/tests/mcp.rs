@@ -29,11 +29,6 @@ async fn settled_state(window: &App) -> anyhow::Result<Option<String>> {
         .filter(|s| s != "connecting" && !s.is_empty()))
 }
 
-async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
-    window.wait_for(css).await?.send_keys(text).await?;
-    Ok(())
-}
-
 /// gatehouse-mcp's standard-library Python test server (nothing to install).
 fn fault_server() -> anyhow::Result<String> {
     Ok(Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -46,9 +41,15 @@ fn fault_server() -> anyhow::Result<String> {
 /// Fills the open add form with the fault server, waits until it is valid,
 /// and saves it.
 async fn fill_and_save_fault_server(window: &App, fault_server: &str) -> anyhow::Result<()> {
-    type_into(window, "[data-testid=mcp-form-name]", "fault").await?;
-    type_into(window, "[data-testid=mcp-form-command]", "python3").await?;
-    type_into(window, "[data-testid=mcp-form-args]", fault_server).await?;
+    window
+        .type_into("[data-testid=mcp-form-name]", "fault")
+        .await?;
+    window
+        .type_into("[data-testid=mcp-form-command]", "python3")
+        .await?;
+    window
+        .type_into("[data-testid=mcp-form-args]", fault_server)
+        .await?;
     until("the form to be valid", 10, || async {
         Ok((!window.exists("[data-testid^=mcp-form-error]").await?).then_some(()))
     })

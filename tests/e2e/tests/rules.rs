@@ -67,35 +67,6 @@ async fn call_status(window: &App, id: &str, want: &str) -> anyhow::Result<()> {
     .await
 }
 
-/// Replaces the text of the input matching `css`, typing it as a user does.
-/// WebKitWebDriver's `clear` does not always reach React (the old text then
-/// stays and the typed text is appended): when the field does not hold
-/// exactly `text` afterwards, it is set from script the way React sees
-/// typing (the native value setter, then an `input` event), and that
-/// fallback is printed.
-async fn type_into(window: &App, css: &str, text: &str) -> anyhow::Result<()> {
-    let input = window.wait_for(css).await?;
-    input.clear().await?;
-    input.send_keys(text).await?;
-    if input.prop("value").await?.as_deref() == Some(text) {
-        return Ok(());
-    }
-    eprintln!("e2e: typing into `{css}` did not leave exactly the text; setting it from script");
-    let element = serde_json::to_value(&input)?;
-    window
-        .client
-        .execute(
-            "const [el, value] = arguments; \
-             const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
-             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, value); \
-             el.dispatchEvent(new Event('input', { bubbles: true }));",
-            vec![element, json!(text)],
-        )
-        .await
-        .with_context(|| format!("setting `{css}` from script"))?;
-    Ok(())
-}
-
 #[tokio::test]
 async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_enforced()
 -> anyhow::Result<()> {
@@ -138,14 +109,18 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
         .await?;
 
     // A malformed rule: the parser's error, its position highlighted.
-    type_into(&window, "[data-testid=rule-input]", "Bash(echo").await?;
+    window
+        .type_into("[data-testid=rule-input]", "Bash(echo")
+        .await?;
     let error = window.texts("[data-testid=rule-error]").await?.join(" ");
     assert!(!error.trim().is_empty(), "a parse error is shown");
     window.wait_for("[data-testid=rule-error-mark]").await?;
     window.screenshot("rules-01-parse-error").await?;
 
     // The fixed rule, added to deny in the project settings (the defaults).
-    type_into(&window, "[data-testid=rule-input]", "Bash(echo:*)").await?;
+    window
+        .type_into("[data-testid=rule-input]", "Bash(echo:*)")
+        .await?;
     window.wait_for("[data-testid=rule-bash-examples]").await?;
     window.click("[data-testid=rule-add]").await?;
     window
@@ -154,13 +129,15 @@ async fn a_deny_rule_added_in_the_editor_is_validated_tested_replayed_saved_and_
     window.wait_for("[data-testid=rules-dirty]").await?;
 
     // The tester, with the unsaved rule: denied, and the trace names it.
-    type_into(&window, "[data-testid=tester-tool]", "Bash").await?;
-    type_into(
-        &window,
-        "[data-testid=tester-input]",
-        &json!({ "command": command }).to_string(),
-    )
-    .await?;
+    window
+        .type_into("[data-testid=tester-tool]", "Bash")
+        .await?;
+    window
+        .type_into(
+            "[data-testid=tester-input]",
+            &json!({ "command": command }).to_string(),
+        )
+        .await?;
     until("the tester to deny", 30, || async {
         let decision = window
             .attrs("[data-testid=tester-decision]", "data-decision")
@@ -309,7 +286,9 @@ async fn a_deny_rule_saved_in_the_editor_reaches_the_open_session() -> anyhow::R
     // The editor, over the session: a deny rule for echo, saved.
     window.click("[data-testid=open-rules]").await?;
     window.wait_for("[data-testid=rules-screen]").await?;
-    type_into(&window, "[data-testid=rule-input]", "Bash(echo:*)").await?;
+    window
+        .type_into("[data-testid=rule-input]", "Bash(echo:*)")
+        .await?;
     // Validated as typed: Add takes the rule once its check is back.
     window.wait_for("[data-testid=rule-bash-examples]").await?;
     window.click("[data-testid=rule-add]").await?;
