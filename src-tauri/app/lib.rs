@@ -130,6 +130,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_mode,
             sessions::answer_permission,
             sessions::stop_task,
+            sessions::open_task_output,
             sessions::answer_interaction,
             sessions::close_session,
             sessions::list_sessions,

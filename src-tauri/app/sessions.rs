@@ -11,9 +11,10 @@ use gatehouse_protocol::event::Event;
 use gatehouse_protocol::interaction::AnswerInteractionArgs;
 use gatehouse_protocol::project::Project;
 use gatehouse_protocol::session::{
-    AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, ProviderArgs,
-    ProviderChoice, ResumeSessionArgs, SendPromptArgs, SessionArgs, SessionHandle, SessionSummary,
-    SetApiKeyArgs, SetModeArgs, StartSessionArgs, StopTaskArgs, StoppedTask, StoredEvents,
+    AnswerPermissionArgs, ApiKeyStatus, EVENT_CHANNEL, ListSessionsArgs, OpenedTaskOutput,
+    ProviderArgs, ProviderChoice, ResumeSessionArgs, SendPromptArgs, SessionArgs, SessionHandle,
+    SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StopTaskArgs, StoppedTask,
+    StoredEvents,
 };
 use gatehouse_session::host::AskPolicy;
 use gatehouse_session::keys::{delete_key, find_key, key_status, keychain, set_key};
@@ -196,6 +197,46 @@ pub(crate) async fn stop_task(
         .await
         .map_err(error)?
         .map_err(error)
+}
+
+/// With this set (end-to-end tests only), `open_task_output` appends the
+/// file's path as a line to the file it names instead of starting the OS
+/// opener, which a test cannot see.
+pub const TEST_OPENED_FILES_ENV: &str = "GATEHOUSE_TEST_OPENED_FILES";
+
+/// Opens a background task's whole output file with the OS opener (the
+/// host says which file: only a task's own can be opened).
+#[tauri::command]
+pub(crate) async fn open_task_output(
+    state: State<'_, AppState>,
+    args: StopTaskArgs,
+) -> CommandResult<OpenedTaskOutput> {
+    let path = host(&state)?
+        .task_output_file(&args.session_id, &args.task_id)
+        .map_err(error)?;
+    let text = path.display().to_string();
+    if let Some(log) = std::env::var_os(TEST_OPENED_FILES_ENV) {
+        let line = format!("{text}\n");
+        blocking(move || {
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)
+                .and_then(|mut f| f.write_all(line.as_bytes()))
+                .map_err(|e| {
+                    format!(
+                        "recording the opened file in {}: {e}",
+                        Path::new(&log).display()
+                    )
+                })
+        })
+        .await?;
+    } else {
+        let url = text.clone();
+        blocking(move || gatehouse_session::mcp_auth::system_opener()(&url)).await?;
+    }
+    Ok(OpenedTaskOutput { path: text })
 }
 
 #[tauri::command]

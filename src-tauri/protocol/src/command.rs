@@ -30,10 +30,10 @@ use crate::rules::{
     UndoRulesSaveArgs, ValidateRuleArgs,
 };
 use crate::session::{
-    AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, ProviderArgs, ResumeSessionArgs,
-    SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs, SessionEventsBeforeArgs,
-    SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs, StartSessionArgs, StopTaskArgs,
-    StoppedTask, StoredEvents,
+    AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, OpenedTaskOutput, ProviderArgs,
+    ResumeSessionArgs, SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs,
+    SessionEventsBeforeArgs, SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs,
+    StartSessionArgs, StopTaskArgs, StoppedTask, StoredEvents,
 };
 
 /// The error every command returns on failure: a message that says what went
@@ -163,6 +163,9 @@ commands! {
     /// Stops a background task of an open session (a background agent, a
     /// Bash `run_in_background`) and waits for it to end.
     stop_task(StopTaskArgs) -> StoppedTask;
+    /// Opens a background task's whole output file with the OS opener
+    /// (`xdg-open`, `open`); says which file.
+    open_task_output(StopTaskArgs) -> OpenedTaskOutput;
     /// Answers a pending `interaction_requested` (a question, a plan).
     answer_interaction(AnswerInteractionArgs) -> ();
     /// Closes a session: stops its tasks and servers; its events stay stored.

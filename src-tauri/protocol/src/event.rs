@@ -304,6 +304,24 @@ pub enum EventBody {
         /// the session closed: SIGTERM, then SIGKILL after 3 s").
         message: String,
     },
+    /// New output of a running background process task, for the tasks
+    /// panel (ANSI escapes kept). Bounded and throttled by the task
+    /// manager (`gatehouse_tools::tasks::OUTPUT_EVERY_TICKS`,
+    /// `OUTPUT_MAX_BYTES`): at most four events a second per task, each
+    /// carrying at most 4 KiB of the newest bytes;
+    /// older bytes it leaves out are counted in `skipped_bytes` (the whole
+    /// output is in the task's file). A task that prints nothing emits none.
+    TaskOutput {
+        /// The task.
+        task_id: String,
+        /// The new text (UTF-8; a character split across events is held
+        /// back for the next one).
+        text: String,
+        /// Bytes produced since the previous event that this one does not carry.
+        skipped_bytes: u64,
+        /// Bytes the task has produced in all so far.
+        total_bytes: u64,
+    },
     /// An MCP server changed state (connecting, connected, failed,
     /// needs-auth, disabled, awaiting approval), or its tool list changed
     /// while connected. Never carries secrets (env values, headers, tokens).

@@ -88,6 +88,12 @@ pub struct SessionHandle {
     /// Where "always allow" can save rules, in the order offered, with
     /// each file's path ([`crate::permission::rule_files`]).
     pub rule_files: Vec<crate::permission::RuleFile>,
+    /// Whether policy disables `bypassPermissions`
+    /// (`permissions.disableBypassPermissionsMode: "disable"` in any
+    /// settings file) as the session opened: `set_mode` then refuses it.
+    #[serde(default)]
+    #[ts(optional, as = "Option<bool>")]
+    pub bypass_disabled: bool,
 }
 
 /// Arguments of `session_events_before`.
@@ -163,10 +169,17 @@ pub struct AnswerPermissionArgs {
 /// Arguments of `stop_task`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct StopTaskArgs {
-    /// The session whose task it is.
+    /// The session whose task it is (also the arguments of `open_task_output`).
     pub session_id: String,
     /// The task (`task_started`'s `task_id`).
     pub task_id: String,
+}
+
+/// What `open_task_output` opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OpenedTaskOutput {
+    /// The task's whole output file.
+    pub path: String,
 }
 
 /// What `stop_task` did: the task's state once it stopped (a task that had

@@ -641,6 +641,7 @@ impl SessionHost {
                 earlier_events,
                 session_rules,
                 rule_files: gatehouse_protocol::permission::rule_files(&project, &self.config.home),
+                bypass_disabled: engine.settings().bypass_disabled,
             },
             warnings,
         })
@@ -702,6 +703,38 @@ impl SessionHost {
         })
     }
 
+    /// The whole output file of a background task of an open session: the
+    /// live task's, or for a task of an earlier run of a resumed session
+    /// (no longer in the task manager) `sessions/<id>/tasks/<task id>.log`
+    /// when it exists. The id must look like a task id (`bash_3`), so no
+    /// other path can be asked for.
+    pub fn task_output_file(&self, session_id: &str, task_id: &str) -> Result<PathBuf, HostError> {
+        let open = self.open(session_id)?;
+        if let Ok(info) = open.tasks.info(task_id) {
+            return Ok(info.output_path);
+        }
+        let well_formed = task_id.split_once('_').is_some_and(|(kind, n)| {
+            !kind.is_empty()
+                && kind.bytes().all(|b| b.is_ascii_lowercase())
+                && !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+        });
+        if !well_formed {
+            return Err(HostError::Other(format!(
+                "session {session_id}: {task_id:?} is not a background task id (like bash_1)"
+            )));
+        }
+        let path = open.tasks.dir().join(format!("{task_id}.log"));
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(HostError::Other(format!(
+                "session {session_id}: task {task_id} has no output file at {}",
+                path.display()
+            )))
+        }
+    }
+
     /// Whether an exchange is running in the session.
     pub fn is_running(&self, session_id: &str) -> Result<bool, HostError> {
         Ok(!lock(&self.open(session_id)?.current).is_empty())
@@ -709,8 +742,18 @@ impl SessionHost {
 
     /// Changes the session's permission mode: the engine decides with it at
     /// once, the tools' context from the next turn; emits `mode_changed`.
+    /// `bypassPermissions` is refused while policy disables it (the engine
+    /// would decide as `default` anyway; the mode shown must not lie).
     pub fn set_mode(&self, session_id: &str, mode: PermissionMode) -> Result<(), HostError> {
         let open = self.open(session_id)?;
+        if mode == PermissionMode::BypassPermissions && open.engine.settings().bypass_disabled {
+            return Err(HostError::Other(format!(
+                "session {session_id}: bypassPermissions is disabled by policy \
+                 (permissions.disableBypassPermissionsMode is \"disable\" in a settings file); \
+                 the mode stays {}",
+                mode_text(open.engine.mode())
+            )));
+        }
         open.engine.set_mode(mode);
         open.emitter.emit(EventBody::ModeChanged { mode });
         Ok(())

@@ -28,6 +28,20 @@ async fn start(env: &mut Env, id: &str, command: &str) -> String {
     id
 }
 
+/// A blocking TaskOutput read (call `t2`) of task `id`, which returns once
+/// it ended: the result text.
+async fn wait_end(env: &mut Env, id: &str) -> String {
+    let r = env
+        .run(
+            "t2",
+            "TaskOutput",
+            json!({ "task_id": id, "timeout": 60_000 }),
+        )
+        .await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    r.text()
+}
+
 fn task_events(env: &Env) -> Vec<EventBody> {
     env.events()
         .into_iter()
@@ -50,15 +64,7 @@ async fn a_background_command_returns_a_task_id_and_its_output_is_read_later() {
         "echo one; printf '\\033[1mtwo\\033[0m\\n'; exit 0",
     )
     .await;
-    let r = env
-        .run(
-            "t2",
-            "TaskOutput",
-            json!({ "task_id": id, "timeout": 60_000 }),
-        )
-        .await;
-    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
-    let text = r.text();
+    let text = wait_end(&mut env, &id).await;
     assert!(text.contains("is completed"), "{text}");
     assert!(text.ends_with("one\ntwo\n"), "{text}");
     // Nothing new the second time.
@@ -301,4 +307,44 @@ async fn dropping_the_manager_ends_running_tasks() {
     drop(rt);
     drop(tasks);
     assert_eq!(survivors(&pids).await, Vec::<i32>::new());
+}
+
+#[tokio::test]
+async fn a_running_task_streams_its_output_as_bounded_task_output_events_before_it_ends() {
+    let mut env = env();
+    let id = start(
+        &mut env,
+        "t1",
+        "printf 'first\\n'; printf '\\033[32mgreen\\033[0m\\n'; exit 3",
+    )
+    .await;
+    // A blocking TaskOutput returns once the task has ended.
+    let ended = wait_end(&mut env, &id).await;
+    assert!(ended.contains("is failed"), "{ended}");
+    let bodies: Vec<EventBody> = env.events().into_iter().map(|e| e.body).collect();
+    let end = bodies
+        .iter()
+        .position(|b| matches!(b, EventBody::TaskCompleted { .. }))
+        .unwrap();
+    let mut text = String::new();
+    let mut last_total = 0;
+    for (at, body) in bodies.iter().enumerate() {
+        if let EventBody::TaskOutput {
+            task_id,
+            text: chunk,
+            skipped_bytes,
+            total_bytes,
+        } = body
+        {
+            assert_eq!(task_id, &id);
+            assert!(at < end, "output after the task's end");
+            assert!(chunk.len() <= gatehouse_tools::tasks::OUTPUT_MAX_BYTES);
+            assert_eq!(*skipped_bytes, 0);
+            text.push_str(chunk);
+            last_total = *total_bytes;
+        }
+    }
+    // Every byte, ANSI kept, as in the file.
+    assert_eq!(text, "first\n\x1b[32mgreen\x1b[0m\n");
+    assert_eq!(last_total, text.len() as u64);
 }

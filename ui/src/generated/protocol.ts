@@ -730,7 +730,24 @@ output_path: string,
  * What happened, for people ("exited with code 0", "stopped when
  * the session closed: SIGTERM, then SIGKILL after 3 s").
  */
-message: string, } | { "type": "mcp_server_state", 
+message: string, } | { "type": "task_output", 
+/**
+ * The task.
+ */
+task_id: string, 
+/**
+ * The new text (UTF-8; a character split across events is held
+ * back for the next one).
+ */
+text: string, 
+/**
+ * Bytes produced since the previous event that this one does not carry.
+ */
+skipped_bytes: number, 
+/**
+ * Bytes the task has produced in all so far.
+ */
+total_bytes: number, } | { "type": "mcp_server_state", 
 /**
  * The server's name as configured.
  */
@@ -2005,6 +2022,15 @@ export type OpenProjectArgs = {
 id: number, };
 
 /**
+ * What `open_task_output` opened.
+ */
+export type OpenedTaskOutput = { 
+/**
+ * The task's whole output file.
+ */
+path: string, };
+
+/**
  * The stream a piece of output came from.
  */
 export type OutputStream = "stdout" | "stderr";
@@ -2902,7 +2928,13 @@ session_rules: Array<string>,
  * Where "always allow" can save rules, in the order offered, with
  * each file's path ([`crate::permission::rule_files`]).
  */
-rule_files: Array<RuleFile>, };
+rule_files: Array<RuleFile>, 
+/**
+ * Whether policy disables `bypassPermissions`
+ * (`permissions.disableBypassPermissionsMode: "disable"` in any
+ * settings file) as the session opened: `set_mode` then refuses it.
+ */
+bypass_disabled?: boolean, };
 
 /**
  * Where a stored session came from.
@@ -3194,7 +3226,7 @@ mode: PermissionMode, };
  */
 export type StopTaskArgs = { 
 /**
- * The session whose task it is.
+ * The session whose task it is (also the arguments of `open_task_output`).
  */
 session_id: string, 
 /**
@@ -3707,6 +3739,9 @@ export interface Commands {
   /** Stops a background task of an open session (a background agent, a
  Bash `run_in_background`) and waits for it to end. */
   stop_task: { args: StopTaskArgs; result: StoppedTask };
+  /** Opens a background task's whole output file with the OS opener
+ (`xdg-open`, `open`); says which file. */
+  open_task_output: { args: StopTaskArgs; result: OpenedTaskOutput };
   /** Answers a pending `interaction_requested` (a question, a plan). */
   answer_interaction: { args: AnswerInteractionArgs; result: null };
   /** Closes a session: stops its tasks and servers; its events stay stored. */

@@ -240,67 +240,103 @@ pub fn to_model_text(bytes: &[u8]) -> String {
 /// they come and calls [`ProgressCoalescer::flush`] on a timer, so the UI
 /// gets at most one event per tick whatever the output rate. Each event
 /// carries only new bytes (ANSI kept), at most [`MAX_PROGRESS_BYTES`] of
-/// them; the rest is counted in `skipped_bytes`.
-#[derive(Debug, Default)]
+/// them (another cap with [`ProgressCoalescer::with_cap`]); the rest is
+/// counted in `skipped_bytes`. Background tasks' `task_output` events are
+/// batched the same way ([`ProgressCoalescer::take`]).
+#[derive(Debug)]
 pub struct ProgressCoalescer {
+    cap: usize,
     pending: Vec<u8>,
     skipped: u64,
     total: u64,
     events: u64,
 }
 
+impl Default for ProgressCoalescer {
+    fn default() -> Self {
+        Self::with_cap(MAX_PROGRESS_BYTES)
+    }
+}
+
+/// One batch of output taken from a [`ProgressCoalescer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputChunk {
+    /// The newest bytes as text (ANSI kept).
+    pub text: String,
+    /// Bytes produced since the previous chunk that this one leaves out.
+    pub skipped_bytes: u64,
+    /// Bytes produced in all so far.
+    pub total_bytes: u64,
+}
+
 impl ProgressCoalescer {
+    /// A coalescer whose chunks carry at most `cap` bytes (at least 4, so a
+    /// character always fits).
+    pub fn with_cap(cap: usize) -> Self {
+        Self {
+            cap: cap.max(4),
+            pending: Vec::new(),
+            skipped: 0,
+            total: 0,
+            events: 0,
+        }
+    }
+
     /// Adds new output.
     pub fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len() as u64;
-        let room = MAX_PROGRESS_BYTES.saturating_sub(self.pending.len());
+        let room = self.cap.saturating_sub(self.pending.len());
         if bytes.len() <= room {
             self.pending.extend_from_slice(bytes);
         } else {
             // Keep the newest bytes: the UI shows the end of the stream.
-            let keep = bytes.len().min(MAX_PROGRESS_BYTES);
-            let drop_old = (self.pending.len() + keep).saturating_sub(MAX_PROGRESS_BYTES);
+            let keep = bytes.len().min(self.cap);
+            let drop_old = (self.pending.len() + keep).saturating_sub(self.cap);
             self.skipped += (drop_old + bytes.len() - keep) as u64;
             self.pending.drain(..drop_old);
             self.pending.extend_from_slice(&bytes[bytes.len() - keep..]);
         }
     }
 
-    /// Emits one event with the pending bytes, if there are any. A
-    /// multi-byte UTF-8 character split across chunks is held back for the
-    /// next event rather than mangled.
-    pub fn flush(&mut self, progress: &ProgressReporter) {
+    /// Takes the pending bytes as one chunk, if there are any. A
+    /// multi-byte UTF-8 character split across pushes is held back for the
+    /// next chunk rather than mangled; with `all`, it is taken too (the
+    /// stream has ended).
+    pub fn take(&mut self, all: bool) -> Option<OutputChunk> {
         if self.pending.is_empty() && self.skipped == 0 {
-            return;
+            return None;
         }
-        let cut = complete_utf8_prefix(&self.pending);
+        let cut = if all {
+            self.pending.len()
+        } else {
+            complete_utf8_prefix(&self.pending)
+        };
         let rest = self.pending.split_off(cut);
         let text = String::from_utf8_lossy(&self.pending).into_owned();
         self.pending = rest;
-        progress.report(ToolProgressData::BashOutput {
+        let chunk = OutputChunk {
             text,
             skipped_bytes: self.skipped,
             total_bytes: self.total,
-            stream: None,
-        });
+        };
         self.skipped = 0;
         self.events += 1;
+        Some(chunk)
+    }
+
+    /// Emits one event with the pending bytes, if there are any (see
+    /// [`ProgressCoalescer::take`]).
+    pub fn flush(&mut self, progress: &ProgressReporter) {
+        if let Some(chunk) = self.take(false) {
+            report_chunk(progress, chunk);
+        }
     }
 
     /// Emits whatever is pending, including an incomplete trailing
     /// character (the stream has ended).
     pub fn finish(&mut self, progress: &ProgressReporter) {
-        self.flush(progress);
-        if !self.pending.is_empty() {
-            let text = String::from_utf8_lossy(&self.pending).into_owned();
-            self.pending.clear();
-            progress.report(ToolProgressData::BashOutput {
-                text,
-                skipped_bytes: 0,
-                total_bytes: self.total,
-                stream: None,
-            });
-            self.events += 1;
+        if let Some(chunk) = self.take(true) {
+            report_chunk(progress, chunk);
         }
     }
 
@@ -308,6 +344,15 @@ impl ProgressCoalescer {
     pub fn events(&self) -> u64 {
         self.events
     }
+}
+
+fn report_chunk(progress: &ProgressReporter, chunk: OutputChunk) {
+    progress.report(ToolProgressData::BashOutput {
+        text: chunk.text,
+        skipped_bytes: chunk.skipped_bytes,
+        total_bytes: chunk.total_bytes,
+        stream: None,
+    });
 }
 
 /// The length of the longest prefix of `bytes` that does not end inside a

@@ -8,7 +8,9 @@
 //! `gatehouse-agent`). Either way the whole output (an agent's: its
 //! transcript as lines) goes to `<dir>/<task id>.log`, and its life is
 //! reported as `task_started` / `task_completed` events with a typed
-//! `kind`. The model reads new output with [`TaskOutputTool`], ends a task
+//! `kind`; a process task's output also goes out live as `task_output`
+//! events (at most [`OUTPUT_MAX_BYTES`] each, one per
+//! [`OUTPUT_EVERY_TICKS`] ticks). The model reads new output with [`TaskOutputTool`], ends a task
 //! with [`TaskStopTool`] and sends an agent a follow-up with
 //! [`SendMessageTool`]; a task that ended is announced to the session's
 //! model at its next turn ([`TaskManager::take_notices`]) unless TaskOutput
@@ -48,7 +50,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::bash::DEFAULT_GRACE;
-use crate::bash::output::{CappedFile, MAX_FILE_BYTES, OutputRecorder};
+use crate::bash::output::{CappedFile, MAX_FILE_BYTES, OutputRecorder, ProgressCoalescer};
 use crate::bash::process::{self, OutputHandler, StopCause, Termination};
 
 /// How much of a task's new output one read returns at most (head + tail
@@ -446,12 +448,48 @@ impl Drop for TaskManager {
     }
 }
 
-/// Writes a task's output to its file.
-struct FileSink(CappedFile);
+/// The most bytes one `task_output` event carries (the newest; the rest
+/// is counted as skipped, the file has it all).
+pub const OUTPUT_MAX_BYTES: usize = 4 * 1024;
+/// A `task_output` event goes out at most every this many output ticks
+/// ([`process::TICK`], 50 ms): at most four a second per task.
+pub const OUTPUT_EVERY_TICKS: u32 = 5;
+
+/// Writes a task's output to its file, and batches it into `task_output`
+/// events for the tasks panel (bounded and throttled).
+struct FileSink {
+    file: CappedFile,
+    task_id: String,
+    emitter: Emitter,
+    live: ProgressCoalescer,
+    ticks: u32,
+}
+
+impl FileSink {
+    fn emit(&mut self, all: bool) {
+        if let Some(chunk) = self.live.take(all) {
+            self.emitter.emit(EventBody::TaskOutput {
+                task_id: self.task_id.clone(),
+                text: chunk.text,
+                skipped_bytes: chunk.skipped_bytes,
+                total_bytes: chunk.total_bytes,
+            });
+        }
+    }
+}
 
 impl OutputHandler for FileSink {
     fn output(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
+        self.file.write(bytes);
+        self.live.push(bytes);
+    }
+
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if self.ticks >= OUTPUT_EVERY_TICKS {
+            self.ticks = 0;
+            self.emit(false);
+        }
     }
 }
 
@@ -464,11 +502,13 @@ async fn run_task(
     grace: Duration,
     notices: Arc<Mutex<Vec<(String, u64)>>>,
 ) {
-    let mut sink = FileSink(CappedFile::from_file(
-        task.output_path.clone(),
-        file,
-        MAX_FILE_BYTES,
-    ));
+    let mut sink = FileSink {
+        file: CappedFile::from_file(task.output_path.clone(), file, MAX_FILE_BYTES),
+        task_id: task.id.clone(),
+        emitter: emitter.clone(),
+        live: ProgressCoalescer::with_cap(OUTPUT_MAX_BYTES),
+        ticks: 0,
+    };
     let stop_token = task.stop.clone();
     let stop_task = Arc::clone(&task);
     let stop = async move {
@@ -479,6 +519,8 @@ async fn run_task(
         StopCause::Requested(reason)
     };
     let end = process::drive(spawned, grace, stop, &mut sink).await;
+    // What is left goes out before the end (the panel's last lines).
+    sink.emit(true);
     let (status, mut message) = match &end.stopped {
         Some((StopCause::Requested(reason), how)) => (
             TaskStatus::Stopped,
@@ -506,7 +548,7 @@ async fn run_task(
             how.describe(grace)
         ));
     }
-    if let Some(problem) = sink.0.problem() {
+    if let Some(problem) = sink.file.problem() {
         message.push_str(&format!("; its output file is incomplete: {problem}"));
     }
     let state = TaskState {
@@ -602,6 +644,79 @@ fn read_since(
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    fn sink(events: &Arc<gatehouse_core::events::MemorySink>, dir: &Path) -> FileSink {
+        let path = dir.join("t.log");
+        let file = std::fs::File::create(&path).unwrap();
+        FileSink {
+            file: CappedFile::from_file(path, file, MAX_FILE_BYTES),
+            task_id: "bash_1".into(),
+            emitter: Emitter::new("s", events.clone()),
+            live: ProgressCoalescer::with_cap(OUTPUT_MAX_BYTES),
+            ticks: 0,
+        }
+    }
+
+    fn outputs(events: &gatehouse_core::events::MemorySink) -> Vec<(String, u64, u64)> {
+        events
+            .take()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                EventBody::TaskOutput {
+                    text,
+                    skipped_bytes,
+                    total_bytes,
+                    ..
+                } => Some((text, skipped_bytes, total_bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn live_output_goes_out_once_per_five_ticks_with_only_the_newest_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let events = Arc::new(gatehouse_core::events::MemorySink::new());
+        let mut sink = sink(&events, dir.path());
+        // Ticks without output send nothing.
+        for _ in 0..20 {
+            sink.tick();
+        }
+        assert!(outputs(&events).is_empty());
+        // Output between ticks: nothing until the fifth tick, then one
+        // event with the newest OUTPUT_MAX_BYTES.
+        for _ in 0..OUTPUT_EVERY_TICKS - 1 {
+            sink.output(&[b'a'; 3000]);
+            sink.tick();
+        }
+        assert!(outputs(&events).is_empty());
+        sink.output(b"\x1b[31mred\x1b[0m\n");
+        sink.tick();
+        let sent = outputs(&events);
+        assert_eq!(
+            sent.len(),
+            1,
+            "{:?}",
+            sent.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>()
+        );
+        let (text, skipped, total) = &sent[0];
+        assert_eq!(text.len(), OUTPUT_MAX_BYTES);
+        assert!(text.ends_with("\x1b[31mred\x1b[0m\n"), "ANSI kept");
+        let all = 3000 * u64::from(OUTPUT_EVERY_TICKS - 1) + 13;
+        assert_eq!(*total, all);
+        assert_eq!(*skipped + text.len() as u64, all);
+        // The end sends the rest at once, a split character included.
+        sink.output("é".as_bytes().split_at(1).0);
+        sink.emit(true);
+        let sent = outputs(&events);
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].1, sent[0].2), (0, all + 1));
+        // The file has every byte.
+        assert_eq!(
+            std::fs::metadata(dir.path().join("t.log")).unwrap().len(),
+            all + 1
+        );
+    }
 
     #[test]
     fn filtered_reads_bound_long_lines_and_keep_partial_last_lines() {
