@@ -138,6 +138,8 @@ export const backend = {
     call("answer_permission", { session_id: sessionId, tool_use_id: toolUseId, answer }),
   stopTask: (sessionId: string, taskId: string) =>
     call("stop_task", { session_id: sessionId, task_id: taskId }),
+  openTaskOutput: (sessionId: string, taskId: string) =>
+    call("open_task_output", { session_id: sessionId, task_id: taskId }),
   answerInteraction: (sessionId: string, toolUseId: string, reply: InteractionReply) =>
     call("answer_interaction", { session_id: sessionId, tool_use_id: toolUseId, reply }),
   closeSession: (sessionId: string) => call("close_session", { session_id: sessionId }),

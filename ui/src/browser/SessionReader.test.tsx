@@ -296,3 +296,34 @@ describe("SessionReader and sub-agents", () => {
     expect(onOpenSession).toHaveBeenLastCalledWith("ses_test");
   });
 });
+
+describe("SessionReader and the todo list", () => {
+  const todo = (content: string, status: "pending" | "in_progress" | "completed") => ({ content, activeForm: `${content}ing`, status });
+
+  it("shows the last todo list whose TodoWrite did not fail, rebuilt from the stored events", async () => {
+    const script = new Script("ses_r")
+      .add({ type: "session_started", provider: "replay", model: "m", project: "/p", resumed: false })
+      .prompt("plan it")
+      .request(1);
+    script.queue("t1", "TodoWrite", {}).allow("t1").progress("t1", { kind: "todos_updated", todos: [todo("Read", "in_progress"), todo("Fix", "pending")] }).complete("t1", "ok");
+    script.queue("t2", "TodoWrite", {}).allow("t2").progress("t2", { kind: "todos_updated", todos: [todo("Read", "completed"), todo("Fix", "in_progress")] }).complete("t2", "ok");
+    // Refused (two in progress): the list before it stays.
+    script.queue("t3", "TodoWrite", {}).allow("t3").complete("t3", "todos[1].status: …", "error");
+    const list = script.turnDone(1, 3).done().events;
+    fake("gatehouse", () => list);
+    render(<SessionReader sessionId="ses_r" seq={null} nonce={1} onBack={vi.fn()} onResume={vi.fn()} onDeleted={vi.fn()} />);
+    const panel = await screen.findByTestId("todo-panel");
+    expect(panel.getAttribute("data-count")).toBe("2");
+    const items = [...panel.querySelectorAll("[data-testid=todo-item]")];
+    expect(items.map((i) => [i.getAttribute("data-status"), i.textContent])).toEqual([
+      ["completed", "Read"],
+      ["in_progress", "Fixing"],
+    ]);
+  });
+
+  it("shows no todo panel for a session without TodoWrite", async () => {
+    renderReader("gatehouse");
+    await screen.findByTestId("tool-group");
+    expect(screen.queryByTestId("todo-panel")).toBeNull();
+  });
+});

@@ -4,6 +4,8 @@ import { useCallback, useMemo, useState } from "react";
 import type { SessionSummary } from "../generated/protocol";
 import { foldTree } from "../session/agents";
 import { AgentsContext, type AgentsView } from "../session/agentsContext";
+import { TodoPanel } from "../session/renderers/TodoPanel";
+import { currentTodos, TalkbackStore } from "../session/talkback";
 import { Transcript } from "../session/Transcript";
 import "../session/session.css";
 import { formatCount, formatMs } from "./plots";
@@ -129,6 +131,8 @@ export function SessionReader({
   }
 
   const shown = useMemo(() => (model ? filterModel(model, filter) : null), [model, filter]);
+  // The agent's last todo list, rebuilt from the stored events as a resumed session's is.
+  const todos = useMemo(() => (events ? currentTodos(new TalkbackStore().sync(events)) : null), [events]);
   const tools = useMemo(() => (model ? toolNames(model) : []), [model]);
   // The Agent calls' links to their sub-agents' sessions (stored on their own).
   const tree = useMemo(() => (events ? foldTree(events, sessionId) : null), [events, sessionId]);
@@ -264,7 +268,10 @@ export function SessionReader({
             </p>
           )}
         </div>
-        <aside className="session-side">{state.stats && <StatsPanel stats={state.stats} />}</aside>
+        <aside className="session-side">
+          <TodoPanel todos={todos} />
+          {state.stats && <StatsPanel stats={state.stats} />}
+        </aside>
       </div>
     </div>
   );

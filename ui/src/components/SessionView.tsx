@@ -178,6 +178,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
           onModeChange={actions.setMode}
           onAnswer={actions.answer}
           onStopTask={actions.stopTask}
+          onOpenTaskOutput={actions.openTaskOutput}
           onReply={actions.reply}
           />
           <OnMounted run={actions.loadEarlier} />

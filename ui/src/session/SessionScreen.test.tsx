@@ -1,9 +1,9 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import type { Event, PermissionMode, SessionHandle } from "../generated/protocol";
+import type { Event, PermissionMode } from "../generated/protocol";
 import demoJsonl from "./fixtures/demo.jsonl?raw";
-import { Script, bigSession, parseJsonLines } from "./fixtures/build";
+import { Script, bigSession, parseJsonLines, testHandle } from "./fixtures/build";
 import { SessionScreen, nextMode, providerLine, type SessionScreenProps } from "./SessionScreen";
 import { installTranscriptLayout } from "./testLayout";
 
@@ -11,16 +11,7 @@ const VIEWPORT = 600;
 installTranscriptLayout(VIEWPORT);
 afterEach(cleanup);
 
-const handle = (over: Partial<SessionHandle> = {}): SessionHandle => ({
-  session_id: "ses_test",
-  project_path: "/tmp/uikit-proj",
-  mode: "default",
-  events: [],
-  earlier_events: 0,
-  session_rules: [],
-  rule_files: [{ source: "local", path: "/tmp/uikit-proj/.claude/settings.local.json" }],
-  ...over,
-});
+const handle = testHandle;
 
 function setup(events: Event[], over: Partial<SessionScreenProps> = {}) {
   const props: SessionScreenProps = {

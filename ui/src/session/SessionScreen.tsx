@@ -12,14 +12,18 @@
  *   onInterrupt   the interrupt button, or Esc while running
  *   onModeChange  Shift+Tab, or a click on the mode indicator: the next mode
  *                 of default → acceptEdits → plan → default (Claude Code's
- *                 cycle; from bypassPermissions or dontAsk it goes to default)
+ *                 cycle; from bypassPermissions or dontAsk it goes to default);
+ *                 or any mode picked in the mode menu (bypassPermissions
+ *                 after its confirmation, never when the handle's
+ *                 bypass_disabled is set)
  *   onAnswer      the answer to a permission request, as `PermissionAnswer`
  *   onReply       the reply to a question (AskUserQuestion) or a plan
  *                 (ExitPlanMode), as `InteractionReply`
  *
  * Test ids (the e2e suite relies on exactly these):
  *   session-screen (root) · prompt-input (textarea) · prompt-send ·
- *   interrupt-button · mode-indicator (data-mode = the mode) ·
+ *   interrupt-button · mode-indicator (data-mode = the mode) and the mode
+ *   menu (ModeMenu: mode-menu-toggle, mode-menu, mode-option, bypass-confirm) ·
  *   assistant-text (each assistant text block) ·
  *   tool-call (data-tool-name, data-tool-use-id, data-status ∈ queued |
  *     running | waiting_permission | completed | error | denied | interrupted)
@@ -29,7 +33,8 @@
  *     permission-always-allow, permission-deny, permission-deny-feedback ·
  *   batch-timeline with timeline-bar · session-rules ·
  *   transcript (the scroller; data-following) · task-panel · todo-panel
- *   (TodoPanel) · question-modal (QuestionModal) · plan-modal
+ *   (TodoPanel) · task (TaskPanel: task-stop, task-output, task-exit,
+ *   task-open-output) · question-modal (QuestionModal) · plan-modal
  *   (PlanApprovalModal).
  * The transcript is virtualised and follows the newest rows while the user
  * is at the bottom; scroll `transcript` to reach older rows.
@@ -42,7 +47,8 @@ import type { Event, InteractionReply, PermissionAnswer, PermissionMode, Session
 import { formatBytes } from "./format";
 import { listSubagents, subagentTask, treePendingRequests } from "./agents";
 import { AgentsContext, type AgentsView } from "./agentsContext";
-import { MODE_LABELS, nextMode } from "./modes";
+import { ModeMenu } from "./ModeMenu";
+import { nextMode } from "./modes";
 import { PermissionModal } from "./PermissionModal";
 import { PlanApprovalModal } from "./PlanApprovalModal";
 import { QuestionModal } from "./QuestionModal";
@@ -65,8 +71,10 @@ export interface SessionScreenProps {
   onInterrupt(): void;
   onModeChange(mode: PermissionMode): void;
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
-  /** Stops a background task (the sub-agents panel's Stop). */
+  /** Stops a background task (the tasks and sub-agents panels' Stop). */
   onStopTask?: ((taskId: string) => void) | undefined;
+  /** Opens a background task's whole output file (the tasks panel). */
+  onOpenTaskOutput?: ((taskId: string) => void) | undefined;
   onReply?(toolUseId: string, reply: InteractionReply): void;
 }
 
@@ -145,7 +153,18 @@ function PromptBox({
 }
 
 /** A live session: transcript, prompt, mode, interrupt, permissions, rules, tasks. */
-export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, onModeChange, onAnswer, onStopTask, onReply }: SessionScreenProps) {
+export function SessionScreen({
+  handle,
+  events,
+  running,
+  onPrompt,
+  onInterrupt,
+  onModeChange,
+  onAnswer,
+  onStopTask,
+  onOpenTaskOutput,
+  onReply,
+}: SessionScreenProps) {
   // The session is the first event's (its sub-agents' events come after their Agent calls).
   const [store] = useState(() => new ModelStore());
   const model = store.sync(events);
@@ -163,11 +182,14 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
   const [requested, setRequested] = useState<{ mode: PermissionMode; basis: number | null } | null>(null);
   const mode = requested && requested.basis === model.modeEventIndex ? requested.mode : confirmed;
 
-  const cycleMode = useCallback(() => {
-    const next = nextMode(mode);
-    setRequested({ mode: next, basis: model.modeEventIndex });
-    onModeChange(next);
-  }, [mode, model.modeEventIndex, onModeChange]);
+  const pickMode = useCallback(
+    (next: PermissionMode) => {
+      setRequested({ mode: next, basis: model.modeEventIndex });
+      onModeChange(next);
+    },
+    [model.modeEventIndex, onModeChange],
+  );
+  const cycleMode = useCallback(() => pickMode(nextMode(mode)), [mode, pickMode]);
 
   // Answers sent but not yet acknowledged by a permission_answered event.
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
@@ -265,16 +287,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
               {formatBytes(tokens).replace("B", "tok")}
             </span>
           )}
-          <button
-            type="button"
-            className={`mode-indicator mode-${mode}`}
-            data-testid="mode-indicator"
-            data-mode={mode}
-            title="Permission mode: click, or Shift+Tab in the prompt box, for the next one"
-            onClick={cycleMode}
-          >
-            {MODE_LABELS[mode]} <kbd className="mode-key">Shift+Tab</kbd>
-          </button>
+          <ModeMenu mode={mode} bypassDisabled={handle.bypass_disabled ?? false} onCycle={cycleMode} onPick={pickMode} />
           <button type="button" className="interrupt" data-testid="interrupt-button" disabled={!running} onClick={onInterrupt} title="Interrupt (Esc)">
             <Square size={14} aria-hidden="true" /> Interrupt
           </button>
@@ -302,7 +315,7 @@ export function SessionScreen({ handle, events, running, onPrompt, onInterrupt, 
           <SubagentsPanel rows={subagents} onStop={onStopTask} />
           <SessionHooks hooks={model.hooksLoaded} />
           <TodoPanel todos={todos} />
-          <TaskPanel tasks={tasks} />
+          <TaskPanel tasks={tasks} onStop={onStopTask} onOpenOutput={onOpenTaskOutput} />
         </aside>
       </div>
       <footer className="session-foot">

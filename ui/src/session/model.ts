@@ -42,6 +42,7 @@ import type {
   SessionErrorKind,
   SessionStatus,
   SubagentRef,
+  TaskKind,
   TaskStatus,
   ToolCallStatus,
   ToolProgressData,
@@ -207,6 +208,10 @@ export interface Task {
   readonly message: string | null;
   readonly startedMs: number;
   readonly endedMs: number | null;
+  /** A process or a background agent. */
+  readonly kind: TaskKind;
+  /** Its live output (`task_output`), bounded like a call's; null before any. */
+  readonly output: StreamedOutput | null;
 }
 
 /** One model request and what it did. */
@@ -771,6 +776,8 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         message: null,
         startedMs: ts,
         endedMs: null,
+        kind: event.kind ?? "process",
+        output: null,
       });
       if (event.tool_use_id !== null) updateCall(model, event.tool_use_id, () => ({ taskId: event.task_id }));
       break;
@@ -787,6 +794,8 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         message: null,
         startedMs: ts,
         endedMs: null,
+        kind: event.kind ?? "process",
+        output: null,
       };
       model.tasks.set(event.task_id, {
         ...base,
@@ -796,6 +805,15 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         outputPath: event.output_path,
         endedMs: ts,
       });
+      break;
+    }
+    case "task_output": {
+      const task = model.tasks.get(event.task_id);
+      if (task) {
+        // Bytes the backend left out are counted, not shown.
+        const output = appendOutput(task.output, event.text, event.total_bytes);
+        model.tasks.set(event.task_id, { ...task, output });
+      }
       break;
     }
     case "tool_results_returned":

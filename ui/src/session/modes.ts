@@ -23,3 +23,13 @@ export function nextMode(mode: PermissionMode): PermissionMode {
   const at = MODE_CYCLE.indexOf(mode);
   return MODE_CYCLE[(at + 1) % MODE_CYCLE.length] ?? "default";
 }
+
+/** What each mode does, in a line (the mode menu). */
+export const MODE_DESCRIPTIONS: Record<PermissionMode, string> = {
+  default: "Asks before edits, commands and anything a rule does not allow.",
+  acceptEdits: "File edits in the project run without asking; commands still ask.",
+  plan: "Read-only: the agent explores and proposes a plan; nothing is changed.",
+  dontAsk: "Never asks: anything a rule does not allow is denied.",
+  bypassPermissions: "Runs every tool without asking; only deny rules, ask rules and protected paths still stop it.",
+};
+

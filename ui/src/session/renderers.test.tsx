@@ -310,7 +310,7 @@ describe("TaskPanel", () => {
   });
 
   it("lists running tasks first with their status and message", () => {
-    const base: Task = { id: "bash_1", toolUseId: "t", command: "npm run dev", description: "dev server", outputPath: "/d/1.log", status: "completed", exitCode: 0, message: "exited with code 0", startedMs: 1, endedMs: 2001 };
+    const base: Task = { id: "bash_1", toolUseId: "t", command: "npm run dev", description: "dev server", outputPath: "/d/1.log", status: "completed", exitCode: 0, message: "exited with code 0", startedMs: 1, endedMs: 2001, kind: "process", output: null };
     render(<TaskPanel tasks={[base, { ...base, id: "bash_2", status: "running", exitCode: null, message: null, endedMs: null, startedMs: Date.now() }]} />);
     const tasks = screen.getAllByTestId("task");
     expect(tasks.map((t) => t.getAttribute("data-status"))).toEqual(["running", "completed"]);

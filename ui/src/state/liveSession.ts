@@ -112,6 +112,8 @@ export interface LiveSessionActions {
   answer(toolUseId: string, answer: PermissionAnswer): void;
   /** Stops a background task of the session (a background sub-agent). */
   stopTask(taskId: string): void;
+  /** Opens a background task's whole output file with the OS opener. */
+  openTaskOutput(taskId: string): void;
   /** Replies to a question (AskUserQuestion) or a plan (ExitPlanMode). */
   reply(toolUseId: string, reply: InteractionReply): void;
   close(): Promise<void>;
@@ -237,6 +239,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     },
     stopTask: (taskId) => {
       if (id !== null) void run(() => backend.stopTask(id, taskId));
+    },
+    openTaskOutput: (taskId) => {
+      if (id !== null) void run(() => backend.openTaskOutput(id, taskId));
     },
     reply: (toolUseId, reply) => {
       if (id !== null) void run(() => backend.answerInteraction(id, toolUseId, reply));

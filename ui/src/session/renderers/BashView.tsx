@@ -4,7 +4,7 @@ import { AnsiLines } from "../ansi";
 
 import { field, formatBytes, formatDuration } from "../format";
 import { highlight } from "../highlight";
-import { isFinished, outputText, resultText, type ToolCall } from "../model";
+import { isFinished, outputText, resultText, type StreamedOutput, type ToolCall } from "../model";
 
 /** How a finished Bash call ended, from its status and result text. */
 export function bashExit(call: ToolCall): { label: string; ok: boolean } | null {
@@ -36,18 +36,46 @@ export function bashExit(call: ToolCall): { label: string; ok: boolean } | null 
  */
 export const MAX_DOM_LINES = 200;
 
-/** The live output pane: keeps following the end unless the user scrolled up. */
+/** A Bash call's live output pane. */
 function Output({ call }: { call: ToolCall }) {
-  const ref = useRef<HTMLPreElement>(null);
-  const follow = useRef(true);
-  const [ansi] = useState(() => new AnsiLines());
   const streamed = call.output;
   // An interrupted call's result is the runtime's note for the model; the
   // exit line already says it was interrupted (and why).
   const text = streamed ? outputText(streamed) : call.result && !call.taskId && call.status !== "interrupted" ? resultText(call) : "";
+  const running = !isFinished(call.status);
+  const placeholder = running ? "waiting for output…" : call.taskId ? "running in the background" : "(no output)";
+  return <OutputPane text={text} streamed={streamed} running={running} placeholder={placeholder} outputPath={call.bash?.outputPath ?? null} />;
+}
+
+/**
+ * Streamed output with ANSI colours (a Bash call's, a background task's):
+ * keeps following the end unless the user scrolled up; at most `maxLines`
+ * lines are in the DOM, the rest counted in an "earlier output" line.
+ */
+export function OutputPane({
+  text,
+  streamed,
+  running,
+  placeholder,
+  outputPath,
+  maxLines = MAX_DOM_LINES,
+  testId = "bash-output",
+}: {
+  text: string;
+  streamed: StreamedOutput | null;
+  running: boolean;
+  /** Shown while there is no output. */
+  placeholder: string;
+  outputPath: string | null;
+  maxLines?: number;
+  testId?: string;
+}) {
+  const ref = useRef<HTMLPreElement>(null);
+  const follow = useRef(true);
+  const [ansi] = useState(() => new AnsiLines());
   const lines = ansi.update(text, streamed ? streamed.droppedLines : 0);
   const empty = text.length === 0;
-  const shown = lines.length > MAX_DOM_LINES ? lines.slice(lines.length - MAX_DOM_LINES) : lines;
+  const shown = lines.length > maxLines ? lines.slice(lines.length - maxLines) : lines;
   let hiddenChars = 0;
   for (let i = 0; i < lines.length - shown.length; i++) hiddenChars += (lines[i]?.chars ?? 0) + 1;
   const earlier = (streamed?.earlierBytes ?? 0) + hiddenChars;
@@ -57,27 +85,25 @@ function Output({ call }: { call: ToolCall }) {
     const el = ref.current;
     if (el && follow.current) el.scrollTop = el.scrollHeight;
   }, [lastKey]);
-  const running = !isFinished(call.status);
   // The pane is there from the start, one line high when empty, so output
   // arriving or the call finishing never moves what is below.
-  const placeholder = !empty ? null : running ? "waiting for output…" : call.taskId ? "running in the background" : "(no output)";
   return (
     <div className={`bash-output-wrap ${running ? "live" : ""}`}>
       {earlier > 0 && (
         <div className="earlier-output" data-testid="earlier-output">
           … {formatBytes(earlier)} earlier output
-          {call.bash?.outputPath ? ` (all of it in ${call.bash.outputPath})` : ""}
+          {outputPath ? ` (all of it in ${outputPath})` : ""}
         </div>
       )}
       <pre
         ref={ref}
         className="bash-output"
-        data-testid="bash-output"
+        data-testid={testId}
         onScroll={(e) => {
           const el = e.currentTarget;
           follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
         }}
-        data-placeholder={placeholder ?? undefined}
+        data-placeholder={empty ? placeholder : undefined}
       >
         {!empty &&
           shown.map((line) => (
