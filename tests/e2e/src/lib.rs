@@ -46,6 +46,9 @@ pub fn screenshot_dir() -> PathBuf {
     )
 }
 
+/// The window sizes [`App::layout_at_sizes`] checks: wide, laptop, small.
+pub const LAYOUT_SIZES: [(u32, u32); 3] = [(1400, 900), (900, 600), (720, 480)];
+
 /// How long to wait for the driver, the window and elements.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -384,6 +387,51 @@ impl App {
                     .collect()
             })
             .unwrap_or_default())
+    }
+
+    /// Opens the picked folder (`GATEHOUSE_TEST_PICK_FOLDER`) from the
+    /// home screen, trusts the project when the trust prompt asks, and
+    /// starts a replay session with `script`; returns once the session
+    /// screen is up.
+    pub async fn open_replay_session(&self, script: &Path) -> anyhow::Result<()> {
+        self.click("[data-testid=open-folder]").await?;
+        self.wait_for("[data-testid=session-view]").await?;
+        let trust = until("the trust prompt or the new-session form", 30, || async {
+            if self.exists("[data-testid=trust-prompt]").await? {
+                return Ok(Some(true));
+            }
+            Ok(self
+                .exists("[data-testid=replay-script]")
+                .await?
+                .then_some(false))
+        })
+        .await?;
+        if trust {
+            self.click("[data-testid=trust-project]").await?;
+        }
+        self.start_replay(script).await?;
+        self.wait_for("[data-testid=session-screen]").await?;
+        Ok(())
+    }
+
+    /// At every size of [`LAYOUT_SIZES`]: a screenshot `<name>-<w>x<h>`
+    /// and the [`App::layout_problems`] of `css`, each added to `problems`
+    /// prefixed with `name` and the size. The window is 1400x900 again
+    /// afterwards.
+    pub async fn layout_at_sizes(
+        &self,
+        name: &str,
+        css: &str,
+        problems: &mut Vec<String>,
+    ) -> anyhow::Result<()> {
+        for (w, h) in LAYOUT_SIZES {
+            self.set_size(w, h).await?;
+            self.screenshot(&format!("{name}-{w}x{h}")).await?;
+            for p in self.layout_problems(css).await? {
+                problems.push(format!("{name} at {w}x{h}: {p}"));
+            }
+        }
+        self.set_size(1400, 900).await
     }
 
     /// Ends the session (closing the app) and stops the driver.

@@ -35,23 +35,7 @@ fn bash_script(dir: &Path, name: &str, calls: &[(&str, &str)]) -> anyhow::Result
 /// Opens the project (the picked folder), trusts it when asked, starts a
 /// replay session with `script` and sends a prompt.
 async fn run_session(window: &App, script: &str) -> anyhow::Result<()> {
-    window.click("[data-testid=open-folder]").await?;
-    window.wait_for("[data-testid=session-view]").await?;
-    let trust_or_form = until("the trust prompt or the new-session form", 30, || async {
-        if window.exists("[data-testid=trust-prompt]").await? {
-            return Ok(Some(true));
-        }
-        Ok(window
-            .exists("[data-testid=replay-script]")
-            .await?
-            .then_some(false))
-    })
-    .await?;
-    if trust_or_form {
-        window.click("[data-testid=trust-project]").await?;
-    }
-    window.start_replay(Path::new(script)).await?;
-    window.wait_for("[data-testid=session-screen]").await?;
+    window.open_replay_session(Path::new(script)).await?;
     window.send_prompt("go").await?;
     Ok(())
 }

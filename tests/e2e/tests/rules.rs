@@ -31,23 +31,7 @@ fn echo_script(dir: &Path, name: &str, id: &str, command: &str) -> anyhow::Resul
 /// Opens the project (the picked folder), starts a replay session with
 /// `script` and sends a prompt; trusts the project when asked.
 async fn run_session(window: &App, script: &str) -> anyhow::Result<()> {
-    window.click("[data-testid=open-folder]").await?;
-    window.wait_for("[data-testid=session-view]").await?;
-    let trust_or_form = until("the trust prompt or the new-session form", 30, || async {
-        if window.exists("[data-testid=trust-prompt]").await? {
-            return Ok(Some(true));
-        }
-        Ok(window
-            .exists("[data-testid=replay-script]")
-            .await?
-            .then_some(false))
-    })
-    .await?;
-    if trust_or_form {
-        window.click("[data-testid=trust-project]").await?;
-    }
-    window.start_replay(Path::new(script)).await?;
-    window.wait_for("[data-testid=session-screen]").await?;
+    window.open_replay_session(Path::new(script)).await?;
     window.send_prompt("say hello").await?;
     Ok(())
 }

@@ -10,8 +10,6 @@ use anyhow::Context;
 use gatehouse_e2e::{App, screenshot_dir, setup, until};
 use serde_json::json;
 
-const SIZES: [(u32, u32); 3] = [(1400, 900), (900, 600), (720, 480)];
-
 fn agent_call(id: &str) -> String {
     format!("[data-testid=tool-call][data-tool-use-id={id}]")
 }
@@ -37,16 +35,9 @@ async fn layout(
     css: &str,
     problems: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    for (w, h) in SIZES {
-        window.set_size(w, h).await?;
-        window
-            .screenshot(&format!("subagents-{what}-{w}x{h}"))
-            .await?;
-        for p in window.layout_problems(css).await? {
-            problems.push(format!("{what} at {w}x{h}: {p}"));
-        }
-    }
-    window.set_size(1400, 900).await
+    window
+        .layout_at_sizes(&format!("subagents-{what}"), css, problems)
+        .await
 }
 
 #[tokio::test]
