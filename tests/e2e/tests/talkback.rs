@@ -26,10 +26,6 @@ fn text(t: &str) -> Value {
     json!({"content": [{"type": "text", "text": t}]})
 }
 
-fn call(id: &str) -> String {
-    format!("[data-testid=tool-call][data-tool-use-id={id}]")
-}
-
 /// A project folder and a replay script of `turns` in a fresh temp dir.
 struct Project {
     folders: tempfile::TempDir,
