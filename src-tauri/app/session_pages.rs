@@ -15,7 +15,11 @@ pub(crate) async fn session_events_before(
     args: SessionEventsBeforeArgs,
 ) -> CommandResult<StoredEvents> {
     with_store(&state, move |store| {
-        store.stored_events(&args.session_id, Some(args.count))
+        if args.subagents == Some(true) {
+            store.family_events_head(&args.session_id, args.count)
+        } else {
+            store.stored_events(&args.session_id, Some(args.count))
+        }
     })
     .await
 }

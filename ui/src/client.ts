@@ -147,6 +147,9 @@ export const backend = {
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),
   sessionEventsBefore: (sessionId: string, count: number) =>
     call("session_events_before", { session_id: sessionId, count }),
+  /** A resumed handle's earlier part: the session's first `count` events with its sub-agents' written meanwhile. */
+  sessionFamilyEventsBefore: (sessionId: string, count: number) =>
+    call("session_events_before", { session_id: sessionId, count, subagents: true }),
   setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
   deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
   apiKeyStatus: (provider: string) => call("api_key_status", { provider }),

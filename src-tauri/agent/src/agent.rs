@@ -25,7 +25,7 @@ use gatehouse_core::{
     StreamingToolExecutor, ToolCallResult, ToolRuntime, ToolUseBlock, ToolUseContext,
 };
 use gatehouse_protocol::event::{
-    ContentBlock, EventBody, RejectionStage, SessionErrorKind, SessionStatus,
+    ContentBlock, ContextSource, EventBody, RejectionStage, SessionErrorKind, SessionStatus,
 };
 use gatehouse_protocol::permission::PermissionMode;
 use serde_json::Value;
@@ -105,8 +105,28 @@ pub struct Agent {
 /// Where the loop takes what it must tell the model before each model
 /// request: background tasks that ended (`<task-notification>`), messages
 /// sent to a background agent (SendMessage). Each text goes into the user
-/// message of that request.
-pub type NoticeSource = Arc<dyn Fn() -> Vec<String> + Send + Sync>;
+/// message of that request, and is stored as a `context_added` event so a
+/// resumed session's history has it too.
+pub type NoticeSource = Arc<dyn Fn() -> Vec<Notice> + Send + Sync>;
+
+/// One text for the model from a [`NoticeSource`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Where it came from.
+    pub source: ContextSource,
+    /// The text as the model reads it.
+    pub text: String,
+}
+
+impl Notice {
+    /// `texts`, each from `source`.
+    pub fn all(source: ContextSource, texts: Vec<String>) -> Vec<Self> {
+        texts
+            .into_iter()
+            .map(|text| Self { source, text })
+            .collect()
+    }
+}
 
 /// Where the loop reads the session's current permission mode from before
 /// each turn (the permission engine's copy, which the user changes).
@@ -292,10 +312,11 @@ impl Agent {
                 if !notes.is_empty() {
                     // After the prompt or the tool results: the same user
                     // message, so roles still alternate.
-                    push_user(
-                        &mut self.history,
-                        notes.into_iter().map(Block::text).collect(),
-                    );
+                    let blocks = notes
+                        .into_iter()
+                        .map(|note| self.add_context(note.source, note.text))
+                        .collect();
+                    push_user(&mut self.history, blocks);
                 }
             }
             match self.turn(interrupt).await {
@@ -310,10 +331,11 @@ impl Agent {
                     match hooks.stop(stop_continuations > 0).await {
                         Some(reason) => {
                             stop_continuations += 1;
-                            push_user(
-                                &mut self.history,
-                                vec![Block::text(format!("Stop hook feedback:\n{reason}"))],
+                            let block = self.add_context(
+                                ContextSource::StopHookFeedback,
+                                format!("Stop hook feedback:\n{reason}"),
                             );
+                            push_user(&mut self.history, vec![block]);
                         }
                         None => break SessionStatus::Completed,
                     }
@@ -344,6 +366,16 @@ impl Agent {
             turns: self.turns,
             error,
         }
+    }
+
+    /// Records text the loop adds for the model (a `context_added`) and
+    /// returns it as a block of the next user message.
+    fn add_context(&self, source: ContextSource, text: String) -> Block {
+        self.emitter().emit(EventBody::ContextAdded {
+            source,
+            text: text.clone(),
+        });
+        Block::text(text)
     }
 
     fn error(&self, kind: SessionErrorKind, message: &str, recoverable: bool) {

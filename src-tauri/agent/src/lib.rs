@@ -28,7 +28,7 @@ pub mod resume;
 pub mod retry;
 pub mod subagent;
 
-pub use agent::{Agent, AgentConfig, ModeSource, NoticeSource, PromptOutcome};
+pub use agent::{Agent, AgentConfig, ModeSource, Notice, NoticeSource, PromptOutcome};
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,

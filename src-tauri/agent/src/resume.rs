@@ -1,8 +1,9 @@
 //! Rebuilding a session's history from its stored events, so it can be
 //! resumed.
 //!
-//! The history is exactly the `user_prompt`, `assistant_message` and
-//! `tool_results_returned` events in order. A session killed mid-turn may
+//! The history is exactly the `user_prompt`, `assistant_message`,
+//! `tool_results_returned` and `context_added` (task notices, messages to a
+//! background agent, Stop hook feedback) events in order. A session killed mid-turn may
 //! end with tool_use blocks that were never answered; they get an error
 //! result saying so, because the APIs refuse a tool_use without a result.
 
@@ -34,6 +35,12 @@ pub fn history_from_events(events: &[Event]) -> (Vec<Message>, u32) {
                         content: blocks,
                     });
                 }
+            }
+            EventBody::ContextAdded { text, .. } => {
+                // Added after the prompt or the results, as the loop did:
+                // into the same user message (or one of its own after a
+                // reply, as Stop hook feedback is).
+                push_user(&mut history, vec![Block::text(text.clone())]);
             }
             EventBody::ToolResultsReturned { content, .. } => {
                 let blocks: Vec<Block> = content
@@ -111,6 +118,57 @@ mod tests {
         assert_eq!(h[2].role, Role::User);
         assert!(
             matches!(&h[2].content[0], Block::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "t1")
+        );
+    }
+
+    #[test]
+    fn added_context_joins_the_user_message_it_was_sent_in() {
+        let events = vec![
+            ev(EventBody::UserPrompt { text: "go".into() }),
+            ev(EventBody::AssistantMessage {
+                turn: 1,
+                message_id: None,
+                content: vec![json!({"type":"tool_use","id":"t1","name":"Read","input":{}})],
+                stop_reason: "tool_use".into(),
+            }),
+            ev(EventBody::ToolResultsReturned {
+                turn: 1,
+                content: vec![
+                    json!({"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"}],"is_error":false}),
+                ],
+            }),
+            ev(EventBody::ContextAdded {
+                source: gatehouse_protocol::event::ContextSource::TaskNotification,
+                text: "<task-notification>done</task-notification>".into(),
+            }),
+            ev(EventBody::AssistantMessage {
+                turn: 2,
+                message_id: None,
+                content: vec![json!({"type":"text","text":"noted"})],
+                stop_reason: "end_turn".into(),
+            }),
+            ev(EventBody::ContextAdded {
+                source: gatehouse_protocol::event::ContextSource::StopHookFeedback,
+                text: "Stop hook feedback:\nrun the tests".into(),
+            }),
+        ];
+        let (h, _) = history_from_events(&events);
+        let roles: Vec<Role> = h.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [
+                Role::User,
+                Role::Assistant,
+                Role::User,
+                Role::Assistant,
+                Role::User
+            ]
+        );
+        assert!(
+            matches!(&h[2].content[1], Block::Text { text } if text.contains("task-notification"))
+        );
+        assert!(
+            matches!(&h[4].content[0], Block::Text { text } if text.starts_with("Stop hook feedback"))
         );
     }
 }

@@ -18,12 +18,14 @@ use gatehouse_agent::provider::{EventStream, ModelRequest, Provider, ProviderErr
 use gatehouse_agent::subagent::{
     AgentDefinitions, AgentTool, SameSink, SubagentEnv, SubagentProviders, SubagentSpawn,
 };
-use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, load_engine, session_pool};
+use gatehouse_agent::{
+    Agent, AgentConfig, EngineSetup, Notice, StaticAsk, load_engine, session_pool,
+};
 use gatehouse_core::events::{Emitter, EventSink, MemorySink};
 use gatehouse_core::permission::PermissionResolver;
 use gatehouse_core::{Tool, ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{
-    Event, EventBody, SessionStatus, TaskKind, TaskStatus, ToolCallStatus,
+    ContextSource, Event, EventBody, SessionStatus, TaskKind, TaskStatus, ToolCallStatus,
 };
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::tasks::TaskManager;
@@ -295,7 +297,9 @@ fn parent_agent(f: &Fixture, provider: Arc<Recording>) -> Agent {
             ..ToolUseContext::default()
         },
     )
-    .with_notices(Arc::new(move || tasks.take_notices()))
+    .with_notices(Arc::new(move || {
+        Notice::all(ContextSource::TaskNotification, tasks.take_notices())
+    }))
 }
 
 fn tool(id: &str, name: &str, input: Value) -> Value {
@@ -516,6 +520,33 @@ async fn the_parent_hears_of_a_finished_background_agent_at_its_next_turn() {
     );
     // Once.
     assert!(f.tasks.take_notices().is_empty());
+    // Stored as it was sent, so a resumed parent's history has it too.
+    let parent_events: Vec<Event> = f
+        .sink
+        .events()
+        .into_iter()
+        .filter(|e| e.session_id == PARENT)
+        .collect();
+    let added: Vec<&String> = parent_events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ContextAdded {
+                source: ContextSource::TaskNotification,
+                text,
+            } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(added.len(), 1, "{added:#?}");
+    assert!(told[0].contains(added[0].as_str()), "{}", added[0]);
+    let (history, _) = gatehouse_agent::resume::history_from_events(&parent_events);
+    let resumed: Vec<&Block> = history
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| m.content.iter())
+        .filter(|b| matches!(b, Block::Text { text } if text == added[0]))
+        .collect();
+    assert_eq!(resumed.len(), 1, "{history:#?}");
 }
 
 #[tokio::test]
@@ -665,4 +696,54 @@ async fn an_isolated_agent_works_in_its_own_worktree_under_the_projects_rules() 
     let (status, t) = completed(&events, "w2");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
     assert!(t.contains("had no changes and was removed"), "{t}");
+}
+
+/// A background agent's worktree outlives its call (a message may start it
+/// again there) and goes when the task is over, if the agent left it
+/// unchanged: here when the session's tasks shut down.
+#[tokio::test]
+async fn an_unchanged_background_worktree_is_removed_when_the_task_is_over() {
+    if gatehouse_test_support::require_tool("git", "Debian package git").is_none() {
+        return;
+    }
+    let (root, project) = new_project(true);
+    let idle = json!({"turns": [text("Nothing to change.")]});
+    let f = fixture_in_cwd(
+        (root, project.clone()),
+        HashMap::new(),
+        [("look only".to_owned(), idle)].into(),
+        50,
+    );
+    let parent_script = recording(
+        json!({"turns": [
+            {"content": [tool("bw", "Agent", json!({"description": "look only", "prompt": "look", "isolation": "worktree", "run_in_background": true}))]},
+            text("Started.")
+        ]}),
+        &f.project,
+    );
+    let mut parent = parent_agent(&f, parent_script);
+    assert_eq!(
+        run(&mut parent, "go").await.status,
+        SessionStatus::Completed
+    );
+    let events = f.sink.events();
+    let (status, t) = completed(&events, "bw");
+    assert_eq!(status, ToolCallStatus::Ok, "{t}");
+    assert!(t.contains("It works in the worktree "), "{t}");
+    let path: PathBuf = t
+        .split("It works in the worktree ")
+        .nth(1)
+        .and_then(|r| r.split(" (branch").next())
+        .unwrap()
+        .into();
+    f.sink
+        .wait_for(|ev| !task_completions(ev, "agent_1").is_empty())
+        .await;
+    // It answered and waits for a message: the worktree stays.
+    assert!(path.is_dir(), "{}", path.display());
+    f.tasks.shutdown().await;
+    assert!(!path.exists(), "{} is still there", path.display());
+    let log = std::fs::read_to_string(f.tasks.info("agent_1").unwrap().output_path).unwrap();
+    assert!(log.contains("[worktree] Its worktree "), "{log}");
+    assert!(log.contains("had no changes and was removed"), "{log}");
 }

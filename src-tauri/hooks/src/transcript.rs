@@ -50,6 +50,7 @@ fn wanted(body: &EventBody) -> bool {
     matches!(
         body,
         EventBody::UserPrompt { .. }
+            | EventBody::ContextAdded { .. }
             | EventBody::AssistantMessage { .. }
             | EventBody::ToolResultsReturned { .. }
     )
@@ -65,7 +66,9 @@ fn timestamp(ms: u64) -> String {
 /// The Claude Code line of one event, chained to `parent`.
 fn line(event: &Event, uuid: &str, parent: Option<&str>, cwd: &str) -> Option<Value> {
     let (kind, message) = match &event.body {
-        EventBody::UserPrompt { text } => ("user", json!({"role": "user", "content": text})),
+        EventBody::UserPrompt { text } | EventBody::ContextAdded { text, .. } => {
+            ("user", json!({"role": "user", "content": text}))
+        }
         EventBody::AssistantMessage {
             message_id,
             content,

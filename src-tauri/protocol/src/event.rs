@@ -354,6 +354,17 @@ pub enum EventBody {
         /// The prompt text.
         text: String,
     },
+    /// Text the loop added to the conversation on its own, not typed by
+    /// the user: a background task's end (`<task-notification>`), a
+    /// message sent to a background agent (SendMessage), a Stop hook's
+    /// feedback. It goes into the next model request's user message; stored
+    /// so a resumed session's history has it too.
+    ContextAdded {
+        /// Where the text came from.
+        source: ContextSource,
+        /// The text exactly as the model reads it.
+        text: String,
+    },
     /// A model request is being sent (one per turn).
     ModelRequestStarted {
         /// The turn number within the session, from 1.
@@ -490,6 +501,20 @@ pub enum EventBody {
         /// Why it ended.
         reason: SessionEndReason,
     },
+}
+
+/// Where the text of a `context_added` came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// A background task (Bash or agent) ended and the model was not yet
+    /// told (a `<task-notification>` block).
+    TaskNotification,
+    /// The agent that started this background agent sent it a message
+    /// (SendMessage) while it ran.
+    AgentMessage,
+    /// A Stop hook refused the end of the exchange and said why.
+    StopHookFeedback,
 }
 
 /// Why a session ended (`session_ended`).

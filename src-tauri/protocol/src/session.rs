@@ -76,12 +76,14 @@ pub struct SessionHandle {
     /// The current permission mode.
     pub mode: PermissionMode,
     /// The events stored so far (empty for a new session; the history for a
-    /// resumed one), oldest first. For a long resumed session only its end:
-    /// the last turns, from a turn boundary, so it opens on its last screen
-    /// at once; the `earlier_events` before them come from
-    /// `session_events_before`.
+    /// resumed one), oldest first, with its sub-agents' events where they
+    /// were written. For a long resumed session only its end: the last
+    /// turns, from a turn boundary, so it opens on its last screen at once;
+    /// the `earlier_events` before them come from `session_events_before`
+    /// (with `subagents: true`).
     pub events: Vec<Event>,
-    /// How many stored events come before `events` (0: `events` is all).
+    /// How many of the session's own stored events come before `events`
+    /// (0: `events` is all).
     pub earlier_events: u32,
     /// The session rules in force ("allow for this session" answers).
     pub session_rules: Vec<String>,
@@ -103,6 +105,12 @@ pub struct SessionEventsBeforeArgs {
     pub session_id: String,
     /// How many of its first events to return (a handle's `earlier_events`).
     pub count: u32,
+    /// Also its sub-agents' events written before the first event left out,
+    /// in the order written (what a resumed live session's handle holds).
+    /// Absent: false.
+    #[serde(default)]
+    #[ts(optional)]
+    pub subagents: Option<bool>,
 }
 
 /// Arguments of `send_prompt`.

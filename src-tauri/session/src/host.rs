@@ -357,7 +357,9 @@ impl SessionHost {
                     };
                     check_resumable(&summary)?;
                     let tail_len = u32::try_from(HANDLE_TAIL_EVENTS).unwrap_or(u32::MAX);
-                    let (events, earlier) = store.session_events_tail(&id, tail_len)?;
+                    // With its sub-agents' events where they happened, so
+                    // its nested transcripts show as they did live.
+                    let (events, earlier) = store.family_events_tail(&id, tail_len)?;
                     let last_change = store.last_event_of_type(&id, "mode_changed")?;
                     let mode =
                         requested.or_else(|| last_mode(last_change.as_slice(), &summary.mode));
@@ -595,7 +597,12 @@ impl SessionHost {
         let agent = Agent::new(spec.provider, rt, config, ctx)
             .with_mode_source(Arc::new(move || source_engine.mode()))
             // Background tasks that ended are announced at the next turn.
-            .with_notices(Arc::new(move || notice_tasks.take_notices()));
+            .with_notices(Arc::new(move || {
+                gatehouse_agent::Notice::all(
+                    gatehouse_protocol::event::ContextSource::TaskNotification,
+                    notice_tasks.take_notices(),
+                )
+            }));
         let history = spec.resume.as_ref().map(|id| HistorySource {
             store: Arc::clone(&self.store),
             session_id: id.clone(),

@@ -138,6 +138,45 @@ async fn a_sub_agent_is_stored_as_a_child_session_linked_from_the_agent_call() {
         })
         .unwrap();
     assert!(answer.contains("a.txt says alpha."), "{answer}");
+    drop(store);
+
+    // Resumed, the handle carries the sub-agent's events where they were
+    // written: after the Agent call names it, before the call completes.
+    let resumed = host
+        .start(StartSpec {
+            project: dir.clone(),
+            provider: Arc::new(ReplayProvider::new(
+                Script::parse(r#"{"turns": []}"#).unwrap(),
+            )),
+            model: "replay".into(),
+            mode: None,
+            trust_project: false,
+            ask: AskPolicy::DenyAll,
+            resume: Some(parent.clone()),
+            settings_files: Vec::new(),
+            mcp_startup_timeout: None,
+        })
+        .await
+        .unwrap();
+    let handle = &resumed.handle.events;
+    let position =
+        |f: &dyn Fn(&gatehouse_protocol::event::Event) -> bool| handle.iter().position(f).unwrap();
+    let named = position(
+        &|e| matches!(&e.body, EventBody::ToolProgress { tool_use_id, data: ToolProgressData::Subagent { .. } } if tool_use_id == "ag1"),
+    );
+    let child_first = position(&|e| e.session_id == child.id);
+    let child_answer = position(&|e| {
+        e.session_id == child.id && matches!(e.body, EventBody::AssistantMessage { turn: 2, .. })
+    });
+    let done = position(
+        &|e| matches!(&e.body, EventBody::ToolCompleted { tool_use_id, .. } if tool_use_id == "ag1"),
+    );
+    assert!(
+        named < child_first && child_first < child_answer && child_answer < done,
+        "{named} {child_first} {child_answer} {done}"
+    );
+    assert_eq!(resumed.handle.earlier_events, 0);
+    host.close(&parent).await.unwrap();
 }
 
 /// A sub-agent's call that asks reaches the session's permission prompt

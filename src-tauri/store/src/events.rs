@@ -148,7 +148,7 @@ fn searchable_text(kind: &str, v: &Value) -> String {
             .unwrap_or_default()
     };
     let mut text = match kind {
-        "user_prompt" => s("text"),
+        "user_prompt" | "context_added" => s("text"),
         "assistant_message" => blocks_text("content"),
         "tool_queued" => format!(
             "{} {}",
@@ -456,6 +456,32 @@ impl Store {
         id: &str,
         keep: u32,
     ) -> Result<(Vec<Event>, u32), StoreError> {
+        let sqlite = |e| self.sqlite_error(e);
+        let (start, earlier) = self.tail_start(id, keep)?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT body FROM session_events WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
+            )
+            .map_err(sqlite)?;
+        let mut rows = stmt.query(params![id, start]).map_err(sqlite)?;
+        let mut events = Vec::new();
+        // The tail starts at a turn's start, so each call's events are all
+        // in it (what an old `tool_completed` needs for its status).
+        let mut upgrader = EventUpgrader::new();
+        while let Some(row) = rows.next().map_err(sqlite)? {
+            let body: String = row.get(0).map_err(sqlite)?;
+            // Unreadable (newer) events are skipped, as everywhere.
+            if let Ok(event) = upgrader.read(&body) {
+                events.push(event);
+            }
+        }
+        Ok((events, earlier))
+    }
+
+    /// Where [`Self::session_events_tail`] starts: the position (`seq`) of
+    /// its first event and how many events come before it.
+    pub(crate) fn tail_start(&self, id: &str, keep: u32) -> Result<(i64, u32), StoreError> {
         use rusqlite::OptionalExtension;
         let sqlite = |e| self.sqlite_error(e);
         let last: i64 = self
@@ -490,25 +516,7 @@ impl Store {
                 |r| r.get(0),
             )
             .map_err(sqlite)?;
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT body FROM session_events WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq",
-            )
-            .map_err(sqlite)?;
-        let mut rows = stmt.query(params![id, start]).map_err(sqlite)?;
-        let mut events = Vec::new();
-        // The tail starts at a turn's start, so each call's events are all
-        // in it (what an old `tool_completed` needs for its status).
-        let mut upgrader = EventUpgrader::new();
-        while let Some(row) = rows.next().map_err(sqlite)? {
-            let body: String = row.get(0).map_err(sqlite)?;
-            // Unreadable (newer) events are skipped, as everywhere.
-            if let Ok(event) = upgrader.read(&body) {
-                events.push(event);
-            }
-        }
-        Ok((events, u32::try_from(earlier).unwrap_or(u32::MAX)))
+        Ok((start, u32::try_from(earlier).unwrap_or(u32::MAX)))
     }
 
     /// The last event of type `kind` (`mode_changed`, …) of session `id`.

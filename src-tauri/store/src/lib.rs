@@ -9,6 +9,7 @@ mod calls;
 mod compaction;
 mod error;
 mod events;
+mod family;
 mod housekeeping;
 mod imports;
 mod mcp_approvals;

@@ -28,6 +28,7 @@ h1{font-size:20px;margin:0 0 4px}
 table.meta{border-collapse:collapse;margin:8px 0 24px;font-size:13px}
 table.meta td{padding:2px 12px 2px 0;vertical-align:top}
 table.meta td:first-child{color:#666}
+.context{color:#555;border-left:4px solid #bbb;padding:4px 12px;margin:8px 0;white-space:pre-wrap;font-size:90%}
 .prompt{background:#e8f0fe;border-left:4px solid #1a73e8;padding:8px 12px;margin:16px 0;white-space:pre-wrap}
 .assistant{padding:4px 12px;margin:8px 0;white-space:pre-wrap}
 details.thinking{color:#666;margin:4px 12px}
@@ -426,6 +427,9 @@ impl<'a> HtmlWriter<'a> {
             }
             EventBody::SessionError { message, .. } => {
                 let _ = writeln!(html, "<div class=\"error\">{}</div>", escape(&message));
+            }
+            EventBody::ContextAdded { text, .. } => {
+                let _ = writeln!(html, "<div class=\"context\">{}</div>", escape(&text));
             }
             EventBody::ImportedEntry { .. } => self.hidden += 1,
             _ => {}

@@ -481,6 +481,56 @@ fn sub_agent_transcripts_are_discovered_and_linked_to_their_session() {
     );
 }
 
+/// A Task call's result names its agent (`toolUseResult.agentId`): the
+/// imported call links to the imported sub-agent session, as Gatehouse's own
+/// Agent calls do. (The fixture is written in Claude Code 2.1's shapes; the
+/// shared fixtures hold no sub-agent.)
+#[test]
+fn an_imported_task_call_links_to_its_sub_agents_session() {
+    let parent = std::fs::read(fixture("task-with-subagent.jsonl")).unwrap();
+    let agent = std::fs::read(fixture("task-with-subagent.agent-a9f3c2e1.jsonl")).unwrap();
+    let home = home_with(&[("main.jsonl", &parent)]);
+    let agents = home
+        .path()
+        .join(".claude/projects/-home-user-project/main/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("agent-a9f3c2e1.jsonl"), &agent).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut store = Store::open(data.path()).unwrap();
+    import_all(&mut store, home.path());
+
+    let linked: Vec<(String, String, u32)> = events(&store, "cc-main")
+        .into_iter()
+        .filter_map(|e| match e.body {
+            EventBody::ToolProgress {
+                tool_use_id,
+                data:
+                    ToolProgressData::Subagent {
+                        agent_session_id,
+                        subagent_type,
+                        tool_calls,
+                        ..
+                    },
+            } => {
+                assert_eq!(tool_use_id, "toolu_task_1");
+                Some((agent_session_id, subagent_type, tool_calls))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        linked,
+        [("cc-main-agent-a9f3c2e1".to_owned(), "Explore".to_owned(), 2)]
+    );
+    // The session it names is the imported sub-agent transcript.
+    let child = store.session("cc-main-agent-a9f3c2e1").unwrap().unwrap();
+    assert_eq!(child.parent_session_id.as_deref(), Some("cc-main"));
+    assert!(events(&store, &child.id).iter().any(|e| matches!(
+        &e.body,
+        EventBody::UserPrompt { text } if text == "Where is the greeting defined?"
+    )));
+}
+
 /// The full set of real transcripts, when `../shared` is present.
 #[test]
 fn every_shared_fixture_imports_without_problems() {

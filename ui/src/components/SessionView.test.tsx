@@ -27,7 +27,7 @@ const project = (over: Partial<Project> = {}): Project => ({
 });
 
 /** A fake backend: records commands; `emit` plays events on the channel. */
-function fake(stored: SessionSummary[] = []) {
+function fake(stored: SessionSummary[] = [], earlier: Event[] | null = null) {
   const calls: [string, Record<string, unknown>][] = [];
   let listener: ((e: Event) => void) | null = null;
   const restoreEvents = setEventSource({
@@ -65,7 +65,8 @@ function fake(stored: SessionSummary[] = []) {
           };
         case "session_events_before":
           return {
-            events: [
+            // Sub-agents' events come only when asked for.
+            events: earlier?.filter((e) => args["subagents"] === true || e.session_id === args["session_id"]) ?? [
               { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
               { session_id: "s1", ts_ms: 2, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "FIRST ANSWER" }], stop_reason: "end_turn" },
             ],
@@ -143,7 +144,26 @@ describe("SessionView", () => {
     await waitFor(() =>
       expect(screen.getAllByTestId("assistant-text").map((e) => e.textContent)).toEqual(["FIRST ANSWER", "LAST ANSWER"]),
     );
-    expect(f.calls.find(([c]) => c === "session_events_before")?.[1]).toEqual({ session_id: "s1", count: 2 });
+    expect(f.calls.find(([c]) => c === "session_events_before")?.[1]).toEqual({ session_id: "s1", count: 2, subagents: true });
+  });
+
+  it("shows a resumed session's past sub-agent nested under its Agent call, from the earlier part", async () => {
+    const child = "s1-agent-a1";
+    const earlier = [
+      { session_id: "s1", ts_ms: 1, type: "user_prompt", text: "first" },
+      { session_id: "s1", ts_ms: 2, type: "tool_queued", tool_use_id: "a1", name: "Agent", input: { description: "survey", prompt: "look", subagent_type: "Explore" }, read_only: false },
+      { session_id: "s1", ts_ms: 2, type: "tool_progress", tool_use_id: "a1", data: { kind: "subagent", agent_session_id: child, subagent_type: "Explore", phase: "started", current_tool: null, tool_calls: 0, turns: 0, output_tokens: 0, status: null } },
+      { session_id: child, ts_ms: 3, type: "user_prompt", text: "look" },
+      { session_id: child, ts_ms: 4, type: "assistant_message", turn: 1, message_id: null, content: [{ type: "text", text: "CHILD ANSWER" }], stop_reason: "end_turn" },
+      { session_id: "s1", ts_ms: 5, type: "tool_progress", tool_use_id: "a1", data: { kind: "subagent", agent_session_id: child, subagent_type: "Explore", phase: "completed", current_tool: null, tool_calls: 0, turns: 1, output_tokens: 5, status: "completed" } },
+      { session_id: "s1", ts_ms: 5, type: "tool_completed", tool_use_id: "a1", status: "ok", is_error: false, content: [{ type: "text", text: "done" }], duration_ms: 3, persisted_path: null },
+    ] as Event[];
+    const f = fake([], earlier);
+    restore = f.restore;
+    render(<SessionView project={project()} resumeSessionId="s1" onBack={() => undefined} />);
+    fireEvent.click(await screen.findByTestId("agent-transcript-toggle"));
+    await waitFor(() => expect(screen.getAllByTestId("assistant-text").map((e) => e.textContent)).toContain("CHILD ANSWER"));
+    expect(screen.getByTestId("agent-call").getAttribute("data-agent-status")).toBe("completed");
   });
 
   it("asks to trust a project with settings before anything else", async () => {

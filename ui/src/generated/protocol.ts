@@ -226,6 +226,11 @@ text: string, } | { "type": "image",
 source: ImageSource, };
 
 /**
+ * Where the text of a `context_added` came from.
+ */
+export type ContextSource = "task_notification" | "agent_message" | "stop_hook_feedback";
+
+/**
  * How a session's permission decisions went.
  */
 export type DecisionBreakdown = { 
@@ -784,6 +789,14 @@ project: string,
 resumed: boolean, } | { "type": "user_prompt", 
 /**
  * The prompt text.
+ */
+text: string, } | { "type": "context_added", 
+/**
+ * Where the text came from.
+ */
+source: ContextSource, 
+/**
+ * The text exactly as the model reads it.
  */
 text: string, } | { "type": "model_request_started", 
 /**
@@ -2876,7 +2889,13 @@ session_id: string,
 /**
  * How many of its first events to return (a handle's `earlier_events`).
  */
-count: number, };
+count: number, 
+/**
+ * Also its sub-agents' events written before the first event left out,
+ * in the order written (what a resumed live session's handle holds).
+ * Absent: false.
+ */
+subagents?: boolean, };
 
 /**
  * The values the session list's filters can take: every project folder
@@ -2910,14 +2929,16 @@ project_path: string,
 mode: PermissionMode, 
 /**
  * The events stored so far (empty for a new session; the history for a
- * resumed one), oldest first. For a long resumed session only its end:
- * the last turns, from a turn boundary, so it opens on its last screen
- * at once; the `earlier_events` before them come from
- * `session_events_before`.
+ * resumed one), oldest first, with its sub-agents' events where they
+ * were written. For a long resumed session only its end: the last
+ * turns, from a turn boundary, so it opens on its last screen at once;
+ * the `earlier_events` before them come from `session_events_before`
+ * (with `subagents: true`).
  */
 events: Array<Event>, 
 /**
- * How many stored events come before `events` (0: `events` is all).
+ * How many of the session's own stored events come before `events`
+ * (0: `events` is all).
  */
 earlier_events: number, 
 /**

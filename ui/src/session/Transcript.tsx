@@ -6,6 +6,7 @@ import { BatchTimeline } from "./BatchTimeline";
 import { measureShownElement, observeShownRect } from "./hiddenTranscript";
 import { SessionHookRow } from "./HookRunView";
 import { Markdown } from "./Markdown";
+import type { ContextSource } from "../generated/protocol";
 import type { SessionModel, ToolCall, TranscriptItem } from "./model";
 import { ToolCallView, ToolGroupView } from "./ToolCallView";
 
@@ -19,6 +20,7 @@ const ESTIMATES: Record<TranscriptItem["kind"], number> = {
   timeline: 64,
   error: 56,
   notice: 28,
+  context: 28,
   hook: 28,
   end: 36,
 };
@@ -32,6 +34,24 @@ const END_LABEL = {
   turn_limit: "Stopped at the turn limit",
   failed: "Failed",
 } as const;
+
+const CONTEXT_LABEL: Record<ContextSource, string> = {
+  task_notification: "Told the model: a background task ended",
+  agent_message: "Message from the agent that started this one",
+  stop_hook_feedback: "Stop hook feedback sent to the model",
+};
+
+/** Text the loop added to the conversation: one line, the text on demand. */
+function ContextRow({ source, text }: { source: ContextSource; text: string }) {
+  return (
+    <details className="context-added" data-testid="context-added" data-source={source}>
+      <summary>
+        <Info size={14} aria-hidden="true" /> {CONTEXT_LABEL[source]}
+      </summary>
+      <pre className="context-text">{text}</pre>
+    </details>
+  );
+}
 
 interface RowProps {
   item: TranscriptItem;
@@ -90,6 +110,8 @@ function Row({ item, calls, project, expanded, onToggleGroup, targetCallId }: Ro
           {item.tone === "warn" ? <TriangleAlert size={14} aria-hidden="true" /> : <Info size={14} aria-hidden="true" />} {item.text}
         </div>
       );
+    case "context":
+      return <ContextRow source={item.source} text={item.text} />;
     case "hook":
       return <SessionHookRow hook={item.hook} />;
     case "end":

@@ -309,3 +309,16 @@ describe("scale", () => {
     expect([...model.calls.values()].every((c) => c.status === "completed")).toBe(true);
   });
 });
+
+describe("context the loop added", () => {
+  it("is one row per text, with its source, in order", () => {
+    const s = new Script()
+      .add({ type: "user_prompt", text: "go" })
+      .add({ type: "context_added", source: "task_notification", text: "<task-notification>\nBackground task bash_1 completed\n</task-notification>" })
+      .add({ type: "context_added", source: "stop_hook_feedback", text: "Stop hook feedback:\nrun the tests" });
+    const model = foldEvents(s.events);
+    expect(kinds(model.transcript)).toEqual(["user", "context", "context"]);
+    expect(model.transcript[1]).toMatchObject({ kind: "context", source: "task_notification" });
+    expect(model.transcript[2]).toMatchObject({ kind: "context", source: "stop_hook_feedback", text: "Stop hook feedback:\nrun the tests" });
+  });
+});

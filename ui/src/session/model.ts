@@ -31,6 +31,7 @@
 
 import type {
   ContentBlock,
+  ContextSource,
   DecisionReason,
   Event,
   FileDiff,
@@ -235,6 +236,8 @@ export type TranscriptItem =
   | { kind: "timeline"; key: string; turnKey: number }
   | { kind: "error"; key: string; errorKind: SessionErrorKind; message: string; recoverable: boolean }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" }
+  /** Text the loop added for the model (a task's end, a message to a background agent, Stop hook feedback). */
+  | { kind: "context"; key: string; source: ContextSource; text: string }
   /** A session-level hook run (SessionStart, UserPromptSubmit, Stop, SessionEnd, or one without its call). */
   | { kind: "hook"; key: string; hook: HookRun }
   | { kind: "end"; key: string; status: SessionStatus; turns: number };
@@ -602,6 +605,9 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
     case "user_prompt":
       model.active = true;
       push(model, { kind: "user", key: `user:${eventIndex}`, text: event.text, ts });
+      break;
+    case "context_added":
+      push(model, { kind: "context", key: `context:${eventIndex}`, source: event.source, text: event.text });
       break;
     case "model_request_started":
       model.currentTurnKey += 1;

@@ -181,8 +181,9 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     early.current = [];
     setHandle(next);
     setEvents(mergeEvents(next.events, buffered));
-    // A long resumed session comes as its last turns; the earlier events
-    // are fetched once that last screen is painted (`loadEarlier`).
+    // A long resumed session comes as its last turns (with its sub-agents'
+    // events, where they happened); the earlier events are fetched once
+    // that last screen is painted (`loadEarlier`).
     earlier.current = next.earlier_events > 0 ? { sessionId: next.session_id, count: next.earlier_events } : null;
   }, []);
 
@@ -192,9 +193,12 @@ export function useLiveSession(): [LiveSessionState, LiveSessionActions] {
     if (pending === null) return;
     afterPaint(() => {
       backend
-        .sessionEventsBefore(pending.sessionId, pending.count)
+        .sessionFamilyEventsBefore(pending.sessionId, pending.count)
         .then((read) => {
-          if (sessionId.current === pending.sessionId) setEvents((current) => [...read.events, ...current]);
+          if (sessionId.current !== pending.sessionId) return;
+          // Sub-agents named only in the earlier part are of the family too.
+          for (const event of read.events) family.current?.accepts(event);
+          setEvents((current) => [...read.events, ...current]);
         })
         .catch((err: unknown) => setError(`the session's earlier events could not be loaded: ${message(err)}`));
     });

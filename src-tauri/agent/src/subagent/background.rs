@@ -16,11 +16,14 @@ use std::sync::{Arc, OnceLock};
 
 use gatehouse_core::registry::AgentToolSet;
 use gatehouse_core::{ToolRuntime, ToolUseContext};
-use gatehouse_protocol::event::{SessionStatus, TaskStatus};
+use gatehouse_protocol::event::{ContextSource, SessionStatus, TaskStatus};
 use gatehouse_tools::tasks::{AfterEnd, AgentTaskSpec, TaskInfo};
+
+use gatehouse_tools::worktree::{Worktree, WorktreeManager};
 
 use super::definition::AgentDefinition;
 use super::run::{SubagentEnv, SubagentSpawn, TranscriptLog, Watchers, prepare_subagent};
+use super::tool::finish_worktree;
 
 /// Writes one line of a background agent's transcript to its task log.
 type LineWriter = Box<dyn Fn(&str) + Send + Sync>;
@@ -32,6 +35,7 @@ pub(crate) async fn start_background(
     def: &AgentDefinition,
     spawn: SubagentSpawn,
     parent_ctx: &ToolUseContext,
+    worktree: Option<(Arc<WorktreeManager>, Worktree)>,
 ) -> Result<TaskInfo, String> {
     let tasks = env.tasks.as_ref().ok_or_else(|| {
         "this session has no task manager, so agents cannot run in the background here; start it in the foreground".to_owned()
@@ -72,9 +76,10 @@ pub(crate) async fn start_background(
             Some(spawn.tool_use_id.clone()),
             move |control| async move {
                 let _ = cell.set(Box::new(control.logger()));
-                prepared
-                    .agent
-                    .set_notices(Arc::new(control.message_source()));
+                let messages = control.message_source();
+                prepared.agent.set_notices(Arc::new(move || {
+                    crate::agent::Notice::all(ContextSource::AgentMessage, messages())
+                }));
                 let stop = control.stop_token();
                 let mut prompt = first;
                 loop {
@@ -120,6 +125,12 @@ pub(crate) async fn start_background(
                             None => break,
                         },
                     }
+                }
+                // Stopped, or the session is closing: no message can start
+                // it again, so an unchanged worktree goes now.
+                if let Some((manager, w)) = worktree {
+                    let note = finish_worktree(&manager, &w).await;
+                    control.log(&format!("[worktree] {}", note.text().trim_start()));
                 }
             },
         )

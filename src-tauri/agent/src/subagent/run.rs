@@ -17,7 +17,9 @@ use gatehouse_core::permission::{PermissionResolver, SubagentModeResolver};
 use gatehouse_core::registry::AgentToolSet;
 use gatehouse_core::tool::ProgressReporter;
 use gatehouse_core::{ToolPool, ToolRuntime, ToolUseContext};
-use gatehouse_protocol::event::{ContentBlock, Event, EventBody, SessionStatus, ToolCallStatus};
+use gatehouse_protocol::event::{
+    ContentBlock, ContextSource, Event, EventBody, SessionStatus, ToolCallStatus,
+};
 use gatehouse_protocol::progress::{SubagentPhase, SubagentRef, ToolProgressData};
 use tokio_util::sync::CancellationToken;
 
@@ -432,6 +434,12 @@ const MAX_LINE_CHARS: usize = 2_000;
 fn transcript_line(event: &Event) -> Option<String> {
     let line = match &event.body {
         EventBody::UserPrompt { text } => format!("[prompt] {text}"),
+        // A message is already in the log, as `[message]`, from the inbox.
+        EventBody::ContextAdded {
+            source: ContextSource::AgentMessage,
+            ..
+        } => return None,
+        EventBody::ContextAdded { text, .. } => format!("[context] {text}"),
         EventBody::ModelRequestStarted { turn, .. } => format!("[turn {turn}] model request"),
         EventBody::AssistantMessage { content, .. } => {
             let text: Vec<&str> = content

@@ -99,7 +99,7 @@ pub struct WorktreeNote {
 }
 
 impl WorktreeNote {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         if self.kept {
             format!(
                 "\nIts worktree {} (branch {}) was kept: it has the agent's changes.",
@@ -130,7 +130,7 @@ fn worktree_name(tool_use_id: &str) -> String {
 
 /// Removes `w` when the agent changed and committed nothing there, else
 /// keeps it. A failure to look or remove keeps it (nothing is lost).
-async fn finish_worktree(manager: &WorktreeManager, w: &Worktree) -> WorktreeNote {
+pub(crate) async fn finish_worktree(manager: &WorktreeManager, w: &Worktree) -> WorktreeNote {
     let clean = matches!(manager.changes(w).await, Ok(c) if c.is_empty())
         && matches!(manager.commits(w).await, Ok(0));
     let removed = clean && manager.remove(w, false).await.is_ok();
@@ -182,7 +182,7 @@ pub struct BackgroundAgentOutput {
     pub subagent_type: String,
     /// Where its transcript lines go.
     pub output_path: String,
-    /// The worktree it runs in (kept after it ends).
+    /// The worktree it runs in (removed when the task is over if unchanged).
     pub worktree: Option<WorktreeNote>,
 }
 
@@ -199,7 +199,12 @@ impl BackgroundAgentOutput {
         ) + &self
             .worktree
             .as_ref()
-            .map(WorktreeNote::text)
+            .map(|w| {
+                format!(
+                    "\nIt works in the worktree {} (branch {}); when the task is over, the worktree is removed if the agent changed nothing there, and kept otherwise.",
+                    w.path, w.branch
+                )
+            })
             .unwrap_or_default()
     }
 }
@@ -436,7 +441,13 @@ impl Tool for AgentTool {
         if i.run_in_background {
             let (agent_session_id, subagent_type) =
                 (spawn.agent_session_id.clone(), spawn.subagent_type.clone());
-            let info = start_background(env, &parent, def, spawn, cx.ctx)
+            // Its worktree outlives the call: the agent may run again on a
+            // message; it is removed (when unchanged) once the task is over.
+            let cleanup = worktree
+                .clone()
+                .zip(env.worktrees.clone())
+                .map(|(w, m)| (m, w));
+            let info = start_background(env, &parent, def, spawn, cx.ctx, cleanup)
                 .await
                 .map_err(|e| {
                     ToolError::failed(format!(

@@ -139,7 +139,7 @@ impl TaskManager {
             notices: Arc::clone(&self.notices),
             closing: self.closing.clone(),
         };
-        runtime.spawn(driver(control));
+        self.drivers.spawn_on(driver(control), &runtime);
         Ok(task.info())
     }
 

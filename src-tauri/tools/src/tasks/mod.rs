@@ -48,6 +48,7 @@ use gatehouse_protocol::event::{EventBody, TaskKind, TaskStatus};
 use regex::Regex;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::bash::DEFAULT_GRACE;
 use crate::bash::output::{CappedFile, MAX_FILE_BYTES, OutputRecorder, ProgressCoalescer};
@@ -222,6 +223,9 @@ pub struct TaskManager {
     closed: AtomicBool,
     /// Fires at shutdown: idle agents waiting for a message end.
     closing: CancellationToken,
+    /// The agent tasks' drivers: shutdown waits for them to finish what
+    /// they do after their last run (removing an unchanged worktree).
+    drivers: TaskTracker,
     tasks: Mutex<BTreeMap<u64, Arc<Task>>>,
     /// Ends not yet announced to the model: task id and its end count.
     notices: Arc<Mutex<Vec<(String, u64)>>>,
@@ -248,6 +252,7 @@ impl TaskManager {
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
             closing: CancellationToken::new(),
+            drivers: TaskTracker::new(),
             tasks: Mutex::new(BTreeMap::new()),
             notices: Arc::new(Mutex::new(Vec::new())),
         })
@@ -429,6 +434,9 @@ impl TaskManager {
         for task in &running {
             task.wait_done(self.grace + STOP_SLACK).await;
         }
+        // Idle agents' drivers end at `closing`; what they do last is bounded.
+        self.drivers.close();
+        let _ = tokio::time::timeout(self.grace + STOP_SLACK, self.drivers.wait()).await;
         running.iter().map(|t| t.info()).collect()
     }
 }

@@ -37,6 +37,8 @@ use gatehouse_store::EventRecord;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::subagent_link;
+
 /// The `source` of `imported_entry` events from Claude Code.
 pub const SOURCE: &str = "claude_code";
 
@@ -57,6 +59,9 @@ pub(crate) struct PendingMessage {
 pub(crate) struct OpenCall {
     name: String,
     ts_ms: u64,
+    /// A Task call's agent type (its result links to the sub-agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subagent_type: Option<String>,
 }
 
 /// What the mapper remembers between lines (and between imports).
@@ -276,6 +281,8 @@ impl Mapper {
                 OpenCall {
                     name: name.clone(),
                     ts_ms: ts,
+                    subagent_type: subagent_link::starts_subagent(&name)
+                        .then(|| subagent_link::subagent_type(&input)),
                 },
             );
             out.push(self.event(
@@ -344,6 +351,20 @@ impl Mapper {
             if single && let Some(detail) = &detail {
                 detail_mapped = self.detail(ts, &tool_use_id, detail, out);
                 interrupted = detail.get("interrupted").and_then(Value::as_bool) == Some(true);
+                // A Task call's sub-agent (the rest of the detail stays raw).
+                if let Some(data) = call
+                    .as_ref()
+                    .and_then(|c| c.subagent_type.as_deref())
+                    .and_then(|ty| subagent_link::link(&self.session_id, ty, detail))
+                {
+                    out.push(self.event(
+                        ts,
+                        EventBody::ToolProgress {
+                            tool_use_id: tool_use_id.clone(),
+                            data,
+                        },
+                    ));
+                }
             }
             let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
             let content = result_content(block.get("content"));

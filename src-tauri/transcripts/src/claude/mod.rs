@@ -14,6 +14,7 @@
 //! I/O and database failures stop an import.
 
 mod mapping;
+mod subagent_link;
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
