@@ -3,6 +3,8 @@
 //! tail and head split at the parent's turn, and a cycle in stored links
 //! does not loop.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use gatehouse_protocol::event::{Event, EventBody};
 use gatehouse_store::{NewSession, SessionProvenance, Store};
 
