@@ -343,6 +343,15 @@ fn task_completions(events: &[Event], id: &str) -> Vec<TaskStatus> {
         .collect()
 }
 
+/// The worktree path a result text names after `lead` (up to " (branch").
+fn worktree_named(text: &str, lead: &str) -> PathBuf {
+    text.split(lead)
+        .nth(1)
+        .and_then(|r| r.split(" (branch").next())
+        .unwrap_or_else(|| panic!("no worktree after {lead:?} in {text}"))
+        .into()
+}
+
 async fn run(parent: &mut Agent, prompt: &str) -> gatehouse_agent::PromptOutcome {
     tokio::time::timeout(LIMIT, parent.run_prompt(prompt, &CancellationToken::new()))
         .await
@@ -682,12 +691,7 @@ async fn an_isolated_agent_works_in_its_own_worktree_under_the_projects_rules() 
         std::fs::read_to_string(project.join("README.md")).unwrap(),
         "hello from the readme\n"
     );
-    let kept: PathBuf = t
-        .split("Its worktree ")
-        .nth(1)
-        .and_then(|r| r.split(" (branch").next())
-        .unwrap()
-        .into();
+    let kept = worktree_named(&t, "Its worktree ");
     assert!(!kept.starts_with(&project), "{}", kept.display());
     assert_eq!(
         std::fs::read_to_string(kept.join("README.md")).unwrap(),
@@ -730,12 +734,7 @@ async fn an_unchanged_background_worktree_is_removed_when_the_task_is_over() {
     let (status, t) = completed(&events, "bw");
     assert_eq!(status, ToolCallStatus::Ok, "{t}");
     assert!(t.contains("It works in the worktree "), "{t}");
-    let path: PathBuf = t
-        .split("It works in the worktree ")
-        .nth(1)
-        .and_then(|r| r.split(" (branch").next())
-        .unwrap()
-        .into();
+    let path = worktree_named(&t, "It works in the worktree ");
     f.sink
         .wait_for(|ev| !task_completions(ev, "agent_1").is_empty())
         .await;
