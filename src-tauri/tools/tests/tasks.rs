@@ -348,3 +348,41 @@ async fn a_running_task_streams_its_output_as_bounded_task_output_events_before_
     assert_eq!(text, "first\n\x1b[32mgreen\x1b[0m\n");
     assert_eq!(last_total, text.len() as u64);
 }
+
+/// A resumed session gets a new task manager over the same session
+/// directory. Its ids used to start at `bash_1` again, which truncated the
+/// earlier `bash_1.log` and made the UI's row for that task show another
+/// command.
+#[tokio::test]
+async fn a_resumed_sessions_tasks_do_not_reuse_the_ids_of_earlier_ones() {
+    let mut env = env();
+    let earlier = start(&mut env, "t1", "echo earlier").await;
+    assert_eq!(earlier, "bash_1");
+    assert!(wait_end(&mut env, &earlier).await.contains("is completed"));
+    env.tasks.shutdown().await;
+
+    let resumed = gatehouse_tools::tasks::TaskManager::new(
+        env.session_dir.join("tasks"),
+        gatehouse_core::events::Emitter::new("s", env.sink.clone()),
+    );
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.args(["-c", "echo later"]);
+    let later = resumed.start(cmd, "echo later", None, None).unwrap();
+    assert_eq!(later.task_id, "bash_2");
+    assert_eq!(
+        std::fs::read_to_string(env.session_dir.join("tasks/bash_1.log")).unwrap(),
+        "earlier\n"
+    );
+    let read = resumed
+        .read(
+            &later.task_id,
+            true,
+            std::time::Duration::from_secs(60),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(read.info.state.status, TaskStatus::Completed);
+    assert_eq!(read.output, "later\n");
+    resumed.shutdown().await;
+}

@@ -90,15 +90,7 @@ impl TaskManager {
             context: "no async runtime".into(),
             source: std::io::Error::other(e),
         })?;
-        let n = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let id = format!("agent_{n}");
-        let output_path = self.dir.join(format!("{id}.log"));
-        let file = std::fs::create_dir_all(&self.dir)
-            .and_then(|()| std::fs::File::create(&output_path))
-            .map_err(|source| TaskError::Start {
-                context: format!("creating {}", output_path.display()),
-                source,
-            })?;
+        let (n, id, output_path, file) = self.claim_id("agent")?;
         let command = format!("{}: {}", spec.subagent_type, spec.description);
         let (state, _) = watch::channel(TaskState {
             status: TaskStatus::Running,

@@ -263,6 +263,37 @@ impl TaskManager {
         &self.dir
     }
 
+    /// The next free id `<prefix>_<n>` and its newly created output file.
+    ///
+    /// A resumed session gets a new manager over the same `dir`, whose
+    /// counter starts at 1 again: an id whose output file already exists
+    /// belongs to an earlier run of the session, so it is skipped rather
+    /// than reused (reusing it truncated that task's output and made the
+    /// UI's row for it stand for a different command). The file is
+    /// created with `create_new`, which makes the claim atomic.
+    fn claim_id(&self, prefix: &str) -> Result<(u64, String, PathBuf, std::fs::File), TaskError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| TaskError::Start {
+            context: format!("creating {}", self.dir.display()),
+            source,
+        })?;
+        loop {
+            let n = self.next_id.fetch_add(1, Ordering::SeqCst);
+            let id = format!("{prefix}_{n}");
+            let output_path = self.dir.join(format!("{id}.log"));
+            match std::fs::File::create_new(&output_path) {
+                Ok(file) => return Ok((n, id, output_path, file)),
+                // Bounded by the files in `dir`: each is skipped once.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => {
+                    return Err(TaskError::Start {
+                        context: format!("creating {}", output_path.display()),
+                        source,
+                    });
+                }
+            }
+        }
+    }
+
     /// Starts `cmd` (a shell built by the Bash tool's launcher) as a task
     /// and returns at once. Must be called within a Tokio runtime.
     pub fn start(
@@ -279,15 +310,7 @@ impl TaskManager {
             context: "no async runtime".into(),
             source: std::io::Error::other(e),
         })?;
-        let n = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let id = format!("bash_{n}");
-        let output_path = self.dir.join(format!("{id}.log"));
-        let file = std::fs::create_dir_all(&self.dir)
-            .and_then(|()| std::fs::File::create(&output_path))
-            .map_err(|source| TaskError::Start {
-                context: format!("creating {}", output_path.display()),
-                source,
-            })?;
+        let (n, id, output_path, file) = self.claim_id("bash")?;
         let spawned = process::spawn(cmd).map_err(|source| TaskError::Start {
             context: "spawning the shell".into(),
             source,
