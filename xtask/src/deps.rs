@@ -182,71 +182,66 @@ pub(crate) fn has_display() -> bool {
 /// The environment variable the MCP tests read the test-server cache from.
 pub(crate) const MCP_SERVERS_ENV: &str = "GATEHOUSE_MCP_TEST_SERVERS";
 
-/// npm packages the MCP tests run (with `node …/dist/index.js`), at exact
-/// versions: a new release must not change what the tests talk to (the
-/// versions the whole suite last passed with).
-const MCP_NPM_PACKAGES: &[(&str, &str)] = &[
-    ("@modelcontextprotocol/server-everything", "2026.8.31"),
-    ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
-];
+/// Where the pinned sets of MCP test servers are committed: `package.json`
+/// and `package-lock.json` (the npm servers, every transitive package at
+/// the version the lock names) and `requirements.txt` (the Python SDK and
+/// everything it pulls in, each `==`). Exact pins all the way down: a new
+/// release of a transitive dependency must not change what the tests talk
+/// to (an unpinned one once made `mcp_sign_in.rs` fail on a fresh machine).
+const MCP_PINS_DIR: &str = "xtask/mcp-test-servers";
 
 /// The PyPI `mcp` SDK the Python test servers (`py_server.py`,
-/// `oauth_server.py`) are written against, exactly.
+/// `oauth_server.py`) are written against; `requirements.txt` must pin it
+/// at this version.
 const MCP_PYPI_VERSION: &str = "2.3.0";
 
-/// The version in `<cache>/node_modules/<package>/package.json`, if any.
-fn installed_npm_version(cache: &Path, package: &str) -> Option<String> {
-    let manifest = cache
-        .join("node_modules")
-        .join(package)
-        .join("package.json");
-    let text = std::fs::read_to_string(manifest).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    json["version"].as_str().map(str::to_owned)
+/// Whether `installed` holds a byte-identical copy of `pinned` (the stamp
+/// that says a cache was installed from exactly these pins).
+fn same_file(pinned: &Path, installed: &Path) -> bool {
+    match (std::fs::read(pinned), std::fs::read(installed)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Installs the MCP servers the `gatehouse-mcp` tests talk to into
-/// `<root>/target/mcp-servers`, skipping what is already there at the
-/// pinned version: the npm packages above (`npm install --prefix`) and the
-/// PyPI `mcp` package in a venv (`venv/bin/python`; its auth support serves
-/// the OAuth tests). Returns the cache directory, which the tests find
-/// through [`MCP_SERVERS_ENV`]; at test time nothing is downloaded.
+/// `<root>/target/mcp-servers` from the pins in [`MCP_PINS_DIR`], skipping
+/// what was already installed from the same pins: the npm packages
+/// (`npm ci --prefix`) and the PyPI `mcp` package in a venv
+/// (`venv/bin/python`; its auth support serves the OAuth tests). Returns the
+/// cache directory, which the tests find through [`MCP_SERVERS_ENV`]; at
+/// test time nothing is downloaded.
 pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let pins = root.join(MCP_PINS_DIR);
     let cache = root.join("target").join("mcp-servers");
     std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
-    let missing: Vec<String> = MCP_NPM_PACKAGES
-        .iter()
-        .filter(|(p, version)| {
-            !cache
-                .join("node_modules")
-                .join(p)
-                .join("dist/index.js")
-                .exists()
-                || installed_npm_version(&cache, p).as_deref() != Some(*version)
-        })
-        .map(|(p, version)| format!("{p}@{version}"))
-        .collect();
-    if !missing.is_empty() {
-        eprintln!("xtask: installing MCP test servers: {}", missing.join(" "));
-        let mut npm = Command::new("npm");
-        npm.args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--save-exact",
-            "--prefix",
-        ])
-        .arg(&cache)
-        .args(&missing);
-        run_checked(&mut npm)?;
-        for (p, version) in MCP_NPM_PACKAGES {
-            let got = installed_npm_version(&cache, p);
-            if got.as_deref() != Some(*version) {
-                bail!("npm installed {p} {got:?}, not the pinned {version}");
-            }
+
+    // npm: the lock file copied into the cache is the stamp; `npm ci`
+    // installs exactly what it names (and removes anything else).
+    let lock = "package-lock.json";
+    let npm_ready = same_file(&pins.join(lock), &cache.join(lock))
+        && same_file(&pins.join("package.json"), &cache.join("package.json"))
+        && cache
+            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .exists();
+    if !npm_ready {
+        eprintln!("xtask: installing the pinned MCP test servers (npm ci)");
+        for file in ["package.json", lock] {
+            std::fs::copy(pins.join(file), cache.join(file))
+                .with_context(|| format!("copying {} into {}", file, cache.display()))?;
         }
+        run_checked(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&cache),
+        )?;
     }
-    let python = cache.join("venv/bin/python");
+
+    // Python: the requirements file copied into the venv is the stamp.
+    let venv = cache.join("venv");
+    let python = venv.join("bin/python");
+    let requirements = pins.join("requirements.txt");
+    let stamp = venv.join("gatehouse-requirements.txt");
     // `mcp.server.auth` + uvicorn: the OAuth test server (oauth_server.py),
     // and the SDK at the pinned version.
     let check = format!(
@@ -254,34 +249,33 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
          sys.exit(importlib.metadata.version('mcp') != '{MCP_PYPI_VERSION}')"
     );
     let has_mcp = || succeeds(Command::new(&python).args(["-c", &check]));
-    if !has_mcp() {
+    if !(same_file(&requirements, &stamp) && has_mcp()) {
         if !succeeds(Command::new("python3").args(["-m", "venv", "--help"])) {
             ensure_system_packages(&["python3-venv"])?;
         }
         if !python.exists() {
             eprintln!("xtask: creating the MCP test venv");
-            run_checked(
-                Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(cache.join("venv")),
-            )?;
+            run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
         }
         eprintln!(
-            "xtask: installing the Python `mcp` package {MCP_PYPI_VERSION} into the MCP test venv"
+            "xtask: installing the Python `mcp` package {MCP_PYPI_VERSION} and its pinned \
+             dependencies into the MCP test venv"
         );
-        run_checked(Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            &format!("mcp=={MCP_PYPI_VERSION}"),
-        ]))?;
+        run_checked(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "-r"])
+                .arg(&requirements),
+        )?;
         if !has_mcp() {
             bail!(
-                "the MCP test venv {} still lacks `mcp` {MCP_PYPI_VERSION} with its auth support",
-                cache.join("venv").display()
+                "the MCP test venv {} still lacks `mcp` {MCP_PYPI_VERSION} with its auth support \
+                 (is it pinned in {}?)",
+                venv.display(),
+                requirements.display()
             );
         }
+        std::fs::copy(&requirements, &stamp)
+            .with_context(|| format!("writing {}", stamp.display()))?;
     }
     Ok(cache)
 }
