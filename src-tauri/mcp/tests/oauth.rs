@@ -376,11 +376,20 @@ async fn a_401_refreshes_once_and_a_revoked_grant_moves_the_server_to_needs_auth
     );
 
     // The access token is revoked, the refresh token still good: the 401
-    // leads to a refresh and the call goes through.
+    // leads to a refresh and the call goes through. Each refused request
+    // costs at most one refresh (no loop); the connection's own GET stream
+    // may be refused beside the call, so two refused requests may refresh
+    // twice (CI once saw 2).
     server.revoke("access").await;
     let result = call(&mcp, 2, 2).await.unwrap();
     assert!(result.to_string().contains('4'), "{result}");
-    assert_eq!(server.record()["grants"]["refresh_token"], 1);
+    let record = server.record();
+    let refreshes = record["grants"]["refresh_token"].as_u64().unwrap();
+    let refused = record["rejected_requests"].as_u64().unwrap();
+    assert!(
+        refreshes >= 1 && refreshes <= refused,
+        "{refreshes} refreshes for {refused} refused requests: {record}"
+    );
 
     // Everything revoked: the call fails and the server needs a sign-in.
     server.revoke("all").await;

@@ -14,7 +14,8 @@ it redirects straight back to the client with a code).
   secrets is exercised too.
 * RECORD_FILE: after each issued credential it writes the client secrets,
   access and refresh tokens it issued (JSON), so the tests know what must
-  never appear in Gatehouse's files, logs or events, and counts the grants.
+  never appear in Gatehouse's files, logs or events, and counts the grants
+  and the requests refused for their bearer token.
 * POST /test/revoke-access revokes every access token (refresh tokens stay:
   the client should refresh); POST /test/revoke-all revokes everything (the
   client must sign in again). Test-only routes, no auth.
@@ -57,6 +58,8 @@ class AutoApproveProvider:
             "access_tokens": [],
             "refresh_tokens": [],
             "grants": {"authorization_code": 0, "refresh_token": 0},
+            # Requests whose bearer token this server refused (each one a 401).
+            "rejected_requests": 0,
         }
         self.save()
 
@@ -132,7 +135,11 @@ class AutoApproveProvider:
         return self.issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        return self.access.get(token)
+        found = self.access.get(token)
+        if found is None:
+            self.record["rejected_requests"] += 1
+            self.save()
+        return found
 
     async def revoke_token(self, token) -> None:
         self.access.pop(token.token, None)
