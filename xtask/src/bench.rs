@@ -36,6 +36,7 @@ const BENCHES: &[Bench] = &[
     Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)", window: false },
     Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)", window: false },
     Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)", window: false },
+    Bench { group: "subagent", cargo: "bench -p gatehouse-agent --bench subagent_start", packages: &[], what: "sub-agent start: Agent tool_use → the sub-agent's first model request, replay provider, median of 201 (issue 19)", window: false },
     Bench { group: "mcp", cargo: "bench -p gatehouse-mcp --bench echo", packages: &[], what: "1,000 server-everything echo calls through the pipeline vs direct rmcp (≤ 1.2×; issue 8)", window: false },
     Bench { group: "replay", cargo: "bench -p gatehouse-permissions --bench replay", packages: &[], what: "rule replay over 100,000 stored calls (< 5 s; issue 10)", window: false },
     Bench { group: "import", cargo: "bench -p gatehouse-transcripts --bench import", packages: &[], what: "Claude Code import: throughput and peak memory, 50 MB ×5 and 500 MB once (issue 11)", window: false },

@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/parent.rs"]
+mod parent;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -15,21 +18,15 @@ use async_trait::async_trait;
 use gatehouse_agent::message::{Block, Role};
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_agent::provider::{EventStream, ModelRequest, Provider, ProviderError};
-use gatehouse_agent::subagent::{
-    AgentDefinitions, AgentTool, SameSink, SubagentEnv, SubagentProviders, SubagentSpawn,
-};
-use gatehouse_agent::{
-    Agent, AgentConfig, EngineSetup, Notice, StaticAsk, load_engine, session_pool,
-};
-use gatehouse_core::events::{Emitter, EventSink, MemorySink};
-use gatehouse_core::permission::PermissionResolver;
-use gatehouse_core::{Tool, ToolRuntime, ToolUseContext};
+use gatehouse_agent::subagent::{SubagentProviders, SubagentSpawn};
+use gatehouse_agent::{Agent, AgentConfig, Notice};
+use gatehouse_core::events::{EventSink, MemorySink};
+use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{
     ContextSource, Event, EventBody, SessionStatus, TaskKind, TaskStatus, ToolCallStatus,
 };
-use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::tasks::TaskManager;
-use gatehouse_tools::worktree::WorktreeManager;
+use parent::{ParentSetup, parent_session};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -233,55 +230,28 @@ fn fixture_in_cwd(
     in_cwd: HashMap<String, Value>,
     max_turns: u32,
 ) -> Fixture {
-    let home = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let (engine, errors) = load_engine(&EngineSetup {
-        project: project.clone(),
-        home: home.path().to_path_buf(),
-        mode: Some(PermissionMode::Default),
-        trust_project: true,
-        settings_files: Vec::new(),
-    });
-    assert!(errors.is_empty(), "{errors:?}");
-    let resolver = Arc::new(engine);
     let sink = Arc::new(WatchSink::default());
-    let dyn_sink: Arc<dyn EventSink> = sink.clone();
-    let agent_tool = Arc::new(AgentTool::new(Arc::new(AgentDefinitions::builtin())));
-    let session_dir = data.path().join("session");
-    let tools = session_pool(
-        &session_dir,
-        Emitter::new(PARENT, Arc::clone(&dyn_sink)),
-        resolver.as_ref(),
-        vec![Arc::clone(&agent_tool) as Arc<dyn Tool>],
-        Vec::new(),
-    );
-    let runtime = ToolRuntime::builder(Arc::clone(&tools.pool), resolver.clone(), &session_dir)
-        .session_id(PARENT)
-        .event_sink(Arc::clone(&dyn_sink))
-        .ask_handler(Arc::new(StaticAsk::deny()))
-        .build();
-    assert!(agent_tool.attach(SubagentEnv {
-        parent: Arc::downgrade(&runtime),
+    let parent = parent_session(ParentSetup {
+        session_id: PARENT,
+        project: &project,
+        session_dir: &data.path().join("session"),
+        sink: sink.clone(),
+        extra_tools: Vec::new(),
         providers: Arc::new(ByDescription {
             ready: subagents,
             in_cwd,
         }),
-        recorder: Arc::new(SameSink(dyn_sink)),
         config: config(),
         max_turns,
-        session_dir: session_dir.join("agents"),
-        tasks: Some(Arc::clone(&tools.tasks)),
-        worktrees: Some(WorktreeManager::new(
-            data.path().join("worktrees"),
-            resolver as Arc<dyn PermissionResolver>,
-        )),
-    }));
+        worktrees: Some(data.path().join("worktrees")),
+    });
     Fixture {
-        _dirs: vec![root, home, data],
+        _dirs: vec![root, parent.home, data],
         project,
         sink,
-        runtime,
-        tasks: tools.tasks,
+        runtime: parent.runtime,
+        tasks: parent.tasks,
     }
 }
 

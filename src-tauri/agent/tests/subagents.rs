@@ -9,6 +9,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/parent.rs"]
+mod parent;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,17 +20,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use gatehouse_agent::provider::replay::{ReplayProvider, Script};
 use gatehouse_agent::provider::{EventStream, ModelRequest, Provider, ProviderError};
-use gatehouse_agent::subagent::{
-    AgentDefinitions, AgentTool, DEFAULT_SUBAGENT_MAX_TURNS, SameSink, SubagentEnv,
-    SubagentProviders, SubagentSpawn,
-};
-use gatehouse_agent::{Agent, AgentConfig, EngineSetup, StaticAsk, load_engine, session_pool};
-use gatehouse_core::events::{Emitter, EventSink, MemorySink};
+use gatehouse_agent::subagent::{DEFAULT_SUBAGENT_MAX_TURNS, SubagentProviders, SubagentSpawn};
+use gatehouse_agent::{Agent, AgentConfig};
+use gatehouse_core::events::{EventSink, MemorySink};
 use gatehouse_core::testing::{Probe, TestTool};
-use gatehouse_core::{Tool, ToolRuntime, ToolUseContext};
+use gatehouse_core::{ToolRuntime, ToolUseContext};
 use gatehouse_protocol::event::{Event, EventBody, SessionStatus, ToolCallStatus};
-use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::progress::{SubagentPhase, ToolProgressData};
+use parent::{ParentSetup, parent_session};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -146,53 +146,29 @@ fn fixture(
     subagents: HashMap<String, Arc<Recording>>,
     idle: Duration,
 ) -> Fixture {
-    let home = tempfile::tempdir().unwrap();
     let session_dir = tempfile::tempdir().unwrap();
-    let (engine, errors) = load_engine(&EngineSetup {
-        project: project.clone(),
-        home: home.path().to_path_buf(),
-        mode: Some(PermissionMode::Default),
-        trust_project: true,
-        settings_files: Vec::new(),
-    });
-    assert!(errors.is_empty(), "{errors:?}");
-    let resolver = Arc::new(engine);
     let sink = Arc::new(WatchSink::default());
-    let dyn_sink: Arc<dyn EventSink> = sink.clone();
     let ask_probe = Probe::new();
-    let agent_tool = Arc::new(AgentTool::new(Arc::new(AgentDefinitions::builtin())));
-    let tools = session_pool(
-        session_dir.path(),
-        Emitter::new(PARENT, Arc::clone(&dyn_sink)),
-        resolver.as_ref(),
-        vec![
-            Arc::clone(&agent_tool) as Arc<dyn Tool>,
+    let parent = parent_session(ParentSetup {
+        session_id: PARENT,
+        project: &project,
+        session_dir: session_dir.path(),
+        sink: sink.clone(),
+        extra_tools: vec![
             TestTool::safe("AskUserQuestion")
                 .with_probe(&ask_probe)
                 .arc(),
         ],
-        Vec::new(),
-    );
-    let runtime = ToolRuntime::builder(Arc::clone(&tools.pool), resolver, session_dir.path())
-        .session_id(PARENT)
-        .event_sink(Arc::clone(&dyn_sink))
-        .ask_handler(Arc::new(StaticAsk::deny()))
-        .build();
-    assert!(agent_tool.attach(SubagentEnv {
-        parent: Arc::downgrade(&runtime),
         providers: Arc::new(ByDescription(subagents)),
-        recorder: Arc::new(SameSink(dyn_sink)),
         config: config(idle),
         max_turns: DEFAULT_SUBAGENT_MAX_TURNS,
-        session_dir: session_dir.path().join("agents"),
-        tasks: Some(Arc::clone(&tools.tasks)),
         worktrees: None,
-    }));
+    });
     Fixture {
-        _dirs: (root, home, session_dir),
+        _dirs: (root, parent.home, session_dir),
         project,
         sink,
-        runtime,
+        runtime: parent.runtime,
         ask_probe,
     }
 }
