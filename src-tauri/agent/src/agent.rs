@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use gatehouse_core::deferral::ToolBlock;
 use gatehouse_core::events::Emitter;
 use gatehouse_core::tool::MessageRole;
 use gatehouse_core::{
@@ -31,7 +32,9 @@ use gatehouse_protocol::permission::PermissionMode;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::message::{Block, Message, Role, StopReason, Usage, push_user};
+use crate::message::{
+    Block, Message, Role, StopReason, Usage, push_user, referenced_in, referenced_tools,
+};
 use crate::provider::{ModelRequest, Provider, ProviderError, StreamEvent};
 use crate::retry::RetryPolicy;
 
@@ -100,6 +103,8 @@ pub struct Agent {
     turns: u32,
     mode_source: Option<ModeSource>,
     notices: Option<NoticeSource>,
+    /// The tool block last reported (`tool_block_changed`).
+    reported_block: Option<EventBody>,
 }
 
 /// Where the loop takes what it must tell the model before each model
@@ -189,6 +194,7 @@ impl Agent {
             turns: 0,
             mode_source: None,
             notices: None,
+            reported_block: None,
         }
     }
 
@@ -215,6 +221,7 @@ impl Agent {
     /// Continues an earlier session from its history (see
     /// [`crate::resume::history_from_events`]) and its turn count.
     pub fn with_history(mut self, history: Vec<Message>, turns: u32) -> Self {
+        self.runtime.mark_loaded(referenced_tools(&history));
         self.history = history;
         self.turns = turns;
         self
@@ -224,6 +231,8 @@ impl Agent {
     /// resumed session whose history is read after it opened): also raises
     /// the turn limit by the turns already made, as a new session's would.
     pub fn continue_from(&mut self, history: Vec<Message>, turns: u32) {
+        // Tools loaded before stay loaded (issue 21).
+        self.runtime.mark_loaded(referenced_tools(&history));
         self.history = history;
         self.turns = turns;
         self.config.max_turns = self.config.max_turns.saturating_add(turns);
@@ -378,6 +387,23 @@ impl Agent {
         Block::text(text)
     }
 
+    /// Emits `tool_block_changed` when the tool block differs from the one
+    /// reported last (the first request, tools loaded, the pool changed).
+    fn report_tool_block(&mut self, tools: &ToolBlock) {
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let bytes = tools.definitions().map(str::len).sum::<usize>() + tools.listing.len();
+        let body = EventBody::ToolBlockChanged {
+            tool_search: tools.tool_search,
+            loaded: count(tools.loaded_count()),
+            deferred: count(tools.unloaded()),
+            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+        };
+        if self.reported_block.as_ref() != Some(&body) {
+            self.reported_block = Some(body.clone());
+            self.emitter().emit(body);
+        }
+    }
+
     fn error(&self, kind: SessionErrorKind, message: &str, recoverable: bool) {
         self.emitter().emit(EventBody::SessionError {
             kind,
@@ -417,11 +443,14 @@ impl Agent {
             self.error(SessionErrorKind::Storage, &message, false);
             return Err(Some((SessionErrorKind::Storage, message)));
         }
+        let tools = self.runtime.tool_block();
+        self.report_tool_block(&tools);
+        let system = system_prompt_for(&self.config.system_prompt, &tools);
         let request = ModelRequest {
             model: self.config.model.clone(),
-            system: self.config.system_prompt.clone(),
+            system,
             messages: self.history.clone(),
-            tools_json: self.runtime.pool().api_schemas_json(),
+            tools,
             max_tokens: self.config.max_tokens,
         };
         let mut exec = self
@@ -498,6 +527,8 @@ impl Agent {
                     stop_requested.clone_from(&r.prevent_continuation);
                 }
             }
+            // ToolSearch's references: the next request has these tools.
+            self.runtime.mark_loaded(referenced_in(&blocks));
             blocks.extend(extra);
             if interrupted {
                 blocks.push(Block::text("[Request interrupted by user]"));
@@ -741,6 +772,17 @@ impl Agent {
                 ),
             ))
         })
+    }
+}
+
+/// The system prompt of a request with `tools`: with deferral, the
+/// deferred tools' list follows the configured prompt (stable while the
+/// pool is, so it stays in the prompt cache).
+pub fn system_prompt_for(system_prompt: &str, tools: &ToolBlock) -> String {
+    if tools.tool_search {
+        format!("{system_prompt}\n\n{}", tools.listing)
+    } else {
+        system_prompt.to_owned()
     }
 }
 

@@ -76,6 +76,11 @@ impl Block {
             ContentBlock::Image { source } => Self::Image {
                 source: source.clone(),
             },
+            // Only ToolSearch's tool_result carries references; elsewhere
+            // the model is told in words.
+            ContentBlock::ToolReference { tool_name } => {
+                Self::text(format!("Tool {tool_name} is loaded."))
+            }
         }
     }
 
@@ -113,6 +118,30 @@ impl Message {
             })
             .collect()
     }
+}
+
+/// The tools ToolSearch loaded in `messages`: the `tool_reference` blocks
+/// of their tool results, in order (a resumed session loads them again).
+pub fn referenced_tools(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .flat_map(|m| referenced_in(&m.content))
+        .collect()
+}
+
+/// [`referenced_tools`] of one message's blocks.
+pub fn referenced_in(blocks: &[Block]) -> Vec<&str> {
+    blocks
+        .iter()
+        .flat_map(|b| match b {
+            Block::ToolResult { content, .. } => content.as_slice(),
+            _ => &[][..],
+        })
+        .filter_map(|c| match c {
+            ContentBlock::ToolReference { tool_name } => Some(tool_name.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Appends user content, merging into the last message when it is already a

@@ -90,6 +90,9 @@ pub fn session_pool(
         .chain(shell_tools(Arc::clone(&tasks), bash))
         .chain(std::iter::once(send))
         .chain(talkback_tools())
+        .chain(std::iter::once(
+            gatehouse_tools::tool_search::tool_search_tool(),
+        ))
     {
         registry.register(tool, Gate::Always);
     }

@@ -90,7 +90,7 @@ impl Provider for Recording {
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
         let first = {
             let mut seen = self.tools_seen.lock().unwrap();
-            let tools: Vec<Value> = serde_json::from_str(&request.tools_json).unwrap();
+            let tools: Vec<Value> = serde_json::from_str(&request.tools_json()).unwrap();
             seen.push(
                 tools
                     .iter()

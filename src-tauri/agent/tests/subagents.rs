@@ -77,7 +77,7 @@ impl Provider for Recording {
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let tools: Vec<Value> = serde_json::from_str(&request.tools_json).unwrap();
+        let tools: Vec<Value> = serde_json::from_str(&request.tools_json()).unwrap();
         self.tools_seen.lock().unwrap().push(
             tools
                 .iter()

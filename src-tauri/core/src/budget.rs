@@ -124,6 +124,8 @@ fn text_chars(block: &ContentBlock) -> usize {
     match block {
         ContentBlock::Text { text } => text.chars().count(),
         ContentBlock::Image { .. } => 0,
+        // Kept beside the preview like images, never spilled.
+        ContentBlock::ToolReference { .. } => 0,
     }
 }
 

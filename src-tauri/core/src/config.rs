@@ -15,6 +15,10 @@ pub struct RuntimeConfig {
     pub max_tool_use_concurrency: Option<usize>,
     /// Inputs larger than this (as JSON) are refused before anything runs.
     pub max_input_bytes: usize,
+    /// When deferred tools are listed by name only (the setting;
+    /// `ENABLE_TOOL_SEARCH` overrides it, see
+    /// [`crate::deferral::ToolSearchMode::resolve`]).
+    pub tool_search: Option<crate::deferral::ToolSearchMode>,
 }
 
 impl Default for RuntimeConfig {
@@ -22,11 +26,22 @@ impl Default for RuntimeConfig {
         Self {
             max_tool_use_concurrency: None,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            tool_search: None,
         }
     }
 }
 
 impl RuntimeConfig {
+    /// The ToolSearch mode in force, reading the environment now.
+    pub fn tool_search_mode(&self) -> crate::deferral::ToolSearchMode {
+        crate::deferral::ToolSearchMode::resolve(
+            std::env::var(crate::deferral::TOOL_SEARCH_ENV)
+                .ok()
+                .as_deref(),
+            self.tool_search,
+        )
+    }
+
     /// The effective concurrency limit, reading the environment now.
     pub fn max_concurrency(&self) -> usize {
         resolve_max_concurrency(

@@ -10,6 +10,7 @@
 //! | [`validation`] | JSON Schema validation and the error text the model gets |
 //! | [`registry`] | gated built-ins, blanket-deny filtering, simple mode, the [`ToolPool`] |
 //! | [`names`] | built-in tool names and the sub-agent tool sets |
+//! | [`deferral`] | deferred tools, the ToolSearch mode, the tool block of a request |
 //! | [`pipeline`] | the nine stages every call goes through, the hook invariant |
 //! | [`hooks`], [`ask`], [`permission`] | the seams: hooks, the user, the permission engine |
 //! | [`scheduler`] | partitioning calls into batches |
@@ -24,6 +25,7 @@ pub mod atomic_write;
 pub mod budget;
 pub mod config;
 pub mod context;
+pub mod deferral;
 pub mod error;
 pub mod events;
 pub mod executor;

@@ -591,6 +591,13 @@ impl ToolRuntime {
         if rejection.is_none() {
             match pool.lookup(&name) {
                 None => rejection = Some(unknown_tool(&pool, &name)),
+                Some(index) if self.is_unloaded_deferred(&pool, index) => {
+                    let real = pool.get(index).map_or(name.as_str(), |t| t.name());
+                    rejection = Some(Rejection {
+                        stage: RejectionStage::Lookup,
+                        message: crate::deferral::not_loaded_message(real),
+                    });
+                }
                 Some(index) => {
                     if let Some(Err(e)) = pool.validator(index).map(|v| v.validate(&name, &input)) {
                         rejection = Some(Rejection {

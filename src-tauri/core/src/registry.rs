@@ -18,6 +18,10 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::deferral::{
+    ToolBlock, ToolDefinition, ToolSearchMode, append_definitions, deferred_listing,
+    is_deferred_tool,
+};
 use crate::names;
 use crate::permission::PermissionResolver;
 use crate::tool::Tool;
@@ -230,6 +234,23 @@ struct PoolEntry {
     tool: Arc<dyn Tool>,
     // Compiled on first use: most sessions call a handful of the tools.
     validator: OnceLock<SchemaValidator>,
+    /// The tool's API definition, serialised once (and carried over to the
+    /// pools made from this one while the tool is the same).
+    definition: OnceLock<Arc<str>>,
+    /// `deferral::is_deferred_tool`, decided once.
+    deferred: bool,
+}
+
+/// The parts of the tool block that depend only on the pool.
+#[derive(Default)]
+struct BlockCache {
+    /// Base definitions with deferral on / off.
+    base_on: OnceLock<(Arc<str>, Arc<[Arc<str>]>)>,
+    base_off: OnceLock<(Arc<str>, Arc<[Arc<str>]>)>,
+    deferred: OnceLock<Arc<[ToolDefinition]>>,
+    listing: OnceLock<Arc<str>>,
+    /// (deferred tools, characters of their definitions).
+    deferred_size: OnceLock<(usize, usize)>,
 }
 
 /// The tools of one session, in the order the model sees them.
@@ -238,6 +259,7 @@ pub struct ToolPool {
     by_name: HashMap<String, usize>,
     by_alias: HashMap<String, usize>,
     schemas_json: OnceLock<Arc<str>>,
+    block: BlockCache,
     /// Tools taken out by [`Self::refreshed`] (an MCP server dropped them
     /// from its list) and not back since: a call to one is told so.
     removed: HashSet<String>,
@@ -272,8 +294,10 @@ impl ToolPool {
             }
             by_name.insert(tool.name().to_owned(), entries.len());
             entries.push(PoolEntry {
+                deferred: is_deferred_tool(tool.as_ref()),
                 tool,
                 validator: OnceLock::new(),
+                definition: OnceLock::new(),
             });
         }
         let mut by_alias = HashMap::new();
@@ -289,8 +313,25 @@ impl ToolPool {
             by_name,
             by_alias,
             schemas_json: OnceLock::new(),
+            block: BlockCache::default(),
             removed: HashSet::new(),
         }
+    }
+
+    /// Reuses `from`'s serialised definitions for the tools that are the
+    /// very same objects here (a refresh keeps most tools).
+    fn carry_definitions(mut self, from: &ToolPool) -> Self {
+        for entry in &mut self.entries {
+            let same = from
+                .by_name
+                .get(entry.tool.name())
+                .map(|&i| &from.entries[i])
+                .filter(|old| Arc::ptr_eq(&old.tool, &entry.tool));
+            if let Some(json) = same.and_then(|old| old.definition.get()) {
+                entry.definition = OnceLock::from(Arc::clone(json));
+            }
+        }
+        self
     }
 
     /// The pool after tools changed during the session (an MCP server's
@@ -324,7 +365,7 @@ impl ToolPool {
         let mut added: Vec<Arc<dyn Tool>> = incoming.into_values().collect();
         added.sort_by(|a, b| a.name().cmp(b.name()));
         tools.extend(added);
-        let mut pool = ToolPool::new(tools);
+        let mut pool = ToolPool::new(tools).carry_definitions(self);
         pool.removed = self
             .removed
             .iter()
@@ -451,5 +492,125 @@ impl ToolPool {
                 .map(|e| Arc::clone(&e.tool))
                 .collect(),
         )
+        .carry_definitions(self)
+    }
+
+    /// The API definition of the tool at `index` (`{"name","description",
+    /// "input_schema"}`), serialised on first use, then the same bytes.
+    pub fn definition(&self, index: usize) -> Option<Arc<str>> {
+        let e = self.entries.get(index)?;
+        Some(Arc::clone(e.definition.get_or_init(|| {
+            let api = ApiTool {
+                name: e.tool.name(),
+                description: e.tool.description(),
+                input_schema: e.tool.input_schema(),
+            };
+            // Plain strings and JSON values always serialise.
+            serde_json::to_string(&api)
+                .unwrap_or_else(|_| String::from("{}"))
+                .into()
+        })))
+    }
+
+    /// Whether the tool at `index` is one deferral would list by name only
+    /// (`deferral::is_deferred_tool`).
+    pub fn is_deferred(&self, index: usize) -> bool {
+        self.entries.get(index).is_some_and(|e| e.deferred)
+    }
+
+    /// The deferred tools, in pool order.
+    pub fn deferred_tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().filter(|e| e.deferred).map(|e| &e.tool)
+    }
+
+    /// How many tools are deferred and how many characters their
+    /// definitions take (what the `auto` threshold weighs).
+    pub fn deferred_size(&self) -> (usize, usize) {
+        *self.block.deferred_size.get_or_init(|| {
+            self.deferred_definitions()
+                .iter()
+                .fold((0, 0), |(n, chars), d| {
+                    (n + 1, chars + d.json.chars().count())
+                })
+        })
+    }
+
+    /// Whether deferral is on for this pool under `mode`.
+    pub fn tool_search_active(&self, mode: ToolSearchMode) -> bool {
+        let (count, chars) = self.deferred_size();
+        mode.is_active(count, chars)
+    }
+
+    fn deferred_definitions(&self) -> Arc<[ToolDefinition]> {
+        Arc::clone(self.block.deferred.get_or_init(|| {
+            (0..self.entries.len())
+                .filter(|&i| self.entries[i].deferred)
+                .filter_map(|i| {
+                    Some(ToolDefinition {
+                        name: Arc::from(self.entries[i].tool.name()),
+                        json: self.definition(i)?,
+                    })
+                })
+                .collect()
+        }))
+    }
+
+    /// The tool block of a model request: with `active` deferral, the
+    /// tools never deferred, the deferred ones, and those of `loaded`
+    /// (names, in load order) that are deferred here; without, every tool
+    /// but ToolSearch. Each part is built once per pool.
+    pub fn tool_block(&self, active: bool, loaded: &[String]) -> ToolBlock {
+        let keep = |e: &PoolEntry| {
+            if active {
+                !e.deferred
+            } else {
+                e.tool.name() != names::TOOL_SEARCH
+            }
+        };
+        let cell = if active {
+            &self.block.base_on
+        } else {
+            &self.block.base_off
+        };
+        let (base_json, base) = cell.get_or_init(|| {
+            let parts: Vec<Arc<str>> = (0..self.entries.len())
+                .filter(|&i| keep(&self.entries[i]))
+                .filter_map(|i| self.definition(i))
+                .collect();
+            let json = append_definitions("[]", parts.iter().map(|p| &**p)).into();
+            (json, parts.into())
+        });
+        let (base_json, base) = (Arc::clone(base_json), Arc::clone(base));
+        if !active {
+            return ToolBlock::from_parts(base_json, base);
+        }
+        let deferred = self.deferred_definitions();
+        let mut seen = HashSet::new();
+        let loaded = loaded
+            .iter()
+            .filter(|name| seen.insert(name.as_str()))
+            .filter_map(|name| {
+                let i = self.by_name.get(name.as_str()).copied()?;
+                if !self.entries[i].deferred {
+                    return None;
+                }
+                Some(ToolDefinition {
+                    name: Arc::from(name.as_str()),
+                    json: self.definition(i)?,
+                })
+            })
+            .collect();
+        let listing =
+            Arc::clone(self.block.listing.get_or_init(|| {
+                deferred_listing(self.deferred_tools().map(|t| t.as_ref())).into()
+            }));
+        ToolBlock {
+            tool_search: true,
+            base,
+            base_json,
+            deferred,
+            loaded,
+            listing,
+        }
     }
 }

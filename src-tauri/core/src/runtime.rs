@@ -21,6 +21,7 @@ use crate::ask::AskHandler;
 use crate::budget::ResultBudget;
 use crate::config::RuntimeConfig;
 use crate::context::ToolUseContext;
+use crate::deferral::{ToolBlock, ToolSearchMode, ToolSearchView};
 use crate::events::{Emitter, EventSink, NullSink};
 use crate::executor::{ExecutionOutcome, StreamingToolExecutor};
 use crate::hooks::Hooks;
@@ -145,7 +146,7 @@ impl ToolCallResult {
             .iter()
             .filter_map(|b| match b {
                 ContentBlock::Text { text } => Some(text.as_str()),
-                ContentBlock::Image { .. } => None,
+                ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -174,6 +175,11 @@ pub struct ToolRuntime {
     /// Told when a context modifier changes the permission mode (plan mode),
     /// so the permission engine, which keeps its own copy, follows.
     pub(crate) mode_listener: Option<ModeListener>,
+    /// When deferral is on (resolved once, at build).
+    tool_search: ToolSearchMode,
+    /// Deferred tools ToolSearch loaded in this session, in load order
+    /// (see [`ToolRuntime::mark_loaded`]).
+    loaded: Mutex<Vec<String>>,
 }
 
 /// Tools that can change while a session runs (MCP servers' tool lists).
@@ -266,6 +272,8 @@ impl ToolRuntimeBuilder {
     pub fn build(self) -> Arc<ToolRuntime> {
         Arc::new(ToolRuntime {
             max_concurrency: self.config.max_concurrency(),
+            tool_search: self.config.tool_search_mode(),
+            loaded: Mutex::new(Vec::new()),
             pool: RwLock::new(self.pool),
             pool_refresh: self.pool_refresh,
             resolver: self.resolver,
@@ -338,6 +346,67 @@ impl ToolRuntime {
         }
     }
 
+    /// When deferral is on for this session.
+    pub fn tool_search_mode(&self) -> ToolSearchMode {
+        self.tool_search
+    }
+
+    /// Records deferred tools as loaded (ToolSearch returned references to
+    /// them; a resumed session's history did). Returns whether the set
+    /// grew. Order is load order: the definitions are appended in it.
+    pub fn mark_loaded<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> bool {
+        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = loaded.len();
+        for name in names {
+            if !loaded.iter().any(|n| n == name) {
+                loaded.push(name.to_owned());
+            }
+        }
+        loaded.len() > before
+    }
+
+    /// The deferred tools loaded so far, in load order.
+    pub fn loaded_tools(&self) -> Vec<String> {
+        self.loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The tool block of the next model request (see [`ToolBlock`]).
+    pub fn tool_block(&self) -> ToolBlock {
+        let pool = self.pool();
+        let active = pool.tool_search_active(self.tool_search);
+        pool.tool_block(active, &self.loaded_tools())
+    }
+
+    /// What ToolSearch searches, for the calls of the next message.
+    pub fn tool_search_view(&self) -> ToolSearchView {
+        let pool = self.pool();
+        ToolSearchView {
+            active: pool.tool_search_active(self.tool_search),
+            pool,
+            loaded: self.loaded_tools().into(),
+        }
+    }
+
+    /// Whether a call to the tool at `index` of `pool` must be refused
+    /// because it is deferred and not loaded.
+    pub(crate) fn is_unloaded_deferred(&self, pool: &ToolPool, index: usize) -> bool {
+        if !pool.is_deferred(index) || !pool.tool_search_active(self.tool_search) {
+            return false;
+        }
+        let Some(tool) = pool.get(index) else {
+            return false;
+        };
+        !self
+            .loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .any(|n| n == tool.name())
+    }
+
     /// The effective concurrency limit.
     pub fn max_concurrency(&self) -> usize {
         self.max_concurrency
@@ -358,6 +427,8 @@ impl ToolRuntime {
         ctx: ToolUseContext,
         interrupt: CancellationToken,
     ) -> StreamingToolExecutor {
+        let mut ctx = ctx;
+        ctx.extensions.insert(self.tool_search_view());
         StreamingToolExecutor::start(Arc::clone(self), ctx, interrupt)
     }
 
@@ -394,7 +465,9 @@ impl ToolRuntime {
             Some(rejection) if prepared.is_malformed() => self.reject(&prepared, rejection),
             _ => {
                 self.emit_started(&prepared, 0, false);
-                self.run_pipeline(&prepared, Arc::new(ctx.clone()), &tokens)
+                let mut call_ctx = ctx.clone();
+                call_ctx.extensions.insert(self.tool_search_view());
+                self.run_pipeline(&prepared, Arc::new(call_ctx), &tokens)
                     .await
             }
         };
@@ -451,6 +524,8 @@ impl ToolRuntime {
         let session_dir = session_dir.into();
         Arc::new(ToolRuntime {
             max_concurrency: self.max_concurrency,
+            tool_search: self.tool_search,
+            loaded: Mutex::new(Vec::new()),
             pool: RwLock::new(pool),
             pool_refresh: None,
             resolver,

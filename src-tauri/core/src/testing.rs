@@ -531,3 +531,99 @@ pub fn runtime(
 pub fn call(id: &str, name: &str, input: Value) -> ToolUseBlock {
     ToolUseBlock::new(id, name, input)
 }
+
+/// A tool with a given name, description and input schema that answers
+/// every call with `called <name>` (stands for an MCP tool in tests of
+/// deferral and ToolSearch: `mcp` makes it one).
+#[derive(Debug, Clone)]
+pub struct SchemaTool {
+    pub name: String,
+    pub description: String,
+    pub schema: Value,
+    pub mcp: bool,
+    pub always_load: bool,
+}
+
+impl SchemaTool {
+    /// An MCP-like tool (`is_mcp`, so deferred).
+    pub fn mcp(name: &str, description: &str, schema: Value) -> Self {
+        Self {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            schema,
+            mcp: true,
+            always_load: false,
+        }
+    }
+    pub fn arc(self) -> Arc<dyn Tool> {
+        Arc::new(self)
+    }
+}
+
+#[async_trait]
+impl Tool for SchemaTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn is_mcp(&self) -> bool {
+        self.mcp
+    }
+    fn should_defer(&self) -> bool {
+        self.mcp
+    }
+    fn always_load(&self) -> bool {
+        self.always_load
+    }
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+    fn is_read_only(&self, _input: &Value) -> bool {
+        true
+    }
+    async fn call(&self, _input: Value, _cx: CallContext<'_>) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::from_data(format!("called {}", self.name)))
+    }
+}
+
+/// The MCP tools of the recorded real servers' `tools/list`
+/// (`src-tauri/tools/tests/toolsearch/mcp_tools.json`, see its README), as
+/// `mcp__<server>__<tool>` tools, in file order. `copies` > 1 repeats the
+/// lists under servers `<server>_2`, `<server>_3`, … (a user with two
+/// accounts of one service), for pools larger than the recording.
+pub fn recorded_mcp_tools(copies: usize) -> Vec<Arc<dyn Tool>> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/tests/toolsearch/mcp_tools.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let servers: Vec<Value> = serde_json::from_str(&text).expect("the fixture is JSON");
+    let mut out = Vec::new();
+    for copy in 1..=copies.max(1) {
+        for server in &servers {
+            let name = server["server"].as_str().expect("server name");
+            let name = if copy == 1 {
+                name.to_owned()
+            } else {
+                format!("{name}_{copy}")
+            };
+            for tool in server["tools"].as_array().expect("tools") {
+                out.push(
+                    SchemaTool::mcp(
+                        &format!("mcp__{name}__{}", tool["name"].as_str().expect("tool name")),
+                        tool["description"].as_str().unwrap_or_default(),
+                        tool.get("inputSchema")
+                            .cloned()
+                            .unwrap_or_else(|| json!({"type": "object"})),
+                    )
+                    .arc(),
+                );
+            }
+        }
+    }
+    out
+}

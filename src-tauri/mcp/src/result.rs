@@ -134,7 +134,7 @@ mod tests {
             .iter()
             .filter_map(|b| match b {
                 ContentBlock::Text { text } => Some(text.clone()),
-                ContentBlock::Image { .. } => None,
+                ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
             })
             .collect();
         assert!(texts[1].contains("audio/wav"));

@@ -70,7 +70,7 @@ pub(crate) fn blocks_text(blocks: &[ContentBlock]) -> String {
         .iter()
         .filter_map(|b| match b {
             ContentBlock::Text { text } => Some(text.as_str()),
-            ContentBlock::Image { .. } => None,
+            ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
         })
         .collect::<Vec<_>>()
         .join("\n")

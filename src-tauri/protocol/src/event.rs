@@ -365,6 +365,23 @@ pub enum EventBody {
         /// The text exactly as the model reads it.
         text: String,
     },
+    /// The tool block of the model requests changed (issue 21): at the
+    /// first request, when ToolSearch loaded deferred tools, when the pool
+    /// changed. Shown in the session header.
+    ToolBlockChanged {
+        /// Whether deferral is on: deferred tools are listed by name and
+        /// loaded with ToolSearch.
+        tool_search: bool,
+        /// Tools whose full definitions the model has: the ones never
+        /// deferred and the deferred ones loaded so far.
+        loaded: u32,
+        /// Deferred tools not loaded yet (listed by name only).
+        deferred: u32,
+        /// Bytes of the tool block: the full definitions sent (JSON) plus,
+        /// with deferral, the list of deferred tools' names.
+        #[ts(type = "number")]
+        bytes: u64,
+    },
     /// A model request is being sent (one per turn).
     ModelRequestStarted {
         /// The turn number within the session, from 1.
@@ -737,6 +754,13 @@ pub enum ContentBlock {
     Image {
         /// The image data and type.
         source: ImageSource,
+    },
+    /// A deferred tool that ToolSearch loaded (issue 21): the Messages
+    /// API expands it into the tool's full definition; other providers get
+    /// the tool's schema appended to their tool list instead.
+    ToolReference {
+        /// The tool's name (`mcp__github__create_issue`).
+        tool_name: String,
     },
 }
 

@@ -208,7 +208,7 @@ fn first_text(content: &[ContentBlock]) -> &str {
         .iter()
         .find_map(|b| match b {
             ContentBlock::Text { text } => Some(text.as_str()),
-            ContentBlock::Image { .. } => None,
+            ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
         })
         .unwrap_or("")
 }

@@ -90,6 +90,9 @@ pub struct HostConfig {
     /// whose prompts nobody answers (`AllowAll` / `DenyAll`:
     /// `gatehouse-cli run --answer 'Header=Option'`).
     pub answers: Vec<(String, String)>,
+    /// When deferred tools are listed by name only (issue 21); `None`:
+    /// `auto`. Claude Code's `ENABLE_TOOL_SEARCH` overrides it.
+    pub tool_search: Option<gatehouse_core::deferral::ToolSearchMode>,
 }
 
 impl HostConfig {
@@ -101,6 +104,7 @@ impl HostConfig {
             max_turns: 100,
             idle_timeout: Duration::from_secs(120),
             answers: Vec::new(),
+            tool_search: None,
         }
     }
 }
@@ -525,6 +529,10 @@ impl SessionHost {
             .event_sink(Arc::clone(&sink))
             .ask_handler(ask)
             .hooks(session_hooks.runtime_hooks())
+            .config(gatehouse_core::config::RuntimeConfig {
+                tool_search: self.config.tool_search,
+                ..gatehouse_core::config::RuntimeConfig::default()
+            })
             .on_mode_change(Arc::new(move |mode| {
                 mode_engine.set_mode(mode);
                 mode_emitter.emit(EventBody::ModeChanged { mode });

@@ -31,6 +31,9 @@
 //! Git worktrees: [`worktree`] (`EnterWorktree`, `ExitWorktree`, and what
 //! the Agent tool's `isolation: "worktree"` uses).
 //!
+//! Deferred tools: [`tool_search`] (`ToolSearch`: `select:` and the seeds'
+//! keyword scoring over the deferred tools).
+//!
 //! Tools that put the user in the loop ([`talkback::talkback_tools`]):
 //! `AskUserQuestion`, `TodoWrite`, `EnterPlanMode`, `ExitPlanMode`
 //! (see [`talkback`]).
@@ -51,6 +54,7 @@ pub mod read;
 mod search;
 pub mod talkback;
 pub mod tasks;
+pub mod tool_search;
 pub mod worktree;
 pub mod write;
 

@@ -25,7 +25,7 @@ fn image_block(r: &gatehouse_core::ToolCallResult) -> (String, Vec<u8>) {
                     .decode(&source.data)
                     .unwrap(),
             )),
-            ContentBlock::Text { .. } => None,
+            _ => None,
         })
         .expect("an image block")
 }

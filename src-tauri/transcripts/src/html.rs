@@ -224,6 +224,7 @@ fn render_card(
         .map(|b| match b {
             ContentBlock::Text { text } => text.as_str(),
             ContentBlock::Image { .. } => "[image]",
+            ContentBlock::ToolReference { tool_name } => tool_name.as_str(),
         })
         .collect();
     if !text.is_empty() {

@@ -9,22 +9,34 @@
 //!   (with signatures) and tool_use (`input_json_delta` reassembled and
 //!   parsed when the block stops). Unknown event types are ignored, as the
 //!   API's versioning policy asks; unknown block types are dropped.
+//! * Deferred tools (issue 21), [`DeferredForm`]: by default the API's
+//!   tool-search form — deferred tools in `tools` with `defer_loading:
+//!   true`, ToolSearch's `tool_reference` blocks passed through for the API
+//!   to expand. For endpoints without it (a 400 naming `defer_loading` or
+//!   `tool_reference` switches the provider over for good, and the request
+//!   is sent again) the loaded tools' definitions are appended after the
+//!   first block and the references become text. Either way the bytes of
+//!   the tools already sent never change.
 //! * Errors: 401/403 and 400-class statuses are fatal with the API's own
 //!   message; 429, 5xx, 529 and `overloaded_error` events are retryable
 //!   (the loop retries before any output, honouring `retry-after`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use gatehouse_protocol::event::SessionErrorKind;
+use gatehouse_core::deferral::append_definitions;
+use gatehouse_protocol::event::{ContentBlock, SessionErrorKind};
 use serde_json::Value;
 
 use crate::keys::ApiKey;
-use crate::message::{Block, StopReason, Usage};
+use crate::message::{Block, Message, StopReason, Usage};
 use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
 use crate::provider::{EventStream, ModelRequest, Provider, ProviderError, StreamEvent, send};
 
@@ -44,6 +56,8 @@ pub struct AnthropicConfig {
     pub api_key: ApiKey,
     /// How long connecting may take.
     pub connect_timeout: Duration,
+    /// How deferred tools are sent (see [`DeferredForm`]).
+    pub deferred_form: DeferredForm,
 }
 
 impl AnthropicConfig {
@@ -53,8 +67,21 @@ impl AnthropicConfig {
             base_url: DEFAULT_BASE_URL.into(),
             api_key,
             connect_timeout: Duration::from_secs(30),
+            deferred_form: DeferredForm::default(),
         }
     }
+}
+
+/// How the Messages API gets deferred tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeferredForm {
+    /// The API's tool search: every deferred tool with `defer_loading:
+    /// true`, ToolSearch's `tool_reference` blocks expanded by the API.
+    #[default]
+    Native,
+    /// For endpoints without it: the loaded tools' definitions appended to
+    /// `tools`, references sent as text.
+    Append,
 }
 
 /// The Anthropic provider.
@@ -62,6 +89,8 @@ impl AnthropicConfig {
 pub struct AnthropicProvider {
     client: reqwest::Client,
     config: AnthropicConfig,
+    /// Set once the endpoint refused the native form.
+    append: Arc<AtomicBool>,
 }
 
 impl AnthropicProvider {
@@ -71,7 +100,35 @@ impl AnthropicProvider {
             .connect_timeout(config.connect_timeout)
             .build()
             .map_err(|e| format!("cannot create the HTTP client: {e}"))?;
-        Ok(Self { client, config })
+        let append = Arc::new(AtomicBool::new(
+            config.deferred_form == DeferredForm::Append,
+        ));
+        Ok(Self {
+            client,
+            config,
+            append,
+        })
+    }
+
+    /// The form deferred tools are sent in now.
+    pub fn deferred_form(&self) -> DeferredForm {
+        if self.append.load(Ordering::Relaxed) {
+            DeferredForm::Append
+        } else {
+            DeferredForm::Native
+        }
+    }
+
+    async fn send_body(&self, body: String) -> Result<reqwest::Response, ProviderError> {
+        let request = self
+            .client
+            .post(self.url())
+            .header("x-api-key", self.config.api_key.expose())
+            .header("anthropic-version", API_VERSION)
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .body(body);
+        send("anthropic", request).await
     }
 
     fn url(&self) -> String {
@@ -84,13 +141,47 @@ impl AnthropicProvider {
 /// Fails, saying what, when the conversation cannot be encoded: a stand-in
 /// (such as no messages) would send the model another conversation.
 pub fn request_body(request: &ModelRequest) -> Result<String, ProviderError> {
-    let tools = tools_with_cache_breakpoint(&request.tools_json);
+    request_body_in(request, DeferredForm::Native)
+}
+
+/// [`request_body`] with deferred tools in `form`.
+pub fn request_body_in(
+    request: &ModelRequest,
+    form: DeferredForm,
+) -> Result<String, ProviderError> {
+    let block = &request.tools;
+    // The breakpoint stays on the last tool of the first block: tools
+    // appended later never change the bytes before them.
+    let base = tools_with_cache_breakpoint(&block.base_json);
+    let tools = if block.tool_search {
+        let head = base.as_deref().unwrap_or("[]");
+        let all = match form {
+            DeferredForm::Native => {
+                let marked: Vec<String> = block
+                    .deferred
+                    .iter()
+                    .map(|d| with_defer_loading(&d.json))
+                    .collect();
+                append_definitions(head, marked.iter().map(String::as_str))
+            }
+            DeferredForm::Append => append_definitions(head, block.loaded.iter().map(|d| &*d.json)),
+        };
+        (all != "[]").then_some(all)
+    } else {
+        base
+    };
     let system = serde_json::json!([{
         "type": "text",
         "text": request.system,
         "cache_control": {"type": "ephemeral"},
     }]);
-    let messages = encode_json("the conversation's messages", &request.messages)?;
+    let messages = match form {
+        DeferredForm::Native => encode_json("the conversation's messages", &request.messages)?,
+        DeferredForm::Append => encode_json(
+            "the conversation's messages",
+            &references_as_text(&request.messages),
+        )?,
+    };
     let mut body = format!(
         r#"{{"model":{},"max_tokens":{},"stream":true,"system":{}"#,
         Value::from(request.model.as_str()),
@@ -105,6 +196,49 @@ pub fn request_body(request: &ModelRequest) -> Result<String, ProviderError> {
     body.push_str(&messages);
     body.push('}');
     Ok(body)
+}
+
+/// A definition (`{…}`) with `"defer_loading":true` added at its end.
+fn with_defer_loading(definition: &str) -> String {
+    let head = definition
+        .trim_end()
+        .strip_suffix('}')
+        .unwrap_or(definition);
+    format!(r#"{head},"defer_loading":true}}"#)
+}
+
+/// The history with `tool_reference` blocks as text, for endpoints that do
+/// not expand them (the definitions are in `tools` instead).
+pub fn references_as_text(messages: &[Message]) -> Cow<'_, [Message]> {
+    let has_reference = |m: &Message| {
+        m.content.iter().any(|b| {
+            matches!(b, Block::ToolResult { content, .. }
+                if content.iter().any(|c| matches!(c, ContentBlock::ToolReference { .. })))
+        })
+    };
+    if !messages.iter().any(has_reference) {
+        return Cow::Borrowed(messages);
+    }
+    let mut owned = messages.to_vec();
+    for m in &mut owned {
+        for b in &mut m.content {
+            if let Block::ToolResult { content, .. } = b {
+                for c in content.iter_mut() {
+                    if let ContentBlock::ToolReference { tool_name } = c {
+                        *c = ContentBlock::Text {
+                            text: reference_text(tool_name),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    Cow::Owned(owned)
+}
+
+/// What a model that does not get `tool_reference` blocks reads instead.
+pub fn reference_text(tool_name: &str) -> String {
+    format!("Loaded {tool_name}: its definition is in your tool list from now on.")
 }
 
 /// `value` as JSON text, or an error naming `what` could not be encoded.
@@ -133,18 +267,33 @@ impl Provider for AnthropicProvider {
     }
 
     async fn stream(&self, request: &ModelRequest) -> Result<EventStream, ProviderError> {
-        let body = request_body(request)?;
-        let request = self
-            .client
-            .post(self.url())
-            .header("x-api-key", self.config.api_key.expose())
-            .header("anthropic-version", API_VERSION)
-            .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
-            .body(body);
-        let response = send("anthropic", request).await?;
+        let form = self.deferred_form();
+        let body = request_body_in(request, form)?;
+        let response = match self.send_body(body).await {
+            Err(e)
+                if form == DeferredForm::Native
+                    && request.tools.tool_search
+                    && refuses_tool_search(&e) =>
+            {
+                // This endpoint has no tool search: switch for good.
+                self.append.store(true, Ordering::Relaxed);
+                tracing::info!(
+                    "anthropic: the endpoint refused deferred tools ({}); appending loaded tools instead",
+                    e.message
+                );
+                self.send_body(request_body_in(request, DeferredForm::Append)?)
+                    .await?
+            }
+            other => other?,
+        };
         Ok(decode_stream(response.bytes_stream().boxed()))
     }
+}
+
+/// Whether an error says the endpoint does not know the tool-search form.
+fn refuses_tool_search(e: &ProviderError) -> bool {
+    e.kind == SessionErrorKind::InvalidRequest
+        && (e.message.contains("defer_loading") || e.message.contains("tool_reference"))
 }
 
 /// A block being streamed.
@@ -437,7 +586,6 @@ fn kind_of(v: &Value) -> &'static str {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::message::Message;
 
     #[test]
     fn the_body_has_cache_breakpoints_after_tools_and_system() {
@@ -445,7 +593,7 @@ mod tests {
             model: "claude-x".into(),
             system: "sys".into(),
             messages: vec![Message::user_text("hi")],
-            tools_json: r#"[{"name":"A","description":"d","input_schema":{}},{"name":"B","description":"d","input_schema":{}}]"#.into(),
+            tools: gatehouse_core::deferral::ToolBlock::plain(r#"[{"name":"A","description":"d","input_schema":{}},{"name":"B","description":"d","input_schema":{}}]"#.into()),
             max_tokens: 10,
         };
         let body: Value = serde_json::from_str(&request_body(&req).unwrap()).unwrap();
@@ -455,7 +603,7 @@ mod tests {
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(body["messages"][0]["content"][0]["text"], "hi");
         let empty = ModelRequest {
-            tools_json: "[]".into(),
+            tools: gatehouse_core::deferral::ToolBlock::plain("[]".into()),
             ..req
         };
         let body: Value = serde_json::from_str(&request_body(&empty).unwrap()).unwrap();

@@ -12,12 +12,12 @@ pub mod openai;
 pub mod replay;
 pub mod sse;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use gatehouse_core::deferral::ToolBlock;
 use gatehouse_protocol::event::SessionErrorKind;
 
 use crate::message::{Block, Message, StopReason, Usage};
@@ -31,11 +31,21 @@ pub struct ModelRequest {
     pub system: String,
     /// The history, ending with a user message.
     pub messages: Vec<Message>,
-    /// The tool list as JSON (`[{name, description, input_schema}, …]`),
-    /// byte-identical across the session's requests (prompt caching).
-    pub tools_json: Arc<str>,
+    /// The tools (issue 21): the definitions sent from the first request
+    /// on (byte-identical across the session's requests: prompt caching)
+    /// and, with deferral, the deferred tools and those ToolSearch loaded.
+    pub tools: ToolBlock,
     /// The reply's token limit.
     pub max_tokens: u32,
+}
+
+impl ModelRequest {
+    /// The full definitions the model has, as one JSON array
+    /// (`[{name, description, input_schema}, …]`): the first block, then
+    /// the loaded deferred tools appended in load order.
+    pub fn tools_json(&self) -> String {
+        self.tools.appended_json()
+    }
 }
 
 /// What a provider reports while the reply streams.

@@ -5,24 +5,29 @@
 //!   `stream_options.include_usage`; the history is translated from
 //!   Anthropic blocks (tool_use → `tool_calls`, tool_result → `tool`
 //!   messages, thinking dropped); the tool list becomes `function` tools.
+//!   Deferred tools (issue 21) ToolSearch loaded are appended to `tools`
+//!   from the next request on, after the tools already sent (whose bytes
+//!   never change); their `tool_reference` blocks reach the model as text.
 //! * Reply: `data:` chunks until `[DONE]`. Text is block 0; tool call `k`
 //!   is block `k + 1` and is complete (handed to the executor) as soon as
 //!   call `k + 1` starts or a `finish_reason` arrives.
 //! * `finish_reason`: `stop` → end_turn, `tool_calls` → tool_use, `length` →
 //!   max_tokens, `content_filter` → refusal; others are reported unknown.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use gatehouse_core::deferral::append_definitions;
 use gatehouse_protocol::event::{ContentBlock, SessionErrorKind};
 use serde_json::{Value, json};
 
 use crate::keys::ApiKey;
 use crate::message::{Block, Message, Role, StopReason, Usage};
-use crate::provider::anthropic::{MAX_EVENT_BYTES, tool_use_complete};
+use crate::provider::anthropic::{MAX_EVENT_BYTES, reference_text, tool_use_complete};
 use crate::provider::sse::{self, Emitted, SseDecoder, SseEvent};
 use crate::provider::{EventStream, ModelRequest, Provider, ProviderError, StreamEvent, send};
 
@@ -70,7 +75,10 @@ fn text_of_content(content: &[ContentBlock]) -> String {
     content
         .iter()
         .filter_map(|c| match c {
-            ContentBlock::Text { text } => Some(text.as_str()),
+            ContentBlock::Text { text } => Some(Cow::Borrowed(text.as_str())),
+            ContentBlock::ToolReference { tool_name } => {
+                Some(Cow::Owned(reference_text(tool_name)))
+            }
             ContentBlock::Image { .. } => None,
         })
         .collect::<Vec<_>>()
@@ -136,28 +144,43 @@ pub fn to_chat_messages(system: &str, messages: &[Message]) -> Vec<Value> {
     out
 }
 
-/// The request body.
+/// A definition (`{"name":…,"description":…,"input_schema":…}`, as the
+/// pool serialises it) as a chat-completions function tool, by splicing
+/// text: the schema is not serialised again, so its bytes are the pool's.
+fn function_tool(definition: &str) -> String {
+    // Keys and strings before `input_schema` cannot hold a bare `"`, so
+    // the first `,"input_schema":` is the key.
+    let spliced = definition.replacen(r#","input_schema":"#, r#","parameters":"#, 1);
+    format!(r#"{{"type":"function","function":{spliced}}}"#)
+}
+
+/// The `tools` array: the first block, then the loaded deferred tools.
+pub fn tools_text(request: &ModelRequest) -> Option<String> {
+    let tools: Vec<String> = request.tools.definitions().map(function_tool).collect();
+    if tools.is_empty() {
+        return None;
+    }
+    Some(append_definitions("[]", tools.iter().map(String::as_str)))
+}
+
+/// The request body as text.
+pub fn request_body_text(request: &ModelRequest) -> String {
+    let body = request_body(request).to_string();
+    match (tools_text(request), body.strip_suffix('}')) {
+        (Some(tools), Some(head)) => format!(r#"{head},"tools":{tools}}}"#),
+        _ => body,
+    }
+}
+
+/// The request body without `tools` (see [`request_body_text`]).
 pub fn request_body(request: &ModelRequest) -> Value {
-    let tools: Vec<Value> = serde_json::from_str::<Vec<Value>>(&request.tools_json)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|t| {
-            json!({"type": "function", "function": {
-                "name": t["name"], "description": t["description"], "parameters": t["input_schema"]
-            }})
-        })
-        .collect();
-    let mut body = json!({
+    json!({
         "model": request.model,
         "stream": true,
         "stream_options": {"include_usage": true},
         "max_tokens": request.max_tokens,
         "messages": to_chat_messages(&request.system, &request.messages),
-    });
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
-    }
-    body
+    })
 }
 
 #[async_trait]
@@ -176,7 +199,7 @@ impl Provider for OpenAiProvider {
             .post(url)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream")
-            .body(request_body(request).to_string());
+            .body(request_body_text(request));
         if let Some(key) = &self.config.api_key {
             req = req.header("authorization", format!("Bearer {}", key.expose()));
         }

@@ -373,7 +373,7 @@ mod tests {
             model: "m".into(),
             system: String::new(),
             messages: Vec::new(),
-            tools_json: "[]".into(),
+            tools: gatehouse_core::deferral::ToolBlock::plain("[]".into()),
             max_tokens: 100,
         }
     }

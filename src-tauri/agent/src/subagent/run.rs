@@ -398,7 +398,7 @@ impl Observer {
                         .iter()
                         .filter_map(|b| match b {
                             ContentBlock::Text { text } => Some(text.as_str()),
-                            ContentBlock::Image { .. } => None,
+                            ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
                         })
                         .collect::<Vec<_>>()
                         .join(" ");
@@ -460,7 +460,7 @@ fn transcript_line(event: &Event) -> Option<String> {
                 .iter()
                 .filter_map(|b| match b {
                     ContentBlock::Text { text } => Some(text.as_str()),
-                    ContentBlock::Image { .. } => None,
+                    ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
                 })
                 .collect();
             format!("[result {}] {}", status_text(*status), text.join(" "))

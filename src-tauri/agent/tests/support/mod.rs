@@ -66,6 +66,8 @@ impl Reply {
 pub struct Request {
     pub head: String,
     pub body: serde_json::Value,
+    /// The body's bytes as received.
+    pub raw: Vec<u8>,
 }
 
 impl Request {
@@ -164,8 +166,9 @@ async fn read_request(sock: &mut TcpStream) -> Option<Request> {
         }
         buf.extend_from_slice(&tmp[..n]);
     }
-    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or_default();
-    Some(Request { head, body })
+    let raw = buf[head_end..head_end + len].to_vec();
+    let body = serde_json::from_slice(&raw).unwrap_or_default();
+    Some(Request { head, body, raw })
 }
 
 async fn handle(

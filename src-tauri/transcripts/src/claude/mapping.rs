@@ -546,7 +546,7 @@ fn result_status(
         .iter()
         .find_map(|b| match b {
             ContentBlock::Text { text } => Some(text.as_str()),
-            ContentBlock::Image { .. } => None,
+            ContentBlock::Image { .. } | ContentBlock::ToolReference { .. } => None,
         })
         .unwrap_or("");
     if refused || text.starts_with(CLAUDE_CODE_REJECTED) {
