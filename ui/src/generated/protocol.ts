@@ -223,7 +223,11 @@ text: string, } | { "type": "image",
 /**
  * The image data and type.
  */
-source: ImageSource, };
+source: ImageSource, } | { "type": "tool_reference", 
+/**
+ * The tool's name (`mcp__github__create_issue`).
+ */
+tool_name: string, };
 
 /**
  * Where the text of a `context_added` came from.
@@ -798,7 +802,26 @@ source: ContextSource,
 /**
  * The text exactly as the model reads it.
  */
-text: string, } | { "type": "model_request_started", 
+text: string, } | { "type": "tool_block_changed", 
+/**
+ * Whether deferral is on: deferred tools are listed by name and
+ * loaded with ToolSearch.
+ */
+tool_search: boolean, 
+/**
+ * Tools whose full definitions the model has: the ones never
+ * deferred and the deferred ones loaded so far.
+ */
+loaded: number, 
+/**
+ * Deferred tools not loaded yet (listed by name only).
+ */
+deferred: number, 
+/**
+ * Bytes of the tool block: the full definitions sent (JSON) plus,
+ * with deferral, the list of deferred tools' names.
+ */
+bytes: number, } | { "type": "model_request_started", 
 /**
  * The turn number within the session, from 1.
  */

@@ -57,6 +57,7 @@ import { TaskPanel } from "./renderers/TaskPanel";
 import { TodoPanel } from "./renderers/TodoPanel";
 import { SessionHooks } from "./SessionHooks";
 import { Spinner } from "./Status";
+import { ToolBlockBadge } from "./renderers/ToolBlockBadge";
 import { ModelStore } from "./store";
 import { currentTodos, TalkbackStore } from "./talkback";
 import { Transcript } from "./Transcript";
@@ -282,6 +283,7 @@ export function SessionScreen({
               <Spinner /> Working
             </span>
           )}
+          <ToolBlockBadge block={model.toolBlock} />
           {tokens > 0 && (
             <span className="muted small" title="Tokens: input, output, cache read, cache write">
               {formatBytes(tokens).replace("B", "tok")}

@@ -12,6 +12,7 @@ import { McpView } from "./renderers/McpView";
 import { ReadView } from "./renderers/ReadView";
 import { ReasonAndTrace, RefusalView } from "./renderers/RefusalView";
 import { SearchView } from "./renderers/SearchView";
+import { ToolSearchView } from "./renderers/ToolSearchView";
 import { CallTiming, StatusBadge } from "./Status";
 import { HookRuns } from "./HookRunView";
 
@@ -28,6 +29,7 @@ function Body({ call }: { call: ToolCall }) {
   // A todo update or a mode switch is its header line alone (the list is in
   // the todo panel); a refusal still shows below.
   if ((call.name === "TodoWrite" || call.name === "EnterPlanMode") && call.status !== "error") return null;
+  if (call.name === "ToolSearch") return <ToolSearchView call={call} />;
   switch (call.kind) {
     case "read":
       return <ReadView call={call} />;

@@ -250,6 +250,18 @@ export interface Usage {
   cacheWrite: number;
 }
 
+/** The tool block of the model requests (`tool_block_changed`, issue 21). */
+export interface ToolBlockInfo {
+  /** Whether deferral is on. */
+  readonly toolSearch: boolean;
+  /** Tools whose full definitions the model has. */
+  readonly loaded: number;
+  /** Deferred tools not loaded yet. */
+  readonly deferred: number;
+  /** Bytes of the tool block. */
+  readonly bytes: number;
+}
+
 /** The folded session. */
 export interface SessionModel {
   /** Events applied so far. */
@@ -273,6 +285,8 @@ export interface SessionModel {
   /** Whether an exchange is in progress (a prompt without its `session_completed`). */
   active: boolean;
   usage: Usage;
+  /** The tool block of the last model request (null before one). */
+  toolBlock: ToolBlockInfo | null;
   /** Internal: the current turn key and the transcript index of each (turn, block) text. */
   currentTurnKey: number;
   textIndex: Map<string, number>;
@@ -298,6 +312,7 @@ export function emptyModel(): SessionModel {
     modeEventIndex: null,
     active: false,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    toolBlock: null,
     currentTurnKey: 0,
     textIndex: new Map(),
     thinkingIndex: new Map(),
@@ -619,6 +634,9 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         callIds: [],
         stopReason: null,
       });
+      break;
+    case "tool_block_changed":
+      model.toolBlock = { toolSearch: event.tool_search, loaded: event.loaded, deferred: event.deferred, bytes: event.bytes };
       break;
     case "model_request_retried":
       push(model, {
