@@ -241,12 +241,15 @@ struct PoolEntry {
     deferred: bool,
 }
 
+/// The first block of definitions: the JSON array and its elements.
+type BaseBlock = (Arc<str>, Arc<[Arc<str>]>);
+
 /// The parts of the tool block that depend only on the pool.
 #[derive(Default)]
 struct BlockCache {
     /// Base definitions with deferral on / off.
-    base_on: OnceLock<(Arc<str>, Arc<[Arc<str>]>)>,
-    base_off: OnceLock<(Arc<str>, Arc<[Arc<str>]>)>,
+    base_on: OnceLock<BaseBlock>,
+    base_off: OnceLock<BaseBlock>,
     deferred: OnceLock<Arc<[ToolDefinition]>>,
     listing: OnceLock<Arc<str>>,
     /// (deferred tools, characters of their definitions).

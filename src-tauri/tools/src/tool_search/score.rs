@@ -287,7 +287,7 @@ impl SearchIndex {
             .map(|i| (i, scores[i]))
             .collect();
         // Stable: pool order among equal scores, as JavaScript's sort.
-        ranked.sort_by(|a, b| b.1.cmp(&a.1));
+        ranked.sort_by_key(|r| std::cmp::Reverse(r.1));
         ranked
             .into_iter()
             .take(max_results)
