@@ -338,7 +338,7 @@ async fn anthropic_tool_search_form_sends_the_same_bytes_three_times() {
     let system = requests[0].body["system"][0]["text"].as_str().unwrap();
     assert!(system.contains("<available-deferred-tools>"), "{system}");
     assert!(
-        system.contains("mcp__github__create_issue — Create a new issue"),
+        system.contains("\nmcp__github__create_issue\nmcp__github__create_or_update_file\n"),
         "{system}"
     );
 }
