@@ -391,7 +391,10 @@ mod tests {
         assert!(matches_at_boundaries("create an issue.", "issue"));
         assert!(!matches_at_boundaries("issues", "issue"));
         assert!(!matches_at_boundaries("sub_issue", "issue"));
-        assert!(matches_at_boundaries("a c++ b", "c++"));
+        // As in JavaScript (checked with node): `\b` after `+` needs a word
+        // character to follow.
+        assert!(!matches_at_boundaries("a c++ b", "c++"));
+        assert!(matches_at_boundaries("use c++b", "c++"));
         // `\b` before a non-word character needs a word character before it.
         assert!(!matches_at_boundaries(" -x", "-x"));
         assert!(matches_at_boundaries("a-x", "-x"));
