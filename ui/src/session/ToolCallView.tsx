@@ -12,6 +12,8 @@ import { McpView } from "./renderers/McpView";
 import { ReadView } from "./renderers/ReadView";
 import { ReasonAndTrace, RefusalView } from "./renderers/RefusalView";
 import { SearchView } from "./renderers/SearchView";
+import { WebFetchView } from "./renderers/WebFetchView";
+import { WebSearchView } from "./renderers/WebSearchView";
 import { CallTiming, StatusBadge } from "./Status";
 import { HookRuns } from "./HookRunView";
 
@@ -42,6 +44,8 @@ function Body({ call }: { call: ToolCall }) {
       return <McpView call={call} />;
     case "agent":
       return <AgentCallView call={call} />;
+    case "web":
+      return call.name === "WebSearch" ? <WebSearchView call={call} /> : <WebFetchView call={call} />;
     default:
       return <GenericView call={call} />;
   }
