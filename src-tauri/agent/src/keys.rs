@@ -78,6 +78,7 @@ impl KeyStore for NoKeyStore {
 pub fn env_var_for(provider: &str) -> &'static str {
     match provider {
         "openai" => "OPENAI_API_KEY",
+        "brave-search" => "BRAVE_SEARCH_API_KEY",
         _ => "ANTHROPIC_API_KEY",
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! [`builtin_pool`] builds the session's built-in tools (`gatehouse-tools`:
 //! Read, Write, Edit, NotebookEdit, Glob, Grep, Bash, TaskOutput, TaskStop,
-//! SendMessage, AskUserQuestion, TodoWrite, EnterPlanMode, ExitPlanMode)
+//! SendMessage, AskUserQuestion, TodoWrite, EnterPlanMode, ExitPlanMode,
+//! WebFetch)
 //! through the registry; [`load_engine`] loads the permission engine
 //! (`gatehouse-permissions`) from the project's and the user's settings.
 //! Bash learns which commands are read-only from the engine's shell analysis
@@ -95,6 +96,14 @@ pub fn session_pool(
         ))
     {
         registry.register(tool, Gate::Always);
+    }
+    // WebFetch is in every pool (permission decides each host); WebSearch
+    // comes with the session's provider through `extra_builtins`.
+    match gatehouse_tools::web::WebFetchTool::new(gatehouse_tools::web::WebFetchConfig::default()) {
+        Ok(fetch) => {
+            registry.register(gatehouse_core::typed::Typed::arc(fetch), Gate::Always);
+        }
+        Err(e) => eprintln!("gatehouse: WebFetch is not available: {e}"),
     }
     for tool in extra_builtins {
         registry.register(tool, Gate::Always);

@@ -437,6 +437,7 @@ async fn a_background_agent_returns_at_once_and_taskoutput_and_sendmessage_reach
             "NotebookEdit",
             "Read",
             "TodoWrite",
+            "WebFetch",
             "Write"
         ]
     );

@@ -324,6 +324,7 @@ async fn two_explore_agents_run_concurrently_then_the_general_purpose_one_alone(
             "Read",
             "SendMessage",
             "TodoWrite",
+            "WebFetch",
             "Write"
         ]
     );

@@ -15,6 +15,8 @@ pub enum KeyProvider {
     Anthropic,
     /// OpenAI-compatible endpoints (env OPENAI_API_KEY).
     Openai,
+    /// WebSearch's Brave Search API (env BRAVE_SEARCH_API_KEY).
+    BraveSearch,
 }
 
 impl KeyProvider {
@@ -22,6 +24,7 @@ impl KeyProvider {
         match self {
             Self::Anthropic => "anthropic",
             Self::Openai => "openai",
+            Self::BraveSearch => "brave-search",
         }
     }
 }

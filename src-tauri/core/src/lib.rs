@@ -13,6 +13,7 @@
 //! | [`deferral`] | deferred tools, the ToolSearch mode, the tool block of a request |
 //! | [`pipeline`] | the nine stages every call goes through, the hook invariant |
 //! | [`hooks`], [`ask`], [`permission`] | the seams: hooks, the user, the permission engine |
+//! | [`recheck`] | a running call's new subject (a redirect's host) decided like the call |
 //! | [`scheduler`] | partitioning calls into batches |
 //! | [`executor`] | the streaming executor (concurrency, order, sibling abort, interrupt) |
 //! | [`budget`] | spilling large results to disk |
@@ -33,6 +34,7 @@ pub mod hooks;
 pub mod names;
 pub mod permission;
 pub mod pipeline;
+pub mod recheck;
 pub mod registry;
 pub mod runtime;
 pub mod scheduler;

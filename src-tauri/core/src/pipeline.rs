@@ -740,6 +740,15 @@ impl ToolRuntime {
             }
             None => ctx,
         };
+        // A call that reaches outside the machine may meet new subjects
+        // (WebFetch's redirects): it gets the means to ask again.
+        let ctx = if tool.is_open_world(&approved.call_input) {
+            let mut own = (*ctx).clone();
+            own.extensions.insert(self.recheck(&tool, &p.id, &ctx));
+            Arc::new(own)
+        } else {
+            ctx
+        };
 
         // Stage 7: the call. A `block` tool ignores the user's interrupt.
         let progress = ProgressReporter::new(p.id.as_str(), self.emitter.clone());
@@ -848,6 +857,23 @@ impl ToolRuntime {
                 outcome
             }
         }
+    }
+
+    /// The [`Recheck`](crate::recheck::Recheck) of one call.
+    fn recheck(
+        &self,
+        tool: &Arc<dyn Tool>,
+        id: &str,
+        ctx: &ToolUseContext,
+    ) -> crate::recheck::Recheck {
+        crate::recheck::Recheck(Arc::new(crate::recheck::PipelineCheck {
+            resolver: Arc::clone(&self.resolver),
+            ask: self.ask.clone(),
+            session_grants: Arc::clone(&self.session_grants),
+            tool: Arc::clone(tool),
+            tool_use_id: id.to_owned(),
+            agent: ctx.extensions.get::<SubagentRef>().cloned(),
+        }))
     }
 
     /// Stages 4–6: semantic validation, backfill, hooks, permission.

@@ -96,6 +96,11 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         agent: Option<crate::progress::SubagentRef>,
+        /// For WebFetch: the host the URL reaches (WHATWG-parsed, lowercased,
+        /// punycode), which a domain rule would name; absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        web_host: Option<String>,
     },
     /// A permission prompt was answered (by the user, `--ask`, or an
     /// interrupt, which denies).
@@ -242,6 +247,13 @@ pub enum EventBody {
         problems: Vec<SettingsProblem>,
         /// `None` at start; what made the session read them again otherwise.
         trigger: Option<SettingsReloadTrigger>,
+    },
+    /// Built-in tools left out of the session's pool because something they
+    /// need is not configured (WebSearch without a search provider), with
+    /// the reason; sent at start when any is, so the UI can say why.
+    ToolsUnavailable {
+        /// The tools and why.
+        tools: Vec<crate::web::UnavailableTool>,
     },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not

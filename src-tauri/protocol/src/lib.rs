@@ -44,3 +44,4 @@ pub mod session;
 pub mod transcript;
 pub mod typescript;
 pub mod upgrade;
+pub mod web;

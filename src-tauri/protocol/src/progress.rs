@@ -119,6 +119,35 @@ pub enum ToolProgressData {
         /// The list, in order.
         todos: Vec<crate::interaction::TodoItem>,
     },
+    /// WebFetch visited (or refused) one URL: each redirect hop is one.
+    WebHop {
+        /// The hop.
+        hop: crate::web::WebHop,
+    },
+    /// WebFetch read the final response.
+    WebResponse {
+        /// The URL the content came from (after redirects).
+        final_url: String,
+        /// Its HTTP status.
+        status: u16,
+        /// Its `Content-Type` (without parameters), when it had one.
+        content_type: Option<String>,
+        /// Bytes read (after decompression).
+        bytes: u64,
+        /// Whether the body was cut at the size cap.
+        truncated: bool,
+        /// Whether it came from the session's 15-minute cache.
+        from_cache: bool,
+    },
+    /// WebSearch's results, as kept after its domain filters.
+    WebSearchResults {
+        /// The provider that answered ("Brave Search", "SearXNG").
+        provider: String,
+        /// The results, in the provider's order.
+        results: Vec<crate::web::SearchResult>,
+        /// Results dropped by `allowed_domains` / `blocked_domains`.
+        filtered_out: u32,
+    },
     /// A payload of no known kind: a stored payload of an earlier build
     /// that fits no variant, a newer build's kind, or a test tool's own.
     /// Shown as JSON; never interpreted.

@@ -370,6 +370,10 @@ impl AskHandler for InteractiveAsk {
             tool_use_id: request.tool_use_id.clone(),
             armed: true,
         };
+        let web_host = (request.tool_name == gatehouse_core::names::WEB_FETCH)
+            .then(|| request.input.get("url").and_then(|u| u.as_str()))
+            .flatten()
+            .and_then(gatehouse_permissions::domain::url_host);
         self.emitter.emit(EventBody::PermissionRequested {
             tool_use_id: request.tool_use_id.clone(),
             tool_name: request.tool_name,
@@ -380,6 +384,7 @@ impl AskHandler for InteractiveAsk {
             user_suggestions,
             preview,
             agent: request.agent,
+            web_host,
         });
         let answer = rx.await;
         withdraw.armed = false;

@@ -483,9 +483,16 @@ impl SessionHost {
             self.config.data_dir.join("worktrees"),
             Arc::clone(&engine) as Arc<dyn gatehouse_core::permission::PermissionResolver>,
         );
+        // WebSearch needs a search provider; without one its gate leaves it
+        // out and the UI is told why (`tools_unavailable`).
+        let (web_search, web_search_missing) =
+            crate::web_search::web_search_tool(&self.config.home);
         let resource_tools = resource_tools
             .into_iter()
-            .chain([Arc::clone(&agent_tool) as Arc<dyn gatehouse_core::Tool>])
+            .chain([
+                Arc::clone(&agent_tool) as Arc<dyn gatehouse_core::Tool>,
+                web_search,
+            ])
             .chain(crate::subagents::worktree_tools(&worktrees))
             .collect();
         let tools = session_pool(
@@ -495,6 +502,11 @@ impl SessionHost {
             resource_tools,
             mcp_tools,
         );
+        if let Some(missing) = web_search_missing {
+            emitter.emit(EventBody::ToolsUnavailable {
+                tools: vec![missing],
+            });
+        }
         let interactive = (spec.ask == AskPolicy::Interactive).then(|| {
             Arc::new(InteractiveAsk::new(
                 emitter.clone(),

@@ -6,8 +6,9 @@ use gatehouse_agent::keychain::Keychain;
 use gatehouse_agent::keys::{self, ApiKey, KeySource, KeyStore, NoKeyStore};
 use gatehouse_protocol::session::ApiKeyStatus;
 
-/// The providers that take a key.
-pub const KEYED_PROVIDERS: &[&str] = &["anthropic", "openai"];
+/// The providers that take a key (`brave-search`: WebSearch's Brave
+/// Search API).
+pub const KEYED_PROVIDERS: &[&str] = &["anthropic", "openai", "brave-search"];
 
 /// Refuses provider names other than [`KEYED_PROVIDERS`].
 pub fn check_provider(provider: &str) -> Result<(), String> {
@@ -16,7 +17,7 @@ pub fn check_provider(provider: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "unknown provider {provider:?}: API keys are kept for {}",
-            KEYED_PROVIDERS.join(" and ")
+            KEYED_PROVIDERS.join(", ")
         ))
     }
 }

@@ -44,6 +44,7 @@ pub mod rules;
 pub mod rules_editor;
 pub mod subagents;
 pub mod todos;
+pub mod web_search;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

@@ -28,6 +28,9 @@
 //! | [`bash`] | `Bash`: live output, timeouts, process groups, persistent cwd |
 //! | [`tasks`] | background tasks (commands and agents), `TaskOutput`, `TaskStop`, `SendMessage` |
 //!
+//! Web tools ([`web`]): `WebFetch` (hop-by-hop permission, SSRF guard,
+//! HTML → Markdown) and `WebSearch` (Brave Search, SearXNG).
+//!
 //! Git worktrees: [`worktree`] (`EnterWorktree`, `ExitWorktree`, and what
 //! the Agent tool's `isolation: "worktree"` uses).
 //!
@@ -55,6 +58,7 @@ mod search;
 pub mod talkback;
 pub mod tasks;
 pub mod tool_search;
+pub mod web;
 pub mod worktree;
 pub mod write;
 

@@ -507,7 +507,12 @@ preview: FileDiff | null,
  * the call is in the sub-agent's session); absent for the
  * session's own calls and in events stored before it existed.
  */
-agent?: SubagentRef, } | { "type": "permission_answered", 
+agent?: SubagentRef, 
+/**
+ * For WebFetch: the host the URL reaches (WHATWG-parsed, lowercased,
+ * punycode), which a domain rule would name; absent otherwise.
+ */
+web_host?: string, } | { "type": "permission_answered", 
 /**
  * The call.
  */
@@ -668,7 +673,11 @@ problems: Array<SettingsProblem>,
 /**
  * `None` at start; what made the session read them again otherwise.
  */
-trigger: SettingsReloadTrigger | null, } | { "type": "context_modified", 
+trigger: SettingsReloadTrigger | null, } | { "type": "tools_unavailable", 
+/**
+ * The tools and why.
+ */
+tools: Array<UnavailableTool>, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */
@@ -2804,6 +2813,23 @@ project_path: string,
 tool_name: string | null, };
 
 /**
+ * One search result (WebSearch).
+ */
+export type SearchResult = { 
+/**
+ * The page title.
+ */
+title: string, 
+/**
+ * The page's URL.
+ */
+url: string, 
+/**
+ * The provider's snippet.
+ */
+snippet: string, };
+
+/**
  * Arguments of `search_sessions`.
  */
 export type SearchSessionsArgs = { 
@@ -3576,7 +3602,47 @@ status: SessionStatus | null, } | { "kind": "todos_updated",
 /**
  * The list, in order.
  */
-todos: Array<TodoItem>, } | { "kind": "other", 
+todos: Array<TodoItem>, } | { "kind": "web_hop", 
+/**
+ * The hop.
+ */
+hop: WebHop, } | { "kind": "web_response", 
+/**
+ * The URL the content came from (after redirects).
+ */
+final_url: string, 
+/**
+ * Its HTTP status.
+ */
+status: number, 
+/**
+ * Its `Content-Type` (without parameters), when it had one.
+ */
+content_type: string | null, 
+/**
+ * Bytes read (after decompression).
+ */
+bytes: number, 
+/**
+ * Whether the body was cut at the size cap.
+ */
+truncated: boolean, 
+/**
+ * Whether it came from the session's 15-minute cache.
+ */
+from_cache: boolean, } | { "kind": "web_search_results", 
+/**
+ * The provider that answered ("Brave Search", "SearXNG").
+ */
+provider: string, 
+/**
+ * The results, in the provider's order.
+ */
+results: Array<SearchResult>, 
+/**
+ * Results dropped by `allowed_domains` / `blocked_domains`.
+ */
+filtered_out: number, } | { "kind": "other", 
 /**
  * The payload as it was.
  */
@@ -3691,6 +3757,28 @@ duration_ms: number | null,
 tool_calls: number, };
 
 /**
+ * Why a tool is unavailable (typed, so a front end need not read words).
+ */
+export type UnavailableReason = "not_configured";
+
+/**
+ * A built-in tool left out of a session's pool, and why.
+ */
+export type UnavailableTool = { 
+/**
+ * The tool's name (`WebSearch`).
+ */
+name: string, 
+/**
+ * Why it is not available, and what would enable it.
+ */
+reason: UnavailableReason, 
+/**
+ * The same in words.
+ */
+message: string, };
+
+/**
  * Arguments of `undo_rules_save`.
  */
 export type UndoRulesSaveArgs = { 
@@ -3750,6 +3838,36 @@ project_id: number,
  * The rule as typed.
  */
 text: string, };
+
+/**
+ * One URL a WebFetch call visited or refused.
+ */
+export type WebHop = { 
+/**
+ * The URL (after WHATWG parsing).
+ */
+url: string, 
+/**
+ * Its host, lowercased, without a trailing dot, IDNs in punycode.
+ */
+host: string, 
+/**
+ * How it was decided.
+ */
+decision: WebHopDecision, 
+/**
+ * Why, in words (the rule, the answer, the blocked address).
+ */
+reason: string | null, 
+/**
+ * The HTTP status the hop answered, when it was requested.
+ */
+status: number | null, };
+
+/**
+ * How the permission engine (and the user) settled one hop of a fetch.
+ */
+export type WebHopDecision = "covered" | "allowed" | "allowed_by_user" | "denied" | "blocked";
 
 /** Every backend command: its argument object and its result. */
 export interface Commands {

@@ -26,7 +26,7 @@ function Code({ className, children, ...rest }: ComponentProps<"code">) {
 }
 
 /** Links open outside the app's webview and never run script URLs. */
-function Link({ href, children }: ComponentProps<"a">) {
+export function Link({ href, children }: ComponentProps<"a">) {
   const safe = href && /^(https?:|mailto:)/i.test(href) ? href : undefined;
   return (
     <a href={safe} target="_blank" rel="noreferrer noopener">

@@ -220,6 +220,11 @@ function Dialog({
               </span>
             </p>
           )}
+          {request.webHost !== null && (
+            <p className="perm-host" data-testid="permission-web-host">
+              Host <strong className="mono">{request.webHost}</strong>
+            </p>
+          )}
           {command !== null ? (
             <pre className="bash-command">
               <span className="prompt-sign">$ </span>
@@ -239,7 +244,7 @@ function Dialog({
           <AnswerButton option="allow_once" testId="permission-allow-once" shortcut="1" label="Allow once" {...answerProps} />
           <AnswerButton option="allow_for_session" testId="permission-allow-session" shortcut="2" label="Allow for this session" {...answerProps} />
           <div className={`answer-block ${selected === "always_allow" ? "selected" : ""}`}>
-            <AnswerButton option="always_allow" testId="permission-always-allow" shortcut="3" label="Always allow" disabled={cleanRules.length === 0} {...answerProps} />
+            <AnswerButton option="always_allow" testId="permission-always-allow" shortcut="3" label={request.webHost !== null ? `Always allow domain:${request.webHost}` : "Always allow"} disabled={cleanRules.length === 0} {...answerProps} />
             <div className="rule-editor">
               {rules.map((rule, i) => (
                 <input

@@ -13,6 +13,8 @@ import { ReadView } from "./renderers/ReadView";
 import { ReasonAndTrace, RefusalView } from "./renderers/RefusalView";
 import { SearchView } from "./renderers/SearchView";
 import { ToolSearchView } from "./renderers/ToolSearchView";
+import { WebFetchView } from "./renderers/WebFetchView";
+import { WebSearchView } from "./renderers/WebSearchView";
 import { CallTiming, StatusBadge } from "./Status";
 import { HookRuns } from "./HookRunView";
 
@@ -44,6 +46,8 @@ function Body({ call }: { call: ToolCall }) {
       return <McpView call={call} />;
     case "agent":
       return <AgentCallView call={call} />;
+    case "web":
+      return call.name === "WebSearch" ? <WebSearchView call={call} /> : <WebFetchView call={call} />;
     default:
       return <GenericView call={call} />;
   }

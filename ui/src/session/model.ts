@@ -49,7 +49,8 @@ import type {
   ToolProgressData,
   TraceStep,
 } from "../generated/protocol";
-import type { HookNotRun, HookRun as ProtocolHookRun, SettingsProblem } from "../generated/protocol";
+import type { HookNotRun, HookRun as ProtocolHookRun, SettingsProblem, UnavailableTool } from "../generated/protocol";
+import { foldWeb, type WebActivity } from "./web";
 
 /** The state of one tool call, as the screen shows it. */
 export type ToolStatus =
@@ -116,6 +117,8 @@ export interface PermissionRequest {
   requestedMs: number;
   /** The sub-agent whose call it is (its type and task); null for the session's own. */
   agent: SubagentRef | null;
+  /** WebFetch: the host its URL reaches (what "always allow domain:" names); null otherwise. */
+  webHost: string | null;
 }
 
 /** A span of time a call spent waiting for the user's answer. */
@@ -195,6 +198,8 @@ export interface ToolCall {
   readonly hooks: readonly HookRun[];
   /** The background task it started, if any. */
   readonly taskId: string | null;
+  /** WebFetch's hops and response, WebSearch's results (`web.ts`). */
+  readonly web: WebActivity | null;
 }
 
 /** A background task (Bash `run_in_background`). */
@@ -279,6 +284,8 @@ export interface SessionModel {
   sessionRules: string[];
   /** The settings-file hooks in force (null: the session has none and said nothing). */
   hooksLoaded: HooksLoaded | null;
+  /** Built-in tools left out of the pool and why (`tools_unavailable`). */
+  unavailableTools: readonly UnavailableTool[];
   /** The mode from the last `mode_changed`, and the index of that event. */
   mode: PermissionMode | null;
   modeEventIndex: number | null;
@@ -308,6 +315,7 @@ export function emptyModel(): SessionModel {
     pending: [],
     sessionRules: [],
     hooksLoaded: null,
+    unavailableTools: [],
     mode: null,
     modeEventIndex: null,
     active: false,
@@ -488,6 +496,7 @@ function newCall(id: string, name: string, input: JsonValue, readOnly: boolean, 
     rejection: null,
     hooks: [],
     taskId: null,
+    web: null,
   };
 }
 
@@ -705,6 +714,7 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
         preview: event.preview,
         requestedMs: ts,
         agent: event.agent ?? null,
+        webHost: event.web_host ?? null,
       };
       updateCall(model, event.tool_use_id, (c) => ({
         status: "waiting_permission",
@@ -785,6 +795,9 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
     }
     case "hooks_loaded":
       model.hooksLoaded = { active: event.active, notRun: event.not_run, problems: event.problems };
+      break;
+    case "tools_unavailable":
+      model.unavailableTools = event.tools;
       break;
     case "context_modified":
       break;
@@ -891,6 +904,10 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { output: appendOutput(call.output, data.text, data.total_bytes) };
     case "interrupted":
       return { interruptMessage: data.message };
+    case "web_hop":
+    case "web_response":
+    case "web_search_results":
+      return { web: foldWeb(call.web, data) };
     // A sub-agent's progress (issue 19) is kept like MCP progress; its
     // transcript is its own model (agents.ts). TodoWrite's list: the todo
     // panel folds it (talkback.ts).

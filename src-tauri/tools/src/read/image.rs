@@ -104,21 +104,28 @@ pub fn read_image(
         )));
     }
     let bytes = std::fs::read(path).map_err(|e| paths::io_error("read", path, e))?;
-    let bad = |e: &dyn std::fmt::Display| {
-        ToolError::failed(format!("cannot read image {}: {e}", path.display()))
-    };
-    let format = image::guess_format(&bytes).map_err(|e| bad(&e))?;
+    let output = image_from_bytes(&path.display().to_string(), &bytes)?;
+    state.record_full(path, meta, &bytes);
+    Ok(output)
+}
+
+/// An image for the model from bytes already in memory (a file's, or a
+/// page WebFetch downloaded); `label` names it in errors and the caption.
+pub fn image_from_bytes(label: &str, bytes: &[u8]) -> Result<ImageOutput, ToolError> {
+    let bad =
+        |e: &dyn std::fmt::Display| ToolError::failed(format!("cannot read image {label}: {e}"));
+    let format = image::guess_format(bytes).map_err(|e| bad(&e))?;
     let Some(mime) = media_type(format) else {
         return Err(bad(&format!("unsupported image format {format:?}")));
     };
-    let dims = ImageReader::with_format(Cursor::new(&bytes), format)
+    let dims = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
         .ok();
     let fits = dims.is_some_and(|(w, h)| w <= MAX_DIMENSION && h <= MAX_DIMENSION);
     let (data, media, sent, resized) = if fits && bytes.len() <= MAX_BYTES {
-        (bytes.clone(), mime.to_owned(), dims, false)
+        (bytes.to_vec(), mime.to_owned(), dims, false)
     } else {
-        let img = image::load_from_memory_with_format(&bytes, format).map_err(|e| bad(&e))?;
+        let img = image::load_from_memory_with_format(bytes, format).map_err(|e| bad(&e))?;
         let img = if img.width() > MAX_DIMENSION || img.height() > MAX_DIMENSION {
             img.resize(
                 MAX_DIMENSION,
@@ -149,12 +156,11 @@ pub fn read_image(
         let media = if is_png { "image/png" } else { "image/jpeg" };
         (encoded, media.to_owned(), Some(current.dimensions()), true)
     };
-    state.record_full(path, meta, &bytes);
     Ok(ImageOutput {
-        file_path: path.display().to_string(),
+        file_path: label.to_owned(),
         media_type: media,
         data: base64::engine::general_purpose::STANDARD.encode(&data),
-        original_size: meta.len(),
+        original_size: bytes.len() as u64,
         original_dimensions: dims,
         dimensions: sent,
         resized,

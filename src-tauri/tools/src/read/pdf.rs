@@ -142,20 +142,35 @@ pub fn read_pdf(
         None => (1, None),
     };
     let bytes = std::fs::read(path).map_err(|e| paths::io_error("read", path, e))?;
+    let output = pdf_from_bytes(&path.display().to_string(), &bytes, first, last)?;
+    if first == 1 && output.pages.last().map_or(first, |p| p.number) >= output.total_pages {
+        state.record_full(path, meta, &bytes);
+    }
+    Ok(output)
+}
+
+/// The text of pages `first..=last` of a PDF already in memory (a file's,
+/// or a document WebFetch downloaded); `label` names it in errors.
+pub fn pdf_from_bytes(
+    label: &str,
+    bytes: &[u8],
+    first: u32,
+    last: Option<u32>,
+) -> Result<PdfOutput, ToolError> {
     if !bytes.starts_with(b"%PDF") {
         return Err(ToolError::failed(format!(
             "{} is not a PDF file (no %PDF header)",
-            path.display()
+            label
         )));
     }
-    let result = std::panic::catch_unwind(|| extract(&bytes, first, last))
+    let result = std::panic::catch_unwind(|| extract(bytes, first, last))
         .unwrap_or_else(|_| Err("the PDF parser failed on this file (malformed PDF?)".to_owned()));
-    let (total, pages) = result
-        .map_err(|e| ToolError::failed(format!("cannot read PDF {}: {e}", path.display())))?;
+    let (total, pages) =
+        result.map_err(|e| ToolError::failed(format!("cannot read PDF {}: {e}", label)))?;
     if first > total {
         return Err(ToolError::failed(format!(
             "{} has {total} pages; page {first} does not exist",
-            path.display()
+            label
         )));
     }
     let shown_last = pages.last().map_or(first, |p| p.number);
@@ -165,11 +180,8 @@ pub fn read_pdf(
             shown_last + 1
         )
     });
-    if first == 1 && shown_last >= total {
-        state.record_full(path, meta, &bytes);
-    }
     Ok(PdfOutput {
-        file_path: path.display().to_string(),
+        file_path: label.to_owned(),
         total_pages: total,
         pages,
         note,
