@@ -26,6 +26,7 @@ pub mod pool;
 pub mod provider;
 pub mod resume;
 pub mod retry;
+pub mod skill;
 pub mod subagent;
 
 pub use agent::{Agent, AgentConfig, ModeSource, Notice, NoticeSource, PromptOutcome};

@@ -171,6 +171,7 @@ pub fn source_words(source: RuleSource) -> &'static str {
         RuleSource::Project => "project settings",
         RuleSource::User => "user settings",
         RuleSource::Session => "session",
+        RuleSource::Skill => "skill",
     }
 }
 

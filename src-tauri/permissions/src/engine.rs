@@ -109,6 +109,9 @@ struct State {
     mode: PermissionMode,
     settings: LoadedSettings,
     session_rules: Vec<SourcedRule>,
+    /// Allow rules of the skills running in this turn (their
+    /// `allowed-tools`); each rule's `file` is the skill's SKILL.md.
+    skill_rules: Vec<SourcedRule>,
     index: RuleIndex,
     /// The index with the allow rules the settings read but ignored (an
     /// untrusted project's, or non-policy ones under a policy-only policy)
@@ -154,6 +157,7 @@ impl State {
             self.settings.rules.iter().chain(
                 self.session_rules
                     .iter()
+                    .chain(&self.skill_rules)
                     .filter(|r| !(managed_only && r.kind == RuleKind::Allow)),
             ),
             &self.cwd,
@@ -174,6 +178,7 @@ impl State {
                     .chain(
                         self.session_rules
                             .iter()
+                            .chain(&self.skill_rules)
                             .filter(|r| !(managed_only && r.kind == RuleKind::Allow)),
                     )
                     .chain(ignored),
@@ -247,6 +252,21 @@ fn rule_reason(rule: &SourcedRule) -> DecisionReason {
     }
 }
 
+/// Where a rule came from, for trace lines: the source's name, or for a
+/// skill's grant "skill `<name>`" (its folder, as Claude Code names skills).
+fn source_label(rule: &SourcedRule) -> String {
+    match (rule.source, &rule.file) {
+        (RuleSource::Skill, Some(file)) => {
+            let name = file.parent().and_then(Path::file_name).map_or_else(
+                || file.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            format!("skill `{name}` (its allowed-tools)")
+        }
+        (source, _) => format!("{source:?}"),
+    }
+}
+
 fn step(layer: &str, outcome: TraceOutcome, detail: impl Into<String>) -> TraceStep {
     TraceStep::new(layer, outcome, detail)
 }
@@ -282,6 +302,7 @@ impl PermissionEngine {
             mode: context.mode,
             settings,
             session_rules: Vec::new(),
+            skill_rules: Vec::new(),
             index: RuleIndex::default(),
             with_ignored_allows: None,
             root_aliases: Vec::new(),
@@ -407,6 +428,43 @@ impl PermissionEngine {
         st.session_rules = kept;
         st.rebuild_index();
         errors
+    }
+
+    /// Grants the tools a running skill lists in `allowed-tools` (its
+    /// SKILL.md is `file`) as allow rules of source [`RuleSource::Skill`]
+    /// until [`Self::end_skill_grants`]. They sit with the other allow
+    /// rules: deny and ask rules, the tool's own check, safety checks and
+    /// the mode all come first, so a skill never lifts any of them, and a
+    /// policy that allows only managed rules ignores them. Entries that do
+    /// not parse as rules are left out and returned.
+    pub fn grant_skill_rules(&self, file: &Path, tools: &[String]) -> Vec<RuleParseError> {
+        let mut errors = Vec::new();
+        let mut st = self.write();
+        for text in tools {
+            match parse_rule(text) {
+                Ok(rule) => st.skill_rules.push(SourcedRule {
+                    rule,
+                    kind: RuleKind::Allow,
+                    source: RuleSource::Skill,
+                    file: Some(file.to_path_buf()),
+                    line: 0,
+                    column: 0,
+                    settings_root: None,
+                }),
+                Err(e) => errors.push(e),
+            }
+        }
+        st.rebuild_index();
+        errors
+    }
+
+    /// Ends every skill's grants (the turn that loaded them is over).
+    pub fn end_skill_grants(&self) {
+        let mut st = self.write();
+        if !st.skill_rules.is_empty() {
+            st.skill_rules.clear();
+            st.rebuild_index();
+        }
     }
 
     /// The session rules, as `(kind, text)`.
@@ -765,7 +823,7 @@ impl<'a> Decider<'a> {
                 self.trace.push(step(
                     &layer,
                     outcome,
-                    format!("`{}` from {:?}", r.rule.rule.text, r.rule.source),
+                    format!("`{}` from {}", r.rule.rule.text, source_label(&r.rule)),
                 ));
                 let behavior = if kind == RuleKind::Deny {
                     PermissionBehavior::Deny
@@ -872,8 +930,9 @@ impl<'a> Decider<'a> {
                 "destructive",
                 TraceOutcome::Allow,
                 format!(
-                    "{tool} is destructive; the allow rule `{}` from {:?} names it exactly",
-                    r.rule.rule.text, r.rule.source
+                    "{tool} is destructive; the allow rule `{}` from {} names it exactly",
+                    r.rule.rule.text,
+                    source_label(&r.rule)
                 ),
             ));
             return Some((PermissionBehavior::Allow, rule_reason(&r.rule)));
@@ -990,7 +1049,7 @@ impl<'a> Decider<'a> {
             self.trace.push(step(
                 "allow_rules",
                 TraceOutcome::Allow,
-                format!("`{}` from {:?}", r.rule.rule.text, r.rule.source),
+                format!("`{}` from {}", r.rule.rule.text, source_label(&r.rule)),
             ));
             return (PermissionBehavior::Allow, rule_reason(&r.rule));
         }
@@ -1321,9 +1380,9 @@ impl<'a> Decider<'a> {
                     "allow_rules",
                     TraceOutcome::Allow,
                     format!(
-                        "`{}` from {:?}{}",
+                        "`{}` from {}{}",
                         r.rule.rule.text,
-                        r.rule.source,
+                        source_label(&r.rule),
                         if by_mode.is_empty() {
                             String::new()
                         } else {

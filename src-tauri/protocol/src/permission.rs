@@ -53,6 +53,9 @@ pub enum RuleSource {
     User,
     /// Granted in the app for this session (stored in SQLite).
     Session,
+    /// A skill's `allowed-tools`, granted while the skill runs (from its
+    /// `Skill` call to the end of the turn); allow only, never stored.
+    Skill,
 }
 
 impl RuleSource {
@@ -75,7 +78,7 @@ impl RuleSource {
             RuleSource::Local => Some(project.join(".claude").join("settings.local.json")),
             RuleSource::Project => Some(project.join(".claude").join("settings.json")),
             RuleSource::User => Some(home.join(".claude").join("settings.json")),
-            RuleSource::Policy | RuleSource::Flag | RuleSource::Session => None,
+            RuleSource::Policy | RuleSource::Flag | RuleSource::Session | RuleSource::Skill => None,
         }
     }
 }

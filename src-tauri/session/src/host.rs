@@ -487,6 +487,15 @@ impl SessionHost {
         // out and the UI is told why (`tools_unavailable`).
         let (web_search, web_search_missing) =
             crate::web_search::web_search_tool(&self.config.home);
+        // Skills (issue 21 item 5): the Skill tool when there is a skill.
+        let skill_tool = crate::skills::start_skill_tool(
+            &project,
+            spec.trust_project,
+            &self.config.home,
+            &engine,
+            &mut warnings,
+        )
+        .await;
         let resource_tools = resource_tools
             .into_iter()
             .chain([
@@ -494,6 +503,7 @@ impl SessionHost {
                 web_search,
             ])
             .chain(crate::subagents::worktree_tools(&worktrees))
+            .chain(skill_tool.map(|t| t as Arc<dyn gatehouse_core::Tool>))
             .collect();
         let tools = session_pool(
             &session_dir,
@@ -637,6 +647,7 @@ impl SessionHost {
             session_start,
             rx,
             Arc::clone(&current),
+            Arc::clone(&engine),
         ));
         let session_rules = engine
             .session_rules()
@@ -1153,6 +1164,7 @@ async fn run_prompts(
     session_start: tokio::task::JoinHandle<()>,
     mut prompts: mpsc::UnboundedReceiver<PromptJob>,
     current: Arc<Mutex<Vec<(u64, CancellationToken)>>>,
+    engine: Arc<PermissionEngine>,
 ) {
     if let Some(source) = history {
         let (store, id) = (source.store, source.session_id.clone());
@@ -1184,6 +1196,8 @@ async fn run_prompts(
     let _ = session_start.await;
     while let Some((text, number, token, done)) = prompts.recv().await {
         let outcome = agent.run_prompt(&text, &token).await;
+        // The turn is over: so is every skill it loaded, with its grants.
+        engine.end_skill_grants();
         lock(&current).retain(|(n, _)| *n != number);
         // Nobody waiting for the outcome is fine (the app does not wait).
         let _ = done.send(outcome);

@@ -19,6 +19,7 @@
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
+//! | [`skills`] | the Skill tool of a session with skills (`.claude/skills/<name>/SKILL.md`) |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
 //!
 //! Nothing here knows about Tauri: the app forwards the events the host
@@ -42,6 +43,7 @@ pub mod preview;
 pub mod provider;
 pub mod rules;
 pub mod rules_editor;
+pub mod skills;
 pub mod subagents;
 pub mod todos;
 pub mod web_search;

@@ -2537,7 +2537,7 @@ message: string, };
 /**
  * Where a permission rule came from, highest precedence first.
  */
-export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session";
+export type RuleSource = "policy" | "flag" | "local" | "project" | "user" | "session" | "skill";
 
 /**
  * A rule's syntax error, with the character span to highlight.

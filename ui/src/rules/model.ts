@@ -52,6 +52,7 @@ export const SOURCE_LABELS: Record<RuleSource, string> = {
   project: "Project",
   user: "User",
   session: "Session",
+  skill: "Skill (while it runs)",
 };
 
 export function fileKey(path: string): string {

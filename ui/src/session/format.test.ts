@@ -23,6 +23,8 @@ describe("formatting", () => {
     expect(callSummary(call("Read", { file_path: "/p/src/a.ts" }), "/p")).toBe("src/a.ts");
     expect(callSummary(call("Grep", { pattern: "TODO", path: "/p/src" }), "/p")).toBe("TODO in src");
     expect(callSummary(call("mcp__github__get_issue", { n: "1" }))).toBe("github · get_issue");
+    expect(callSummary(call("Skill", { skill: "git-report" }))).toBe("git-report");
+    expect(callSummary(call("Skill", { skill: "pdf", args: "fill form.pdf" }))).toBe("pdf fill form.pdf");
     expect(callSummary(call("Custom", { x: "y".repeat(200) })).length).toBe(120);
     expect(shortPath("/elsewhere/x", "/p")).toBe("/elsewhere/x");
     expect(shortPath("/pp/x", "/p")).toBe("/pp/x");
@@ -31,6 +33,9 @@ describe("formatting", () => {
   it("describes every kind of decision reason", () => {
     expect(describeReason({ kind: "rule", rule: "Bash(npm test)", source: "project", file: "/p/.claude/settings.json" })).toBe(
       "Rule Bash(npm test) (project settings, /p/.claude/settings.json)",
+    );
+    expect(describeReason({ kind: "rule", rule: "Bash(git status:*)", source: "skill", file: "/h/.claude/skills/git-report/SKILL.md" })).toBe(
+      "Allowed by skill git-report (Bash(git status:*) in its allowed-tools)",
     );
     expect(describeReason({ kind: "mode", mode: "plan" })).toBe("Permission mode: Plan (read-only)");
     expect(describeReason({ kind: "safety_check", message: "writes .git/" })).toBe("Safety check: writes .git/");

@@ -88,6 +88,10 @@ export function callSummary(call: Pick<ToolCall, "name" | "input">, project: str
       return (field(input, "plan") ?? "").split("\n").find((l) => l.trim() !== "")?.replace(/^#+\s*/, "") ?? "";
     case "EnterPlanMode":
       return "plan mode";
+    case "Skill": {
+      const args = field(input, "args");
+      return `${field(input, "skill") ?? ""}${args ? ` ${args}` : ""}`;
+    }
   }
   const mcp = mcpParts(call.name);
   if (mcp) return `${mcp.server} · ${mcp.tool}`;
@@ -95,10 +99,17 @@ export function callSummary(call: Pick<ToolCall, "name" | "input">, project: str
   return json.length > 120 ? `${json.slice(0, 119)}…` : json;
 }
 
+/** A skill's name from its SKILL.md path (the folder, as Claude Code names skills). */
+function skillName(file: string | null): string {
+  const parts = (file ?? "").split("/").filter((p) => p !== "");
+  return parts.at(-2) ?? "(unknown)";
+}
+
 /** A decision reason in words. */
 export function describeReason(reason: DecisionReason): string {
   switch (reason.kind) {
     case "rule":
+      if (reason.source === "skill") return `Allowed by skill ${skillName(reason.file)} (${reason.rule} in its allowed-tools)`;
       return `Rule ${reason.rule} (${reason.source} settings${reason.file ? `, ${reason.file}` : ""})`;
     case "hook":
       return `Hook ${reason.hook}${reason.message ? `: ${reason.message}` : ""}`;
