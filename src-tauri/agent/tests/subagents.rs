@@ -311,7 +311,7 @@ async fn two_explore_agents_run_concurrently_then_the_general_purpose_one_alone(
     // among the seeds' tools no sub-agent may use: a foreground agent may
     // message the session's background agents).
     let a_tools = a.tools_seen.lock().unwrap()[0].clone();
-    assert_eq!(a_tools, ["Glob", "Grep", "Read"]);
+    assert_eq!(a_tools, ["Glob", "Grep", "Read", "WebFetch"]);
     let c_tools = c.tools_seen.lock().unwrap()[0].clone();
     assert_eq!(
         c_tools,
