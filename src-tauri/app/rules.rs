@@ -43,10 +43,15 @@ pub(crate) async fn rules_view(
 ) -> CommandResult<RulesView> {
     let saves = Arc::clone(&rules.saves);
     let home = home(&state);
+    let host = state.host.as_ref().ok().map(Arc::clone);
     with_store(&state, move |store| {
         let project = project(store, args.project_id)?;
         let can_undo = saves.can_undo(project.id);
-        rules_editor::rules_view(store, &project, &home, can_undo).map_err(error)
+        // Deferred MCP tools are completed too: the open sessions know them.
+        let live = host
+            .map(|h| h.live_mcp_tool_names(Path::new(&project.path)))
+            .unwrap_or_default();
+        rules_editor::rules_view(store, &project, &home, can_undo, &live).map_err(error)
     })
     .await
 }

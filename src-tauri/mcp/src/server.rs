@@ -78,11 +78,24 @@ pub struct RemoteTool {
     pub destructive_hint: bool,
     /// `annotations.openWorldHint` (the MCP default is true).
     pub open_world_hint: bool,
+    /// `_meta["anthropic/alwaysLoad"] == true`: the server asks for the
+    /// tool's full definition to be sent from the first request on, never
+    /// deferred behind ToolSearch (Claude Code's key).
+    pub always_load: bool,
+    /// `_meta["anthropic/searchHint"]`: words ToolSearch's keyword scoring
+    /// matches beside the name and description (Claude Code's key).
+    pub search_hint: Option<String>,
 }
+
+/// The `_meta` key with which a server marks a tool never deferred.
+pub const ALWAYS_LOAD_META: &str = "anthropic/alwaysLoad";
+/// The `_meta` key with which a server gives a tool a search hint.
+pub const SEARCH_HINT_META: &str = "anthropic/searchHint";
 
 impl RemoteTool {
     fn from_model(server: &str, tool: &rmcp::model::Tool) -> Self {
         let hints = tool.annotations.as_ref();
+        let meta = |key: &str| tool.meta.as_ref().and_then(|m| m.0.get(key));
         Self {
             name: tool.name.to_string(),
             qualified_name: qualified_tool_name(server, &tool.name),
@@ -91,6 +104,12 @@ impl RemoteTool {
             read_only_hint: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
             destructive_hint: hints.and_then(|a| a.destructive_hint).unwrap_or(true),
             open_world_hint: hints.and_then(|a| a.open_world_hint).unwrap_or(true),
+            always_load: meta(ALWAYS_LOAD_META).and_then(Value::as_bool) == Some(true),
+            search_hint: meta(SEARCH_HINT_META)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
         }
     }
 }

@@ -111,6 +111,14 @@ impl Tool for McpTool {
         true
     }
 
+    fn always_load(&self) -> bool {
+        self.remote.always_load
+    }
+
+    fn search_hint(&self) -> Option<&str> {
+        self.remote.search_hint.as_deref()
+    }
+
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
         self.trusted_read_only()
     }

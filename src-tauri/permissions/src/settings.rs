@@ -4,8 +4,10 @@
 //! The keys read are `permissions.allow`, `permissions.ask`,
 //! `permissions.deny`, `permissions.additionalDirectories`,
 //! `permissions.defaultMode`, `permissions.disableBypassPermissionsMode`
-//! (`"disable"`) and, in managed policy, `allowManagedPermissionRulesOnly`.
-//! Every other key is left alone.
+//! (`"disable"`), `env` (the environment variables Claude Code sets for a
+//! session; the session reads the few it honours, such as
+//! `ENABLE_TOOL_SEARCH`) and, in managed policy,
+//! `allowManagedPermissionRulesOnly`. Every other key is left alone.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -64,6 +66,17 @@ pub struct RuleEntry {
     pub position: Position,
 }
 
+/// One `env` variable read from a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvEntry {
+    /// The variable's name.
+    pub name: String,
+    /// Its value (numbers and booleans as Claude Code writes them, as text).
+    pub value: String,
+    /// Where its value starts.
+    pub position: Position,
+}
+
 /// The permission-relevant content of one settings file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedSettings {
@@ -79,6 +92,8 @@ pub struct ParsedSettings {
     pub disable_bypass: bool,
     /// `allowManagedPermissionRulesOnly == true`.
     pub managed_rules_only: bool,
+    /// `env`, in file order.
+    pub env: Vec<EnvEntry>,
 }
 
 /// Parses the text of the settings file at `path`.
@@ -129,6 +144,9 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<ParsedSettings, Setting
     let mut out = ParsedSettings::default();
     if let Some(v) = root.get("allowManagedPermissionRulesOnly") {
         out.managed_rules_only = v.as_bool().unwrap_or(false);
+    }
+    if let Some(env) = root.get("env") {
+        parse_env(env, &spans, &mut out, &file_error);
     }
     let Some(perms) = root.get("permissions") else {
         return Ok(out);
@@ -225,6 +243,54 @@ pub fn parse_settings(path: &Path, text: &str) -> Result<ParsedSettings, Setting
         out.disable_bypass = v.as_str() == Some("disable") || v.as_bool() == Some(true);
     }
     Ok(out)
+}
+
+/// Reads `env`: an object of variable names to strings (numbers and
+/// booleans are taken as their text, as Claude Code's loader does). A value
+/// of another shape is an error naming it; the other variables still apply.
+/// None of these can hide a rule, so no error here loses restrictions.
+fn parse_env(
+    env: &Value,
+    spans: &locate::Spans,
+    out: &mut ParsedSettings,
+    file_error: &dyn Fn(Position, String) -> SettingsError,
+) {
+    let env_pos = spans
+        .position(&["env"])
+        .unwrap_or(Position { line: 1, column: 1 });
+    let Value::Object(vars) = env else {
+        out.errors.push(SettingsError {
+            loses_restrictions: false,
+            ..file_error(
+                env_pos,
+                "`env` must be an object of variable names to strings".into(),
+            )
+        });
+        return;
+    };
+    for (name, value) in vars {
+        let position = spans.position(&["env", name]).unwrap_or(env_pos);
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            other => {
+                out.errors.push(SettingsError {
+                    loses_restrictions: false,
+                    ..file_error(
+                        position,
+                        format!("`env.{name}` must be a string, not {other}"),
+                    )
+                });
+                continue;
+            }
+        };
+        out.env.push(EnvEntry {
+            name: name.clone(),
+            value: text,
+            position,
+        });
+    }
 }
 
 /// A small JSON scanner that finds where values start, by key path. The

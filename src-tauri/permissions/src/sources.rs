@@ -154,6 +154,30 @@ pub struct SourcedRule {
     pub settings_root: Option<PathBuf>,
 }
 
+/// An `env` variable with the file it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcedEnv {
+    /// The variable's name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// The source of the file that set it.
+    pub source: RuleSource,
+    /// The file.
+    pub file: PathBuf,
+    /// Where its value starts.
+    pub line: usize,
+    /// Column (characters, 1-based).
+    pub column: usize,
+}
+
+impl SourcedEnv {
+    /// `file:line:column`, for messages about the value.
+    pub fn location(&self) -> String {
+        format!("{}:{}:{}", self.file.display(), self.line, self.column)
+    }
+}
+
 /// A rule that was read but does not apply, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IgnoredRule {
@@ -182,6 +206,10 @@ pub struct LoadedSettings {
     pub managed_rules_only: bool,
     /// The files that were read (existing ones), for watching.
     pub files_read: Vec<PathBuf>,
+    /// `env` variables of trusted sources, highest-precedence source first
+    /// (an untrusted project sets nothing: a clone must not configure the
+    /// session before the user trusts it).
+    pub env: Vec<SourcedEnv>,
 }
 
 impl LoadedSettings {
@@ -189,6 +217,12 @@ impl LoadedSettings {
     /// then allows nothing without asking.
     pub fn restrictions_lost(&self) -> bool {
         self.errors.iter().any(|e| e.loses_restrictions)
+    }
+
+    /// The value of `env.<name>` that applies: the highest-precedence
+    /// trusted source that sets it.
+    pub fn env_var(&self, name: &str) -> Option<&SourcedEnv> {
+        self.env.iter().find(|v| v.name == name)
     }
 }
 
@@ -286,12 +320,21 @@ pub fn load_with_edits(
             if out.default_mode.is_none() {
                 out.default_mode = p.default_mode;
             }
+            out.env.extend(p.env.iter().map(|e| SourcedEnv {
+                name: e.name.clone(),
+                value: e.value.clone(),
+                source: file.source,
+                file: file.path.clone(),
+                line: e.position.line,
+                column: e.position.column,
+            }));
         }
         out.bypass_disabled |= p.disable_bypass;
     }
     push_flag_rules(layout, &mut out, &mut push);
     // Highest precedence first (the sort is stable: file order is kept).
     out.rules.sort_by_key(|r| r.source);
+    out.env.sort_by_key(|v| v.source);
     out
 }
 

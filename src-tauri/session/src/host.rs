@@ -91,7 +91,8 @@ pub struct HostConfig {
     /// `gatehouse-cli run --answer 'Header=Option'`).
     pub answers: Vec<(String, String)>,
     /// When deferred tools are listed by name only (issue 21); `None`:
-    /// `auto`. Claude Code's `ENABLE_TOOL_SEARCH` overrides it.
+    /// `auto`. Claude Code's `ENABLE_TOOL_SEARCH`, in the environment or in
+    /// a settings file's `env`, overrides it ([`crate::tool_search`]).
     pub tool_search: Option<gatehouse_core::deferral::ToolSearchMode>,
 }
 
@@ -552,7 +553,11 @@ impl SessionHost {
             .ask_handler(ask)
             .hooks(session_hooks.runtime_hooks())
             .config(gatehouse_core::config::RuntimeConfig {
-                tool_search: self.config.tool_search,
+                tool_search: crate::tool_search::mode_from_settings(
+                    &engine.settings(),
+                    self.config.tool_search,
+                    &mut warnings,
+                ),
                 ..gatehouse_core::config::RuntimeConfig::default()
             })
             .on_mode_change(Arc::new(move |mode| {
@@ -865,6 +870,27 @@ impl SessionHost {
     /// The project folder of an open session.
     pub fn project(&self, session_id: &str) -> Result<PathBuf, HostError> {
         Ok(self.open(session_id)?.project.clone())
+    }
+
+    /// The names of the MCP tools the open sessions of `project` have now,
+    /// deferred ones included (the model may load them at any time, so the
+    /// rule editor completes them), sorted and without repeats. Cheap: it
+    /// reads the servers' tool lists, nothing waits.
+    pub fn live_mcp_tool_names(&self, project: &Path) -> Vec<String> {
+        let wanted = project
+            .canonicalize()
+            .unwrap_or_else(|_| project.to_path_buf());
+        let sessions: Vec<Arc<OpenSession>> = lock(&self.sessions).values().cloned().collect();
+        let mut names: Vec<String> = sessions
+            .iter()
+            .filter(|open| open.project == wanted)
+            .filter_map(|open| open.mcp.as_ref())
+            .flat_map(|mcp| mcp.tools().into_iter().chain(mcp.resource_tools()))
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// Closes a session: interrupts what runs, waits for the agent to stop,

@@ -46,6 +46,7 @@ pub mod rules_editor;
 pub mod skills;
 pub mod subagents;
 pub mod todos;
+pub mod tool_search;
 pub mod web_search;
 pub mod writer;
 

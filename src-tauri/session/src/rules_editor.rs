@@ -142,12 +142,17 @@ fn rule_views(
 }
 
 /// Every rule of `project` by source, with 30-day counts, trust, merged
-/// mode defaults, additional directories and lint problems.
+/// mode defaults, additional directories and lint problems. The tool names
+/// for completion are the built-in tools, then the MCP tools of the
+/// project's stored calls and `live_mcp_tool_names` (the tools its open
+/// sessions' servers have now, deferred ones included:
+/// [`crate::host::SessionHost::live_mcp_tool_names`]), sorted.
 pub fn rules_view(
     store: &Store,
     project: &Project,
     home: &Path,
     can_undo: bool,
+    live_mcp_tool_names: &[String],
 ) -> Result<RulesView, RulesEditorError> {
     let layout = project_layout(project, home);
     let counts = store.rule_decision_counts(
@@ -213,7 +218,11 @@ pub fn rules_view(
     }
     let merged = load(&layout);
     let mut tool_names: Vec<String> = BUILT_IN_TOOLS.iter().map(|s| (*s).to_owned()).collect();
-    tool_names.extend(store.stored_mcp_tool_names(Some(&project.path))?);
+    let mut mcp_names = store.stored_mcp_tool_names(Some(&project.path))?;
+    mcp_names.extend(live_mcp_tool_names.iter().cloned());
+    mcp_names.sort();
+    mcp_names.dedup();
+    tool_names.extend(mcp_names);
     Ok(RulesView {
         project: project.clone(),
         trusted: layout.project_trusted,

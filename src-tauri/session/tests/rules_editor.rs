@@ -112,7 +112,7 @@ fn edit_with_deny(f: &Fixture, fingerprint: &str, deny: &[&str]) -> RuleEdits {
 #[test]
 fn view_lists_every_source_with_locks_trust_and_tool_names() {
     let f = fixture();
-    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let view = rules_view(&f.store, &f.project, &f.home, false, &[]).unwrap();
     assert!(view.trusted);
     let project_file = view
         .files
@@ -137,6 +137,23 @@ fn view_lists_every_source_with_locks_trust_and_tool_names() {
     );
     assert!(view.tool_names.contains(&"Bash".to_string()));
     assert!(view.sessions.is_empty());
+
+    // The open sessions' MCP tools (deferred ones too) are completed after
+    // the built-in tools, sorted, each once.
+    let live = [
+        "mcp__docs__search".to_owned(),
+        "mcp__docs__fetch".to_owned(),
+        "mcp__docs__search".to_owned(),
+    ];
+    let view = rules_view(&f.store, &f.project, &f.home, false, &live).unwrap();
+    let mcp: Vec<&str> = view
+        .tool_names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with("mcp__"))
+        .collect();
+    assert_eq!(mcp, ["mcp__docs__fetch", "mcp__docs__search"]);
+    assert_eq!(view.tool_names[0], "Bash", "built-in tools first");
 }
 
 #[test]
@@ -151,7 +168,7 @@ fn unsaved_edits_drive_the_tester_lint_and_replay_and_save_keeps_other_keys() {
         json!({"command": "npm test --watch"}),
     );
     record(&mut f.store, &dir, "s2", "FrobTool", json!({"x": 1}));
-    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let view = rules_view(&f.store, &f.project, &f.home, false, &[]).unwrap();
     let fingerprint = view
         .files
         .iter()
@@ -278,7 +295,7 @@ fn session_rules_are_saved_to_sqlite_and_checked() {
     let dir = PathBuf::from(&f.project.path);
     record(&mut f.store, &dir, "s1", "Bash", json!({"command": "ls"}));
     f.store.add_session_rule("s1", "allow", "Bash(ls)").unwrap();
-    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let view = rules_view(&f.store, &f.project, &f.home, false, &[]).unwrap();
     assert_eq!(view.sessions.len(), 1);
     assert_eq!(view.sessions[0].rules[0].text, "Bash(ls)");
     let saves = RuleSaves::default();
@@ -435,7 +452,7 @@ fn a_rule_that_decided_calls_shows_their_count() {
             .add_session_rule(id, "allow", "Bash(make build)")
             .unwrap();
     }
-    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let view = rules_view(&f.store, &f.project, &f.home, false, &[]).unwrap();
     let project_file = view
         .files
         .iter()
@@ -481,7 +498,7 @@ fn replay_reports_the_edits_effect_against_the_saved_rules() {
             ("t4", "rm -rf build", asked.clone()),
         ],
     );
-    let view = rules_view(&f.store, &f.project, &f.home, false).unwrap();
+    let view = rules_view(&f.store, &f.project, &f.home, false, &[]).unwrap();
     let fingerprint = view
         .files
         .iter()

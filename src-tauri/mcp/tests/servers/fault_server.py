@@ -21,6 +21,8 @@ tools/call. Tools:
   progress_flood {count}  `count` progress notifications for the call, then
                          answers `done`
   stats {}           answers JSON: how many tools/list requests it got
+                     (listed with `_meta` "anthropic/alwaysLoad" and
+                     "anthropic/searchHint", Claude Code's keys)
 
 With the argument `bad-handshake` it writes garbage instead of an
 initialize answer. It writes a line to stderr at start (the stderr tail test).
@@ -53,10 +55,16 @@ def answer(mid, text):
 
 
 def tool_list():
-    return [{"name": t, "description": f"fault tool {t}",
-             "inputSchema": {"type": "object", "properties": {
-                 "text": {"type": "string"}, "count": {"type": "integer"}}}}
-            for t in tools]
+    listed = [{"name": t, "description": f"fault tool {t}",
+               "inputSchema": {"type": "object", "properties": {
+                   "text": {"type": "string"}, "count": {"type": "integer"}}}}
+              for t in tools]
+    for tool in listed:
+        if tool["name"] == "stats":
+            # Claude Code's keys: never deferred, and words for ToolSearch.
+            tool["_meta"] = {"anthropic/alwaysLoad": True,
+                             "anthropic/searchHint": "request counters"}
+    return listed
 
 
 def list_changed_flood(mid, count):
