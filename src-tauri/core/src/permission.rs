@@ -23,6 +23,8 @@ pub enum PermissionSubject {
     Url(String),
     /// A sub-agent type (Agent).
     AgentType(String),
+    /// A skill's name (Skill): `Skill(name)` rules match it.
+    SkillName(String),
 }
 
 /// A tool's own verdict from `check_permissions` (evaluation step 3).

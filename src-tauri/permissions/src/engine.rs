@@ -278,9 +278,14 @@ type Verdict = (PermissionBehavior, DecisionReason);
 #[derive(Debug, Clone)]
 enum Subject {
     Command(String),
-    Path { path: PathBuf, write: bool },
+    Path {
+        path: PathBuf,
+        write: bool,
+    },
     Url(String),
-    AgentType(String),
+    /// What `Agent(type)` and `Skill(name)` rules match: a sub-agent type
+    /// or a skill name (each rule applies to its own tool's calls only).
+    Named(String),
     None,
 }
 
@@ -665,7 +670,9 @@ impl<'a> Decider<'a> {
             Some(PermissionSubject::ReadPath(path)) => Subject::Path { path, write: false },
             Some(PermissionSubject::WritePath(path)) => Subject::Path { path, write: true },
             Some(PermissionSubject::Url(u)) => Subject::Url(u),
-            Some(PermissionSubject::AgentType(t)) => Subject::AgentType(t),
+            Some(PermissionSubject::AgentType(t) | PermissionSubject::SkillName(t)) => {
+                Subject::Named(t)
+            }
             None => Subject::None,
         }
     }
@@ -801,7 +808,9 @@ impl<'a> Decider<'a> {
             .find(|r| match &r.rule.rule.specifier {
                 Specifier::Any => true,
                 Specifier::Domain(d) => host.as_deref().is_some_and(|h| d.matches_host(h)),
-                Specifier::AgentType(t) => matches!(subject, Subject::AgentType(a) if a == t),
+                Specifier::AgentType(t) | Specifier::SkillName(t) => {
+                    matches!(subject, Subject::Named(a) if a == t)
+                }
                 // A specifier this tool has no subject for: deny and ask
                 // rules fail closed, allow rules never match.
                 Specifier::Literal(_) | Specifier::Command(_) | Specifier::Path(_) => {
@@ -960,7 +969,9 @@ impl<'a> Decider<'a> {
                 Subject::Url(u) => url_host(u).is_some_and(|h| d.matches_host(&h)),
                 _ => false,
             },
-            Specifier::AgentType(t) => matches!(subject, Subject::AgentType(a) if a == t),
+            Specifier::AgentType(t) | Specifier::SkillName(t) => {
+                matches!(subject, Subject::Named(a) if a == t)
+            }
             Specifier::Literal(_) | Specifier::Command(_) | Specifier::Path(_) => false,
         }
     }

@@ -67,6 +67,9 @@ pub enum Specifier {
     Domain(DomainPattern),
     /// A sub-agent type (Agent).
     AgentType(String),
+    /// A skill's name (Skill): `Skill(name)`, or Claude Code's
+    /// `Skill(name:*)` (the same skill with any arguments).
+    SkillName(String),
     /// Any other tool's specifier, matched exactly against the subject.
     Literal(String),
 }
@@ -325,6 +328,17 @@ fn parse_specifier(
     if tool == "Agent" {
         return Ok(Specifier::AgentType(content));
     }
+    if tool == "Skill" {
+        let name = content.strip_suffix(":*").unwrap_or(&content).trim();
+        if name.is_empty() || name.contains(['*', '(', ')']) {
+            return Err(err(
+                text,
+                column,
+                "Skill rules name one skill: `Skill(name)` or `Skill(name:*)`",
+            ));
+        }
+        return Ok(Specifier::SkillName(name.to_owned()));
+    }
     Ok(Specifier::Literal(content))
 }
 
@@ -389,6 +403,19 @@ mod tests {
             parse_rule("MyTool").unwrap().tool,
             ToolMatcher::Exact("MyTool".into())
         );
+    }
+
+    #[test]
+    fn skill_rules_name_one_skill() {
+        for text in ["Skill(pdf)", "Skill(pdf:*)", "skill( pdf )"] {
+            let r = parse_rule(text).unwrap();
+            assert_eq!(r.tool, ToolMatcher::Exact("Skill".into()), "{text}");
+            assert_eq!(r.specifier, Specifier::SkillName("pdf".into()), "{text}");
+        }
+        assert_eq!(parse_rule("Skill(*)").unwrap().specifier, Specifier::Any);
+        let e = parse_rule("Skill(p*)").unwrap_err();
+        assert!(e.message.contains("name one skill"), "{e:?}");
+        assert!(parse_rule("Skill(:*)").is_err());
     }
 
     #[test]

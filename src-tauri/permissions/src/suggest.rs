@@ -127,6 +127,12 @@ pub fn suggest_rules_with_home(
             .and_then(crate::domain::url_host)
             .map(|host| vec![format!("WebFetch(domain:{host})")])
             .unwrap_or_default(),
+        // "Always allow" loading this skill, not every skill.
+        "Skill" => text("skill")
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(|name| vec![format!("Skill({name})")])
+            .unwrap_or_default(),
         other => vec![other.to_owned()],
     };
     let mut out: Vec<String> = Vec::new();
@@ -302,6 +308,12 @@ mod tests {
             Path::new("/work/proj"),
             Some(Path::new("/home/u")),
         )
+    }
+
+    #[test]
+    fn a_skill_call_suggests_that_skill_only() {
+        assert_eq!(suggest("Skill", json!({"skill": " pdf "})), ["Skill(pdf)"]);
+        assert!(suggest("Skill", json!({"skill": ""})).is_empty());
     }
 
     #[test]

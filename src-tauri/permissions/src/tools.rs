@@ -109,6 +109,14 @@ fn facts(tool: &str, input: &Value, bash_read_only: bool) -> ToolFacts {
             is_read_only: false,
             requires_user_interaction: false,
         },
+        "Skill" => ToolFacts {
+            subject: Some(PermissionSubject::SkillName(
+                string_field(input, &["skill"])
+                    .map(|s| s.trim().to_owned())
+                    .unwrap_or_default(),
+            )),
+            ..ToolFacts::default()
+        },
         "WebSearch" | "TodoRead" | "TaskOutput" | "ToolSearch" | "ListMcpResources"
         | "ReadMcpResource" | "EnterPlanMode" => ToolFacts {
             is_read_only: true,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use gatehouse_core::permission::PermissionSubject;
 use gatehouse_core::tool::{CallContext, ToolData, default_map_result};
 use gatehouse_core::{Tool, ToolError, ToolResult, ToolUseContext, names};
 use gatehouse_permissions::PermissionEngine;
@@ -237,6 +238,15 @@ impl Tool for SkillTool {
         Self::parse(input)
             .and_then(|i| self.skills.get(i.skill.trim()).cloned())
             .is_some_and(|s| s.allowed_tools.is_empty())
+    }
+
+    /// `Skill(name)` rules match the skill's name.
+    fn permission_subject(
+        &self,
+        input: &Value,
+        _ctx: &ToolUseContext,
+    ) -> Option<PermissionSubject> {
+        Self::parse(input).map(|i| PermissionSubject::SkillName(i.skill.trim().to_owned()))
     }
 
     async fn validate_input(&self, input: &Value, _ctx: &ToolUseContext) -> Result<(), ToolError> {
