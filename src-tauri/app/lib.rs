@@ -12,6 +12,7 @@ mod mcp_auth;
 mod rules;
 mod session_pages;
 mod sessions;
+mod skills;
 mod smoke;
 mod test_browser;
 
@@ -169,6 +170,7 @@ pub fn run() -> anyhow::Result<()> {
             hooks::hooks_view,
             hooks::save_hook_edit,
             hooks::test_hook,
+            skills::skills_view,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

@@ -194,6 +194,8 @@ export const backend = {
   saveHookEdit: (projectId: number, file: string, fingerprint: string, edit: HookEditRequest, overwrite: boolean) =>
     call("save_hook_edit", { project_id: projectId, file, fingerprint, edit, overwrite }),
   testHook: (args: TestHookArgs) => call("test_hook", args),
+  // The rule editor's Skills view (ui/src/rules/skills).
+  skillsView: (projectId: number) => call("skills_view", { project_id: projectId }),
 };
 
 /** The channel on which the backend emits rule-replay progress. */

@@ -35,6 +35,7 @@ use crate::session::{
     SessionEventsBeforeArgs, SessionHandle, SessionSummary, SetApiKeyArgs, SetModeArgs,
     StartSessionArgs, StopTaskArgs, StoppedTask, StoredEvents,
 };
+use crate::skills::{SkillsProjectArgs, SkillsView};
 
 /// The error every command returns on failure: a message that says what went
 /// wrong and where, ready to show to the user.
@@ -266,4 +267,7 @@ commands! {
     /// Runs a command hook once with a sample call and shows its stdin,
     /// output, exit code, duration and the resulting decision.
     test_hook(TestHookArgs) -> HookTestResult;
+    /// A project's skills (user, and project ones with whether they load),
+    /// each with its last use, and the skill folders that could not be read.
+    skills_view(SkillsProjectArgs) -> SkillsView;
 }

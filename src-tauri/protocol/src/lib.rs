@@ -25,6 +25,7 @@
 //! * [`project`] — projects and application information.
 //! * [`rules`] — the rule editor: rules by source, edits, tester, replay, save.
 //! * [`session`] — driving sessions from a front end, session summaries.
+//! * [`skills`] — the Skills panel: a project's skills and their last use.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 //! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
 
@@ -41,6 +42,7 @@ pub mod progress;
 pub mod project;
 pub mod rules;
 pub mod session;
+pub mod skills;
 pub mod transcript;
 pub mod typescript;
 pub mod upgrade;

@@ -291,6 +291,36 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))
     }
 
+    /// Each skill the stored `Skill` calls of one project named (the
+    /// input's `skill`, trimmed), with its latest call and how many there
+    /// were, by name (the Skills panel's "last used").
+    pub fn skill_uses(&self, project_path: &str) -> Result<Vec<SkillUse>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT trim(json_extract(e.body, '$.input.skill')) AS skill,
+                        MAX(e.ts_ms), COUNT(*)
+                 FROM session_events e
+                 JOIN sessions s ON s.id = e.session_id
+                 WHERE e.tool_name = 'Skill' AND e.type = 'tool_queued'
+                   AND s.project_path = ?1
+                   AND json_type(e.body, '$.input.skill') = 'text'
+                 GROUP BY skill ORDER BY skill",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map(params![project_path], |r| {
+                Ok(SkillUse {
+                    skill: r.get(0)?,
+                    last_used_ms: r.get(1)?,
+                    uses: u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+                })
+            })
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
     /// How many stored calls each rule decided since `since_ms` (ms since
     /// the Unix epoch), of one project when given: one entry per (rule
     /// text, source, settings file — and session, for session rules), most
@@ -373,6 +403,17 @@ impl Store {
         counts.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.rule.cmp(&b.rule)));
         Ok(counts)
     }
+}
+
+/// The stored uses of one skill (see [`Store::skill_uses`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillUse {
+    /// The skill's name as the calls wrote it.
+    pub skill: String,
+    /// The latest call's time (ms since the Unix epoch).
+    pub last_used_ms: i64,
+    /// How many calls named it.
+    pub uses: u64,
 }
 
 /// How many stored calls one rule decided (see

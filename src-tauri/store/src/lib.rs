@@ -25,7 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::Connection;
 
-pub use calls::{CallFilter, CallScan, RuleDecisionCount, StoredCall};
+pub use calls::{CallFilter, CallScan, RuleDecisionCount, SkillUse, StoredCall};
 pub use compaction::{CompactionPhase, CompactionStep};
 pub use error::StoreError;
 pub use events::{EventRecord, ImportCheckpoint};

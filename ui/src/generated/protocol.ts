@@ -3262,6 +3262,98 @@ loses_restrictions: boolean, };
 export type SettingsReloadTrigger = "file_changed" | "rules_saved" | "hooks_saved";
 
 /**
+ * Where a skill's SKILL.md lives.
+ */
+export type SkillOrigin = "user" | "project";
+
+/**
+ * A skill folder that could not be used, and why.
+ */
+export type SkillProblem = { 
+/**
+ * The SKILL.md (or the folder, when it has none).
+ */
+file: string, 
+/**
+ * The 1-based line (0: the whole file).
+ */
+line: number, 
+/**
+ * What is wrong.
+ */
+message: string, };
+
+/**
+ * One skill.
+ */
+export type SkillView = { 
+/**
+ * The name the model calls it by.
+ */
+name: string, 
+/**
+ * When to use it (what the model reads).
+ */
+description: string, 
+/**
+ * Where it comes from.
+ */
+origin: SkillOrigin, 
+/**
+ * Its SKILL.md (absolute path).
+ */
+file: string, 
+/**
+ * The rules its `allowed-tools` grants while it runs, as written.
+ */
+allowed_tools: Array<string>, 
+/**
+ * The model its front matter asks for, if any.
+ */
+model: string | null, 
+/**
+ * Whether the project's sessions load it: a project skill loads only
+ * once the project is trusted; a user skill a project skill of the
+ * same name replaces does not.
+ */
+active: boolean, 
+/**
+ * The latest stored Skill call of it in this project (ms since the
+ * Unix epoch); `None` when never used.
+ */
+last_used_ms: number | null, 
+/**
+ * How many stored Skill calls in this project named it.
+ */
+uses: number, };
+
+/**
+ * Arguments of `skills_view`.
+ */
+export type SkillsProjectArgs = { 
+/**
+ * The project's row id.
+ */
+project_id: number, };
+
+/**
+ * A project's skills.
+ */
+export type SkillsView = { 
+/**
+ * Whether the project is trusted (its skills load only then).
+ */
+trusted: boolean, 
+/**
+ * Every skill found, active ones first, each group by name.
+ */
+skills: Array<SkillView>, 
+/**
+ * Skill folders that could not be used.
+ */
+problems: Array<SkillProblem>, };
+
+/**
  * Arguments of `smoke_report`.
  */
 export type SmokeReportArgs = { 
@@ -4003,4 +4095,7 @@ export interface Commands {
   /** Runs a command hook once with a sample call and shows its stdin,
  output, exit code, duration and the resulting decision. */
   test_hook: { args: TestHookArgs; result: HookTestResult };
+  /** A project's skills (user, and project ones with whether they load),
+ each with its last use, and the skill folders that could not be read. */
+  skills_view: { args: SkillsProjectArgs; result: SkillsView };
 }

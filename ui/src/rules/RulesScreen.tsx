@@ -10,7 +10,8 @@
 // tester-decision (data-decision), decision-trace, replay-scope, replay-run,
 // replay-progress, replay-count, replay-call (data-session-id, data-seq),
 // rules-filter, rules-filter-count, rules-filter-empty, rules-default-mode,
-// rules-tab-rules, rules-tab-hooks (the Hooks view: ./hooks/HooksPanel.tsx).
+// rules-tab-rules, rules-tab-hooks (the Hooks view: ./hooks/HooksPanel.tsx),
+// rules-tab-skills (the Skills view: ./skills/SkillsPanel.tsx).
 
 import { lazy, Suspense, useMemo, useState } from "react";
 
@@ -30,8 +31,11 @@ import "./rules.css";
 
 // The Hooks view loads with its tab.
 const HooksPanel = lazy(() => import("./hooks/HooksPanel").then((module) => ({ default: module.HooksPanel })));
+const SkillsPanel = lazy(() => import("./skills/SkillsPanel").then((module) => ({ default: module.SkillsPanel })));
 
-type Tab = "rules" | "hooks";
+type Tab = "rules" | "hooks" | "skills";
+
+const TAB_LABELS: Record<Tab, string> = { rules: "Rules", hooks: "Hooks", skills: "Skills" };
 
 export interface RulesScreenProps {
   onBack(): void;
@@ -72,15 +76,20 @@ export function RulesScreen({ onBack, onOpenCall, projectId = null }: RulesScree
         </p>
       )}
       <div className="rules-tabs" role="tablist">
-        {(["rules", "hooks"] as const).map((t) => (
+        {(["rules", "hooks", "skills"] as const).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} data-testid={`rules-tab-${t}`} onClick={() => setTab(t)}>
-            {t === "rules" ? "Rules" : "Hooks"}
+            {TAB_LABELS[t]}
           </button>
         ))}
       </div>
       {tab === "hooks" && (
         <Suspense fallback={<p className="muted">Loading…</p>}>
           <HooksPanel projectId={state.projectId} />
+        </Suspense>
+      )}
+      {tab === "skills" && (
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <SkillsPanel projectId={state.projectId} />
         </Suspense>
       )}
       {tab === "rules" && view && draft && (
