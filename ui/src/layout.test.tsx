@@ -16,6 +16,7 @@ import { SessionView } from "./components/SessionView";
 import { SettingsScreen } from "./components/SettingsScreen";
 import { McpScreen } from "./mcp/McpScreen";
 import { RulesScreen } from "./rules/RulesScreen";
+import { rules, SHEETS } from "./testStylesheets";
 
 const restores: (() => void)[] = [];
 afterEach(() => {
@@ -73,20 +74,6 @@ describe("one page container", () => {
     expect(main.querySelectorAll(".session-header, .home-header")).toHaveLength(0);
   });
 });
-
-/** Every stylesheet of the app, by path, as text. */
-const SHEETS = import.meta.glob("./**/*.css", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-
-/** `selector { body }` rules of a stylesheet (at-rule bodies flattened), comments removed. */
-function rules(css: string): { selector: string; body: string }[] {
-  const text = css.replace(/\/\*[\s\S]*?\*\//g, "");
-  const out: { selector: string; body: string }[] = [];
-  const re = /([^{}]+)\{([^{}]*)\}/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    out.push({ selector: (m[1] ?? "").replace(/@media[^{]*$/, "").trim(), body: m[2] ?? "" });
-  }
-  return out;
-}
 
 describe("one set of theme variables and one page box", () => {
   it("finds the app's stylesheets", () => {

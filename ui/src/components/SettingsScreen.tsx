@@ -1,5 +1,6 @@
 import { useApiKeys } from "../state/apiKeys";
 import { Page, PageHeader } from "./Page";
+import { ThemeChoice } from "./ThemeChoice";
 
 interface Props {
   onBack(): void;
@@ -24,6 +25,7 @@ export function SettingsScreen({ onBack }: Props) {
   return (
     <Page name="settings" className="settings" testId="settings">
       <PageHeader title="Settings" back={{ label: "Back", testId: "settings-back", onClick: onBack }} />
+      <ThemeChoice />
       <h3>API keys</h3>
       {state.error !== null && (
         <p className="error" data-testid="settings-error" role="alert">
