@@ -14,6 +14,7 @@ mod session_pages;
 mod sessions;
 mod smoke;
 mod test_browser;
+mod web_search;
 
 use std::sync::{Arc, Mutex};
 
@@ -139,6 +140,8 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            web_search::web_search_settings,
+            web_search::save_web_search_settings,
             browser::browse_sessions,
             browser::session_facets,
             browser::session_summary,

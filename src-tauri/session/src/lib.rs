@@ -21,6 +21,7 @@
 //! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
 //! | [`skills`] | the Skill tool of a session with skills (`.claude/skills/<name>/SKILL.md`) |
 //! | [`web_search`] | the session's WebSearch provider from `~/.gatehouse/settings.json` (`webSearch`), or why it is unavailable |
+//! | [`web_search_settings`] | Settings → Web search: the provider saved into `~/.gatehouse/settings.json`, Brave Search's key status, WebSearch's availability |
 //! | [`web_prompt`] | WebFetch's `prompt` applied by a small, fast model through the session's provider (`ANTHROPIC_DEFAULT_HAIKU_MODEL`, `smallFastModel`) |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
 //!
@@ -50,6 +51,7 @@ pub mod subagents;
 pub mod todos;
 pub mod web_prompt;
 pub mod web_search;
+pub mod web_search_settings;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

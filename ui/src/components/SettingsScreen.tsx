@@ -1,5 +1,6 @@
 import { useApiKeys } from "../state/apiKeys";
 import { Page, PageHeader } from "./Page";
+import { WebSearchSection } from "./WebSearchSection";
 
 interface Props {
   onBack(): void;
@@ -18,7 +19,7 @@ function describe(source: string | null | undefined): string {
   return "…";
 }
 
-/** API keys: typed into password fields, kept only in the OS keychain. */
+/** API keys (typed into password fields, kept only in the OS keychain) and the web search provider. */
 export function SettingsScreen({ onBack }: Props) {
   const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
   return (
@@ -60,6 +61,7 @@ export function SettingsScreen({ onBack }: Props) {
           </span>
         </form>
       ))}
+      <WebSearchSection />
     </Page>
   );
 }
