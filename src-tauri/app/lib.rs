@@ -15,6 +15,7 @@ mod sessions;
 mod skills;
 mod smoke;
 mod test_browser;
+mod web_search;
 
 use std::sync::{Arc, Mutex};
 
@@ -140,6 +141,8 @@ pub fn run() -> anyhow::Result<()> {
             sessions::set_api_key,
             sessions::delete_api_key,
             sessions::api_key_status,
+            web_search::web_search_settings,
+            web_search::save_web_search_settings,
             browser::browse_sessions,
             browser::session_facets,
             browser::session_summary,

@@ -23,6 +23,7 @@ import type {
   ReplayRuleEditsArgs,
   RuleEdits,
   RulesReplayProgress,
+  SearchProviderKind,
   TestHookArgs,
   TestRuleCallArgs,
 } from "./generated/protocol";
@@ -153,6 +154,9 @@ export const backend = {
   setApiKey: (provider: string, key: string) => call("set_api_key", { provider, key }),
   deleteApiKey: (provider: string) => call("delete_api_key", { provider }),
   apiKeyStatus: (provider: string) => call("api_key_status", { provider }),
+  webSearchSettings: () => call("web_search_settings", {}),
+  saveWebSearchSettings: (provider: SearchProviderKind, searxngUrl: string | null) =>
+    call("save_web_search_settings", { provider, searxng_url: searxngUrl }),
   // The session browser (ui/src/browser).
   browseSessions: (args: ListSessionsArgs) => call("browse_sessions", args),
   sessionFacets: () => call("session_facets", {}),

@@ -69,7 +69,8 @@ pub fn builtin_pool(
 }
 
 /// [`builtin_pool`] plus tools from elsewhere: `extra_builtins` (such as
-/// MCP's ListMcpResources / ReadMcpResource) sort among the built-ins,
+/// MCP's ListMcpResources / ReadMcpResource, or a WebFetch of the
+/// session's own, replacing the default one) sort among the built-ins,
 /// `mcp_tools` (`mcp__<server>__<tool>`, from `gatehouse-mcp`) come after
 /// them, sorted by name (see `Registry::assemble_pool`).
 pub fn session_pool(
@@ -98,12 +99,21 @@ pub fn session_pool(
         registry.register(tool, Gate::Always);
     }
     // WebFetch is in every pool (permission decides each host); WebSearch
-    // comes with the session's provider through `extra_builtins`.
-    match gatehouse_tools::web::WebFetchTool::new(gatehouse_tools::web::WebFetchConfig::default()) {
-        Ok(fetch) => {
-            registry.register(gatehouse_core::typed::Typed::arc(fetch), Gate::Always);
+    // comes with the session's provider through `extra_builtins`, and so
+    // does the session's own WebFetch (with its small model), which then
+    // replaces this default one.
+    let own_fetch = extra_builtins
+        .iter()
+        .any(|t| t.name() == gatehouse_core::names::WEB_FETCH);
+    if !own_fetch {
+        match gatehouse_tools::web::WebFetchTool::new(
+            gatehouse_tools::web::WebFetchConfig::default(),
+        ) {
+            Ok(fetch) => {
+                registry.register(gatehouse_core::typed::Typed::arc(fetch), Gate::Always);
+            }
+            Err(e) => eprintln!("gatehouse: WebFetch is not available: {e}"),
         }
-        Err(e) => eprintln!("gatehouse: WebFetch is not available: {e}"),
     }
     for tool in extra_builtins {
         registry.register(tool, Gate::Always);

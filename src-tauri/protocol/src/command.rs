@@ -36,6 +36,7 @@ use crate::session::{
     StartSessionArgs, StopTaskArgs, StoppedTask, StoredEvents,
 };
 use crate::skills::{SkillsProjectArgs, SkillsView};
+use crate::web::{SaveWebSearchArgs, WebSearchSettings};
 
 /// The error every command returns on failure: a message that says what went
 /// wrong and where, ready to show to the user.
@@ -185,6 +186,13 @@ commands! {
     delete_api_key(ProviderArgs) -> ApiKeyStatus;
     /// Where a provider's API key would come from (never the key itself).
     api_key_status(ProviderArgs) -> ApiKeyStatus;
+    /// The Web search settings: the provider, SearXNG's URL, Brave Search's
+    /// key status and whether WebSearch is available (and why not).
+    web_search_settings(NoArgs) -> WebSearchSettings;
+    /// Saves the search provider (and SearXNG's URL) into
+    /// `~/.gatehouse/settings.json`, other keys kept; Brave Search's key
+    /// goes through `set_api_key` (`brave-search`) to the keychain only.
+    save_web_search_settings(SaveWebSearchArgs) -> WebSearchSettings;
     // ---- The session browser (issue 11). ----
     /// Stored sessions of every project with `args`' filters and sort
     /// (`list_sessions` keeps its plain newest-first list).

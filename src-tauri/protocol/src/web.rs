@@ -66,3 +66,45 @@ pub enum UnavailableReason {
     /// It needs something configured in Settings (a search provider).
     NotConfigured,
 }
+
+/// The search provider WebSearch is set to use (Settings → Web search;
+/// `webSearch.provider` in `~/.gatehouse/settings.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchProviderKind {
+    /// None: WebSearch is left out of sessions' pools.
+    None,
+    /// Brave Search's API (its key in the OS keychain, account `brave-search`).
+    Brave,
+    /// A SearXNG instance's JSON API (its URL in the settings file).
+    Searxng,
+}
+
+/// The Web search section of Settings: what is configured, and whether a
+/// session started now would have WebSearch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WebSearchSettings {
+    /// The provider chosen (`none` also when the file names an unknown one:
+    /// see `unavailable`).
+    pub provider: SearchProviderKind,
+    /// The SearXNG instance's URL, when one is saved (kept while another
+    /// provider is chosen).
+    pub searxng_url: Option<String>,
+    /// Where Brave Search's key would come from (never the key).
+    pub brave_key: crate::session::ApiKeyStatus,
+    /// Why WebSearch would be left out of a new session, as the session's
+    /// `tools_unavailable` says it; `None` when it is available.
+    pub unavailable: Option<UnavailableTool>,
+    /// The settings file these come from and are saved to.
+    pub settings_file: String,
+}
+
+/// Arguments of `save_web_search_settings`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SaveWebSearchArgs {
+    /// The provider to use.
+    pub provider: SearchProviderKind,
+    /// The SearXNG instance's URL (required with `searxng`, kept
+    /// otherwise when given).
+    pub searxng_url: Option<String>,
+}

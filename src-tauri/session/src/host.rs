@@ -94,6 +94,11 @@ pub struct HostConfig {
     /// `auto`. Claude Code's `ENABLE_TOOL_SEARCH`, in the environment or in
     /// a settings file's `env`, overrides it ([`crate::tool_search`]).
     pub tool_search: Option<gatehouse_core::deferral::ToolSearchMode>,
+    /// The small, fast model the environment names for WebFetch's prompt
+    /// (`ANTHROPIC_DEFAULT_HAIKU_MODEL` / `ANTHROPIC_SMALL_FAST_MODEL`,
+    /// read by [`HostConfig::new`]); before the settings' (see
+    /// [`crate::web_prompt`]).
+    pub small_model_env: Option<String>,
 }
 
 impl HostConfig {
@@ -106,6 +111,9 @@ impl HostConfig {
             idle_timeout: Duration::from_secs(120),
             answers: Vec::new(),
             tool_search: None,
+            small_model_env: crate::web_prompt::small_model_from_env(&|name| {
+                std::env::var(name).ok()
+            }),
         }
     }
 }
@@ -497,12 +505,20 @@ impl SessionHost {
             &mut warnings,
         )
         .await;
+        // WebFetch's prompt goes to a small model when one is configured.
+        let web_fetch = crate::web_prompt::web_fetch_tool(
+            &self.config.home,
+            &spec.provider,
+            self.config.small_model_env.clone(),
+            &mut warnings,
+        );
         let resource_tools = resource_tools
             .into_iter()
             .chain([
                 Arc::clone(&agent_tool) as Arc<dyn gatehouse_core::Tool>,
                 web_search,
             ])
+            .chain(web_fetch)
             .chain(crate::subagents::worktree_tools(&worktrees))
             .chain(skill_tool.map(|t| t as Arc<dyn gatehouse_core::Tool>))
             .collect();

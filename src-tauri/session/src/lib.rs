@@ -20,6 +20,9 @@
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
 //! | [`skills`] | the Skill tool of a session with skills (`.claude/skills/<name>/SKILL.md`) |
+//! | [`web_search`] | the session's WebSearch provider from `~/.gatehouse/settings.json` (`webSearch`), or why it is unavailable |
+//! | [`web_search_settings`] | Settings → Web search: the provider saved into `~/.gatehouse/settings.json`, Brave Search's key status, WebSearch's availability |
+//! | [`web_prompt`] | WebFetch's `prompt` applied by a small, fast model through the session's provider (`ANTHROPIC_DEFAULT_HAIKU_MODEL`, `smallFastModel`) |
 //! | [`writer`] | events stored in SQLite, then handed to the front end, in order |
 //!
 //! Nothing here knows about Tauri: the app forwards the events the host
@@ -47,7 +50,9 @@ pub mod skills;
 pub mod subagents;
 pub mod todos;
 pub mod tool_search;
+pub mod web_prompt;
 pub mod web_search;
+pub mod web_search_settings;
 pub mod writer;
 
 pub use host::{HostConfig, HostError, PromptTicket, SessionHost, StartSpec};

@@ -27,17 +27,25 @@ use serde_json::Value;
 /// How long a search may take.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The `webSearch` settings of `home`'s `~/.gatehouse/settings.json`
-/// (`Null` when the file or the key is absent).
-fn settings(home: &Path) -> Result<Value, String> {
-    let path = home.join(".gatehouse").join("settings.json");
-    let text = match std::fs::read_to_string(&path) {
+/// A JSON settings file as a value (`Null` when the file is absent).
+pub(crate) fn read_settings_file(path: &Path) -> Result<Value, String> {
+    let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::Null),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))
+}
+
+/// Gatehouse's own settings file of `home`: `~/.gatehouse/settings.json`.
+pub(crate) fn gatehouse_settings_path(home: &Path) -> std::path::PathBuf {
+    home.join(".gatehouse").join("settings.json")
+}
+
+/// The `webSearch` settings of `home`'s `~/.gatehouse/settings.json`
+/// (`Null` when the file or the key is absent).
+fn settings(home: &Path) -> Result<Value, String> {
+    let value = read_settings_file(&gatehouse_settings_path(home))?;
     Ok(value.get("webSearch").cloned().unwrap_or(Value::Null))
 }
 

@@ -14,40 +14,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use gatehouse_core::ask::AskAnswer;
-use gatehouse_core::runtime::{CallStatus, ToolCallResult};
-use gatehouse_core::testing::{ScriptedAsk, call};
-use gatehouse_core::{ToolRuntime, ToolUseContext, Typed};
+use gatehouse_core::runtime::CallStatus;
+use gatehouse_core::testing::ScriptedAsk;
+use gatehouse_core::{ToolRuntime, Typed};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_protocol::progress::ToolProgressData;
 use gatehouse_protocol::web::{WebHop, WebHopDecision};
 use gatehouse_tools::web::{WebFetchConfig, WebFetchTool};
-use serde_json::json;
 use tokio::io::AsyncWriteExt;
-use tokio_util::sync::CancellationToken;
-use web_support::{Server, engine, redirect, respond, runtime};
+use web_support::{Server, engine, fetch, redirect, respond, runtime};
 
 const LOCAL: &str = "WebFetch(domain:127.0.0.1)";
 
 fn tool(config: WebFetchConfig) -> Arc<dyn gatehouse_core::Tool> {
     Typed::arc(WebFetchTool::new(config).unwrap())
-}
-
-async fn fetch(rt: &Arc<ToolRuntime>, url: &str) -> ToolCallResult {
-    let mut ctx = ToolUseContext {
-        session_id: "web-test".into(),
-        ..ToolUseContext::default()
-    };
-    rt.run_one(
-        call(
-            "fetch-1",
-            "WebFetch",
-            json!({"url": url, "prompt": "What is on the page?"}),
-        ),
-        &mut ctx,
-        &CancellationToken::new(),
-    )
-    .await
 }
 
 /// A runtime allowing 127.0.0.1 by rule, default limits.

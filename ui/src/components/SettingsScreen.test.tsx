@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../client";
 import { SettingsScreen } from "./SettingsScreen";
+import { webSearchView } from "./fixtures";
 
 let restore: (() => void) | null = null;
 afterEach(() => {
@@ -18,6 +19,7 @@ describe("SettingsScreen", () => {
       invoke: async (command, payload) => {
         const args = payload["args"] as Record<string, unknown>;
         calls.push([command, args]);
+        if (command === "web_search_settings") return webSearchView();
         const provider = String(args["provider"]);
         if (command === "set_api_key") stored.add(provider);
         if (command === "delete_api_key") stored.delete(provider);

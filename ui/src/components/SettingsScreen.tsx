@@ -1,6 +1,7 @@
 import { useApiKeys } from "../state/apiKeys";
 import { Page, PageHeader } from "./Page";
 import { ThemeChoice } from "./ThemeChoice";
+import { WebSearchSection } from "./WebSearchSection";
 
 interface Props {
   onBack(): void;
@@ -19,7 +20,7 @@ function describe(source: string | null | undefined): string {
   return "…";
 }
 
-/** API keys: typed into password fields, kept only in the OS keychain. */
+/** API keys (typed into password fields, kept only in the OS keychain) and the web search provider. */
 export function SettingsScreen({ onBack }: Props) {
   const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
   return (
@@ -62,6 +63,7 @@ export function SettingsScreen({ onBack }: Props) {
           </span>
         </form>
       ))}
+      <WebSearchSection />
     </Page>
   );
 }

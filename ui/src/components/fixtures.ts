@@ -1,6 +1,20 @@
-// Test data shared by the home screen and session view tests.
+// Test data shared by the home screen, session view and settings tests.
 
-import type { SessionSummary } from "../generated/protocol";
+import type { SessionSummary, WebSearchSettings } from "../generated/protocol";
+
+/** The Web search settings as the backend reports them, with `over` applied. */
+export const webSearchView = (over: Partial<WebSearchSettings> = {}): WebSearchSettings => ({
+  provider: "none",
+  searxng_url: null,
+  brave_key: { provider: "brave-search", source: null },
+  unavailable: {
+    name: "WebSearch",
+    reason: "not_configured",
+    message: "no search provider is configured (set webSearch in ~/.gatehouse/settings.json)",
+  },
+  settings_file: "/home/me/.gatehouse/settings.json",
+  ...over,
+});
 
 /** A stored session summary, with `over` applied. */
 export const storedSession = (over: Partial<SessionSummary> = {}): SessionSummary => ({

@@ -2779,6 +2779,20 @@ sessions: Array<string>, } | { "kind": "conflict",
 files: Array<string>, };
 
 /**
+ * Arguments of `save_web_search_settings`.
+ */
+export type SaveWebSearchArgs = { 
+/**
+ * The provider to use.
+ */
+provider: SearchProviderKind, 
+/**
+ * The SearXNG instance's URL (required with `searxng`, kept
+ * otherwise when given).
+ */
+searxng_url: string | null, };
+
+/**
  * One full-text search match: where to jump to, and the text around it.
  */
 export type SearchHit = { 
@@ -2811,6 +2825,12 @@ project_path: string,
  * The tool of the matching call, for tool events.
  */
 tool_name: string | null, };
+
+/**
+ * The search provider WebSearch is set to use (Settings → Web search;
+ * `webSearch.provider` in `~/.gatehouse/settings.json`).
+ */
+export type SearchProviderKind = "none" | "brave" | "searxng";
 
 /**
  * One search result (WebSearch).
@@ -3961,6 +3981,35 @@ status: number | null, };
  */
 export type WebHopDecision = "covered" | "allowed" | "allowed_by_user" | "denied" | "blocked";
 
+/**
+ * The Web search section of Settings: what is configured, and whether a
+ * session started now would have WebSearch.
+ */
+export type WebSearchSettings = { 
+/**
+ * The provider chosen (`none` also when the file names an unknown one:
+ * see `unavailable`).
+ */
+provider: SearchProviderKind, 
+/**
+ * The SearXNG instance's URL, when one is saved (kept while another
+ * provider is chosen).
+ */
+searxng_url: string | null, 
+/**
+ * Where Brave Search's key would come from (never the key).
+ */
+brave_key: ApiKeyStatus, 
+/**
+ * Why WebSearch would be left out of a new session, as the session's
+ * `tools_unavailable` says it; `None` when it is available.
+ */
+unavailable: UnavailableTool | null, 
+/**
+ * The settings file these come from and are saved to.
+ */
+settings_file: string, };
+
 /** Every backend command: its argument object and its result. */
 export interface Commands {
   /** Version, data directory and launch mode of the backend. */
@@ -4014,6 +4063,13 @@ export interface Commands {
   delete_api_key: { args: ProviderArgs; result: ApiKeyStatus };
   /** Where a provider's API key would come from (never the key itself). */
   api_key_status: { args: ProviderArgs; result: ApiKeyStatus };
+  /** The Web search settings: the provider, SearXNG's URL, Brave Search's
+ key status and whether WebSearch is available (and why not). */
+  web_search_settings: { args: NoArgs; result: WebSearchSettings };
+  /** Saves the search provider (and SearXNG's URL) into
+ `~/.gatehouse/settings.json`, other keys kept; Brave Search's key
+ goes through `set_api_key` (`brave-search`) to the keychain only. */
+  save_web_search_settings: { args: SaveWebSearchArgs; result: WebSearchSettings };
   /** Stored sessions of every project with `args`' filters and sort
  (`list_sessions` keeps its plain newest-first list). */
   browse_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };

@@ -38,8 +38,9 @@ const DESCRIPTION: &str = "Fetches a web page and returns its content as Markdow
 converted; text, JSON and XML are kept; PDFs are read as text and images returned as images). \
 `url` must be a full http(s) URL; http is upgraded to https when the host supports it. \
 Redirects to another host need permission of their own, and addresses on the local network are \
-refused. `prompt` says what to look for in the page. Results cite the final URL and are cached \
-for 15 minutes.";
+refused. `prompt` says what to look for in the page; when a small, fast model is configured it \
+answers the prompt from the page and its answer is returned instead of the page. Results cite \
+the final URL and are cached for 15 minutes.";
 
 /// Limits of a fetch; tests shorten the timeouts.
 #[derive(Debug, Clone)]
@@ -59,6 +60,11 @@ pub struct WebFetchConfig {
     /// Characters of page text the model gets when no small model applies
     /// the prompt.
     pub result_chars: usize,
+    /// An http URL on this port is tried over https first (80; tests
+    /// use their servers' ports).
+    pub http_port: u16,
+    /// …on this port (443).
+    pub https_port: u16,
 }
 
 impl Default for WebFetchConfig {
@@ -71,6 +77,8 @@ impl Default for WebFetchConfig {
             cache_ttl: Duration::from_secs(15 * 60),
             cache_entries: 32,
             result_chars: 90_000,
+            http_port: 80,
+            https_port: 443,
         }
     }
 }
@@ -133,8 +141,11 @@ pub struct WebFetchOutput {
     /// The page.
     pub content: PageContent,
     /// What the model should know about the text (prompt not applied,
-    /// truncation).
+    /// truncation, or which model summarised it).
     pub note: Option<String>,
+    /// The small model whose answer `content` is, when the prompt was
+    /// applied (the page is not in the result then).
+    pub summarised_by: Option<String>,
 }
 
 /// A page as fetched, before the prompt is applied (what the cache keeps).
@@ -170,6 +181,16 @@ impl WebFetchTool {
     /// A WebFetch with `config`, no small model (the page is returned,
     /// truncated to the result budget).
     pub fn new(config: WebFetchConfig) -> Result<Self, String> {
+        Self::with_roots(config, Vec::new())
+    }
+
+    /// [`WebFetchTool::new`], also trusting the certificate authorities
+    /// `extra_roots` besides the system's (certificates are still
+    /// verified: a test's self-signed authority, a company's own).
+    pub fn with_roots(
+        config: WebFetchConfig,
+        extra_roots: Vec<reqwest::Certificate>,
+    ) -> Result<Self, String> {
         let resolver = GuardedResolver::default();
         let exemptions = resolver.exemptions.clone();
         let client = reqwest::Client::builder()
@@ -178,6 +199,7 @@ impl WebFetchTool {
             .dns_resolver(Arc::new(resolver))
             // A proxy would resolve names where the guard cannot see them.
             .no_proxy()
+            .tls_certs_merge(extra_roots)
             .user_agent(concat!("Gatehouse-WebFetch/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {}", error_chain(&e)))?;
@@ -379,16 +401,18 @@ impl WebFetchTool {
         )))
     }
 
-    /// Sends a GET; an http URL with the default port is tried over https
-    /// first on the first hop (falling back when that cannot connect).
+    /// Sends a GET; an http URL on the http port is tried over https on
+    /// the https port first on the first hop (falling back to http when
+    /// that cannot connect, or its certificate does not verify).
     async fn send(&self, url: &Url, first: bool) -> Result<reqwest::Response, reqwest::Error> {
-        if first && url.scheme() == "http" && url.port().is_none() {
-            let mut https = url.clone();
+        if first
+            && url.scheme() == "http"
+            && url.port_or_known_default() == Some(self.config.http_port)
+            && let Some(https) = upgraded(url, self.config.https_port)
+        {
             // A host that does not answer https soon is read over http.
             let quick = self.config.connect_timeout.min(Duration::from_secs(3));
-            if https.set_scheme("https").is_ok()
-                && let Ok(Ok(response)) = tokio::time::timeout(quick, self.get(&https)).await
-            {
+            if let Ok(Ok(response)) = tokio::time::timeout(quick, self.get(&https)).await {
                 return Ok(response);
             }
         }
@@ -494,26 +518,45 @@ impl WebFetchTool {
 
     /// The page's text for the model: the prompt applied by the small
     /// model when there is one, otherwise the text within the budget.
-    async fn answer(&self, page: &Page, prompt: &str) -> (PageContent, Option<String>) {
+    /// Returns the content, the note for the model and the small model
+    /// that answered (if one did).
+    async fn answer(
+        &self,
+        page: &Page,
+        prompt: &str,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<(PageContent, Option<String>, Option<String>), ToolError> {
         let text = match &page.content {
             PageContent::Markdown { text }
             | PageContent::Text { text }
             | PageContent::Pdf { text } => text,
-            PageContent::Image { .. } => return (page.content.clone(), None),
+            PageContent::Image { .. } => return Ok((page.content.clone(), None, None)),
         };
         let mut note = String::from(
             "No small model is configured to apply the prompt, so this is the page itself; \
              answer the prompt from it.",
         );
         if let Some(prompter) = &self.prompter {
-            match prompter.apply(prompt, &page.final_url, text).await {
-                Ok(answer) => return (PageContent::Text { text: answer }, None),
+            let model = prompter.model().to_owned();
+            let applied = tokio::select! {
+                r = prompter.apply(prompt, &page.final_url, text) => r,
+                () = cancel.cancelled() => return Err(ToolError::Cancelled),
+            };
+            match applied {
+                Ok(answer) => {
+                    let note = format!(
+                        "This is {model}'s answer to the prompt, summarised from the page at {} \
+                         (not the page itself); cite that URL.",
+                        page.final_url
+                    );
+                    return Ok((PageContent::Text { text: answer }, Some(note), Some(model)));
+                }
                 // The small model's failure is not the call's: the page
                 // is returned instead, saying so.
                 Err(e) => {
                     note = format!(
-                        "The small model could not apply the prompt ({e}), so this is the page \
-                         itself; answer the prompt from it."
+                        "The small model {model} could not apply the prompt ({e}), so this is \
+                         the page itself; answer the prompt from it."
                     );
                 }
             }
@@ -539,8 +582,16 @@ impl WebFetchTool {
             PageContent::Pdf { .. } => PageContent::Pdf { text: kept },
             _ => PageContent::Text { text: kept },
         };
-        (content, Some(note))
+        Ok((content, Some(note), None))
     }
+}
+
+/// `url` over https on `port` (the default port written as none).
+fn upgraded(url: &Url, port: u16) -> Option<Url> {
+    let mut https = url.clone();
+    https.set_scheme("https").ok()?;
+    https.set_port((port != 443).then_some(port)).ok()?;
+    Some(https)
 }
 
 /// True when `rule` is `WebFetch(domain:host)` for exactly `host` (a `*.`
@@ -675,7 +726,7 @@ impl TypedTool for WebFetchTool {
                 from_cache: true,
             });
         }
-        let (content, note) = self.answer(&page, &input.prompt).await;
+        let (content, note, summarised_by) = self.answer(&page, &input.prompt, cx.cancel).await?;
         Ok(ToolResult::new(WebFetchOutput {
             url: input.url,
             final_url: page.final_url.clone(),
@@ -687,6 +738,7 @@ impl TypedTool for WebFetchTool {
             hops: page.hops.clone(),
             content,
             note,
+            summarised_by,
         }))
     }
     fn map_result(&self, output: &WebFetchOutput, _tool_use_id: &str) -> Vec<ContentBlock> {

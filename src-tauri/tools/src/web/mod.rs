@@ -20,9 +20,15 @@ pub mod ssrf;
 pub use fetch::{WebFetchConfig, WebFetchTool};
 pub use search::{SearchProvider, WebSearchTool};
 
-/// Applies WebFetch's `prompt` to a page with a small, fast model.
+/// Applies WebFetch's `prompt` to a page with a small, fast model (the
+/// session's: `gatehouse-session`'s `web_prompt`). Implementations bound
+/// what they send and how long they take; an error is not the call's:
+/// WebFetch returns the page instead, saying why.
 #[async_trait]
 pub trait PagePrompter: Send + Sync {
+    /// The model's name, cited in the result.
+    fn model(&self) -> &str;
+
     /// The model's answer to `prompt` about the page at `url`, or why it
     /// could not give one.
     async fn apply(&self, prompt: &str, url: &str, page: &str) -> Result<String, String>;

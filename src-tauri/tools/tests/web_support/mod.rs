@@ -12,13 +12,16 @@ use std::sync::{Arc, Mutex};
 
 use gatehouse_core::ask::AskHandler;
 use gatehouse_core::events::MemorySink;
-use gatehouse_core::{Tool, ToolPool, ToolRuntime};
+use gatehouse_core::runtime::ToolCallResult;
+use gatehouse_core::testing::call;
+use gatehouse_core::{Tool, ToolPool, ToolRuntime, ToolUseContext};
 use gatehouse_permissions::rule::RuleKind;
 use gatehouse_permissions::sources::{SettingsLayout, load};
 use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::permission::PermissionMode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
 
 /// One request as the server read it.
 #[derive(Debug, Clone)]
@@ -169,4 +172,22 @@ pub fn runtime(
         builder = builder.ask_handler(ask);
     }
     (builder.build(), sink)
+}
+
+/// Runs one WebFetch of `url` (id `fetch-1`) through `rt`.
+pub async fn fetch(rt: &Arc<ToolRuntime>, url: &str) -> ToolCallResult {
+    let mut ctx = ToolUseContext {
+        session_id: "web-test".into(),
+        ..ToolUseContext::default()
+    };
+    rt.run_one(
+        call(
+            "fetch-1",
+            "WebFetch",
+            serde_json::json!({"url": url, "prompt": "What is on the page?"}),
+        ),
+        &mut ctx,
+        &CancellationToken::new(),
+    )
+    .await
 }
