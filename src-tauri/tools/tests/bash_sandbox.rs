@@ -116,6 +116,20 @@ impl Env {
         self.run(id, "Bash", json!({ "command": command })).await
     }
 
+    /// The `started` progress payload of one Bash call, as on the wire.
+    fn started(&self, id: &str) -> Value {
+        self.sink
+            .events()
+            .into_iter()
+            .find_map(|e| match e.body {
+                EventBody::ToolProgress { tool_use_id, data } if tool_use_id == id => {
+                    Some(serde_json::to_value(data).unwrap())
+                }
+                _ => None,
+            })
+            .unwrap()
+    }
+
     /// The `permission_decided` of one call: behaviour and trace layers.
     fn decision(&self, id: &str) -> (PermissionBehavior, Vec<String>) {
         self.sink
@@ -168,6 +182,17 @@ async fn sandboxed_bash_writes_inside_and_keeps_its_working_directory() {
     // The cwd trailer lives in the host's /tmp, bound into the sandbox.
     let r = e.bash("t2", "pwd").await;
     assert_eq!(r.text(), e.project.join("sub").display().to_string());
+    // The UI is told, in typed fields, that it ran sandboxed and how.
+    let started = e.started("t1");
+    assert_eq!(started["sandbox"]["state"], "sandboxed", "{started}");
+    assert_eq!(started["sandbox"]["network"], "off", "{started}");
+    assert_eq!(
+        started["sandbox"]["writable_roots"],
+        json!([e.project.display().to_string()])
+    );
+    let r = e.bash("t3", "touch x").await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    assert_eq!(e.started("t3")["sandbox"]["state"], "excluded");
 }
 
 #[tokio::test]

@@ -414,6 +414,11 @@ impl TypedTool for BashTool {
             cwd: Some(start.dir.display().to_string()),
             description: input.description.clone(),
             output_path: Some(output_path.display().to_string()),
+            sandbox: self.config.sandbox.usage(
+                &input.command,
+                input.dangerously_disable_sandbox,
+                &roots,
+            ),
         });
         let mut notice = DropNotice {
             progress: cx.progress.clone(),

@@ -12,8 +12,9 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use gatehouse_protocol::progress::{BashSandboxUse, SandboxNetwork};
 use gatehouse_sandbox::launch::Wrapped;
-use gatehouse_sandbox::{Sandbox, SandboxConfig};
+use gatehouse_sandbox::{NetworkPolicy, Sandbox, SandboxConfig};
 
 use super::launcher::{CommandLauncher, LaunchSpec};
 
@@ -94,16 +95,33 @@ impl BashSandbox {
         matches!(self, Self::On { .. })
     }
 
-    /// What a sandboxed call could write, for its result: the call's
-    /// working directories plus `allowWrite`.
-    pub fn writable_roots(&self, working_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    /// What the UI is told about one call (`None`: the sandbox is off).
+    pub fn usage(
+        &self,
+        command: &str,
+        disable_requested: bool,
+        working_dirs: &[PathBuf],
+    ) -> Option<BashSandboxUse> {
         match self {
-            Self::On { launcher, .. } => working_dirs
-                .iter()
-                .chain(&launcher.sandbox().policy().writable_roots)
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
+            Self::Off => None,
+            Self::Unavailable { reason } => Some(BashSandboxUse::Unavailable {
+                reason: reason.clone(),
+            }),
+            Self::On { .. } if disable_requested => Some(BashSandboxUse::DisabledByCall),
+            Self::On { config, .. } if config.is_excluded(command) => {
+                Some(BashSandboxUse::Excluded)
+            }
+            Self::On { launcher, .. } => Some(BashSandboxUse::Sandboxed {
+                writable_roots: working_dirs
+                    .iter()
+                    .chain(&launcher.sandbox().policy().writable_roots)
+                    .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+                    .map(|p| p.display().to_string())
+                    .collect(),
+                network: match launcher.sandbox().policy().network {
+                    NetworkPolicy::Off => SandboxNetwork::Off,
+                },
+            }),
         }
     }
 }
