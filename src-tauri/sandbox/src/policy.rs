@@ -139,6 +139,11 @@ impl Mounts {
         }
         let mut mounts: Vec<Mount> = roots.iter().cloned().map(Mount::Writable).collect();
         for file in writable_files {
+            // The sandbox's own /dev has the devices (a bind of the host's
+            // would be mounted `nodev`: /dev/null would refuse writes).
+            if file.starts_with("/dev") {
+                continue;
+            }
             if let Ok(canonical) = file.canonicalize() {
                 mounts.push(Mount::Writable(canonical));
             }

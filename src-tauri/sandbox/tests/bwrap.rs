@@ -98,6 +98,40 @@ async fn sandbox_allows_writes_inside_the_working_directory() {
     );
 }
 
+/// Bash's background commands write their cwd trailer to /dev/null: the
+/// sandbox's /dev must stay usable (a bind of the host's is `nodev`).
+#[tokio::test]
+async fn dev_null_stays_writable_when_listed_as_a_writable_file() {
+    let s = scratch();
+    let args = [
+        OsStr::new("-c"),
+        OsStr::new("echo x > /dev/null && echo ok"),
+    ];
+    let dirs = [s.project.clone()];
+    let files = [PathBuf::from("/dev/null")];
+    let mut cmd = sandbox(&s.home)
+        .command(&Wrapped {
+            program: Path::new("/bin/bash"),
+            args: &args,
+            cwd: &s.project,
+            env: &[],
+            working_dirs: &dirs,
+            writable_files: &files,
+        })
+        .unwrap();
+    let out = cmd
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test]
 async fn sandbox_blocks_writes_outside_the_working_directories() {
     let s = scratch();
