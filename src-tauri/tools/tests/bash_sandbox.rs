@@ -196,6 +196,39 @@ async fn sandboxed_bash_writes_inside_and_keeps_its_working_directory() {
 }
 
 #[tokio::test]
+async fn a_background_command_runs_in_the_sandbox() {
+    let mut e = env(auto_allow(), &[], PermissionMode::BypassPermissions);
+    let target = e.outside.join("bg");
+    let command = format!(
+        "echo inside > bg.txt; echo x > {} 2>/dev/null; echo done > done.txt",
+        target.display()
+    );
+    let r = e
+        .run(
+            "b1",
+            "Bash",
+            json!({ "command": command, "run_in_background": true }),
+        )
+        .await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    for _ in 0..200 {
+        if e.project.join("done.txt").exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(e.project.join("done.txt")).unwrap(),
+        "done\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(e.project.join("bg.txt")).unwrap(),
+        "inside\n"
+    );
+    assert!(!target.exists(), "a background command escaped the sandbox");
+}
+
+#[tokio::test]
 async fn sandboxed_bash_blocks_writes_outside_protected_paths_and_the_network() {
     let mut e = env(auto_allow(), &[], PermissionMode::BypassPermissions);
     std::fs::create_dir(e.project.join(".git")).unwrap();
