@@ -19,6 +19,10 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
 ];
 
+/// Debian packages the app needs at run time: `bubblewrap`, the Bash
+/// sandbox (issue 24; the sandbox tests need it too, and fail without it).
+pub(crate) const RUN_PACKAGES: &[&str] = &["bubblewrap"];
+
 /// Debian packages the tests need: a virtual display, WebDriver and
 /// `xdotool` (real X key chords such as Shift+Tab, which WebKitWebDriver
 /// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),

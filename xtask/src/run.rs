@@ -79,6 +79,7 @@ pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<C
 pub(crate) fn run(smoke: bool) -> anyhow::Result<ExitCode> {
     let root = crate::root();
     let mut packages = deps::BUILD_PACKAGES.to_vec();
+    packages.extend(deps::RUN_PACKAGES);
     let headless = !deps::has_display();
     if headless {
         packages.extend(["xvfb", "xauth"]);

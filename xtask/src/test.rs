@@ -218,6 +218,7 @@ pub(crate) fn test(groups: &[Group], e2e_tests: &[String]) -> anyhow::Result<Exi
 
     report.step("install missing dependencies and build the UI", || {
         let mut packages = deps::BUILD_PACKAGES.to_vec();
+        packages.extend(deps::RUN_PACKAGES);
         packages.extend(deps::TEST_PACKAGES);
         deps::ensure_system_packages(&packages)?;
         run::build_ui(&root)?;

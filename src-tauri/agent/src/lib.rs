@@ -26,6 +26,7 @@ pub mod pool;
 pub mod provider;
 pub mod resume;
 pub mod retry;
+pub mod sandbox;
 pub mod skill;
 pub mod subagent;
 
@@ -33,6 +34,6 @@ pub use agent::{Agent, AgentConfig, ModeSource, Notice, NoticeSource, PromptOutc
 pub use message::{Block, Message, Role, StopReason, Usage};
 pub use pool::{
     EngineSetup, EngineShellClassifier, SessionTools, StaticAsk, builtin_pool, load_engine,
-    load_settings, session_pool, settings_layout,
+    load_settings, session_pool, session_pool_sandboxed, settings_layout,
 };
 pub use provider::{ModelRequest, Provider, ProviderError, StreamEvent};

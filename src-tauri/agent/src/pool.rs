@@ -25,6 +25,7 @@ use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
+use gatehouse_tools::bash::sandboxed::BashSandbox;
 use gatehouse_tools::bash::{BashConfig, shell_tools};
 use gatehouse_tools::talkback::ask_user_question::scripted_answers;
 use gatehouse_tools::talkback::talkback_tools;
@@ -80,9 +81,30 @@ pub fn session_pool(
     extra_builtins: Vec<Arc<dyn gatehouse_core::Tool>>,
     mcp_tools: Vec<Arc<dyn gatehouse_core::Tool>>,
 ) -> SessionTools {
+    session_pool_sandboxed(
+        session_dir,
+        emitter,
+        resolver,
+        extra_builtins,
+        mcp_tools,
+        BashSandbox::Off,
+    )
+}
+
+/// [`session_pool`] whose Bash runs commands as `sandbox` says (issue 24;
+/// see [`crate::sandbox`]).
+pub fn session_pool_sandboxed(
+    session_dir: &Path,
+    emitter: Emitter,
+    resolver: &dyn PermissionResolver,
+    extra_builtins: Vec<Arc<dyn gatehouse_core::Tool>>,
+    mcp_tools: Vec<Arc<dyn gatehouse_core::Tool>>,
+    sandbox: BashSandbox,
+) -> SessionTools {
     let tasks = TaskManager::new(session_dir.join("tasks"), emitter);
     let mut bash = BashConfig::new(session_dir.join("bash"));
     bash.classifier = Arc::new(EngineShellClassifier);
+    bash.sandbox = sandbox;
     let mut registry = Registry::new(GateContext::from_process(Vec::new()));
     // SendMessage reaches background agents, which run as tasks of the
     // same manager as Bash's.

@@ -32,6 +32,7 @@ use crate::paths::{PathForms, canonical, critical_deletion_reason, is_within, pr
 use crate::rule::{
     EDIT_TOOLS, READ_TOOLS, RuleKind, RuleParseError, Specifier, ToolMatcher, parse_rule,
 };
+use crate::sandbox::{BashSandboxRules, Placement};
 use crate::shell::readonly::{self, Classification};
 use crate::shell::{self, ShellAnalysis, SimpleCommand, is_harmless_sink, resolve_word};
 use crate::sources::{LoadedSettings, SourcedRule};
@@ -121,6 +122,8 @@ struct State {
     /// Folders decided as another (a git worktree of the project as the
     /// project): the alias's lexical and canonical forms, and the root.
     root_aliases: Vec<(PathForms, PathBuf)>,
+    /// The session's Bash sandbox when it runs (issue 24).
+    bash_sandbox: Option<BashSandboxRules>,
 }
 
 impl State {
@@ -311,6 +314,7 @@ impl PermissionEngine {
             index: RuleIndex::default(),
             with_ignored_allows: None,
             root_aliases: Vec::new(),
+            bash_sandbox: None,
         };
         state.rebuild_index();
         PermissionEngine {
@@ -329,6 +333,15 @@ impl PermissionEngine {
     /// The mode requested (before a policy's bypass restriction).
     pub fn mode(&self) -> PermissionMode {
         self.read().mode
+    }
+
+    /// Tells the engine that Bash commands run in the sandbox (set only
+    /// when it really runs): the trace gets a `sandbox` step,
+    /// `dangerouslyDisableSandbox` always asks, and with `auto_allow` a
+    /// sandboxed command that would only ask runs without asking (deny and
+    /// ask rules, protected paths and critical deletions still apply).
+    pub fn set_bash_sandbox(&self, rules: Option<BashSandboxRules>) {
+        self.write().bash_sandbox = rules;
     }
 
     /// Switches the mode (e.g. from the UI or EnterPlanMode).
@@ -618,6 +631,10 @@ struct Decider<'a> {
     q: &'a PermissionQuery<'a>,
     mode: PermissionMode,
     trace: Vec<TraceStep>,
+    /// Set once a sandboxed Bash call passed the deny/ask rules and the
+    /// safety checks under `autoAllowBashIfSandboxed`: its asks become
+    /// allows.
+    sandbox_allows_asks: bool,
 }
 
 /// The outcome of checking one piece of a call for the allow phase.
@@ -648,6 +665,7 @@ impl<'a> Decider<'a> {
             q,
             mode,
             trace,
+            sandbox_allows_asks: false,
         }
     }
 
@@ -1215,6 +1233,11 @@ impl<'a> Decider<'a> {
                 return v;
             }
         }
+        // The sandbox (issue 24): where the command runs.
+        let auto_allow = match self.sandbox_layer(command) {
+            Ok(auto_allow) => auto_allow,
+            Err(v) => return v,
+        };
         // 3: the tool's own check: the analysis and the tool's verdict.
         let (final_verdict, tool_soft, _) = self.tool_verdict_layer();
         if let Some(v) = final_verdict {
@@ -1257,6 +1280,7 @@ impl<'a> Decider<'a> {
         if let Some(decision) = self.safety_checks(protected) {
             return decision;
         }
+        self.sandbox_allows_asks = auto_allow;
         // 5: the mode.
         if self.mode == PermissionMode::BypassPermissions {
             return self
@@ -1410,7 +1434,61 @@ impl<'a> Decider<'a> {
         }
     }
 
+    /// The `sandbox` step of a Bash call: `Err` with the final verdict for
+    /// `dangerouslyDisableSandbox` (it always asks), else whether
+    /// `autoAllowBashIfSandboxed` applies to it.
+    fn sandbox_layer(&mut self, command: &str) -> Result<bool, Verdict> {
+        let Some(rules) = self.st.bash_sandbox.clone() else {
+            return Ok(false);
+        };
+        match rules.placement(command, self.q.input) {
+            Placement::DisabledByCall => {
+                let message =
+                    "the call asks to run outside the sandbox (dangerouslyDisableSandbox), which always asks"
+                        .to_owned();
+                self.trace
+                    .push(step("sandbox", TraceOutcome::Ask, message.clone()));
+                Err((
+                    PermissionBehavior::Ask,
+                    DecisionReason::ToolCheck { message },
+                ))
+            }
+            Placement::Excluded => {
+                self.trace.push(step(
+                    "sandbox",
+                    TraceOutcome::Passthrough,
+                    "one of sandbox.excludedCommands: runs outside the sandbox, decided as usual",
+                ));
+                Ok(false)
+            }
+            Placement::Sandboxed => {
+                self.trace.push(step(
+                    "sandbox",
+                    TraceOutcome::Passthrough,
+                    if rules.auto_allow {
+                        "runs in the sandbox; autoAllowBashIfSandboxed: it runs without asking unless a rule or safety check asks"
+                    } else {
+                        "runs in the sandbox"
+                    },
+                ));
+                Ok(rules.auto_allow)
+            }
+        }
+    }
+
     fn bash_ask(&mut self, reason: DecisionReason) -> Verdict {
+        if self.sandbox_allows_asks {
+            let message =
+                "runs in the sandbox and would only have asked (autoAllowBashIfSandboxed)";
+            self.trace
+                .push(step("sandbox", TraceOutcome::Allow, message));
+            return (
+                PermissionBehavior::Allow,
+                DecisionReason::ToolCheck {
+                    message: message.into(),
+                },
+            );
+        }
         let detail = match &reason {
             DecisionReason::WorkingDirectory { path } => {
                 format!("`{path}` is outside the working directories")

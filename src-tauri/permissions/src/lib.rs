@@ -30,6 +30,7 @@ pub mod lint;
 pub mod paths;
 pub mod replay;
 pub mod rule;
+pub mod sandbox;
 pub mod session;
 pub mod settings;
 pub mod shell;

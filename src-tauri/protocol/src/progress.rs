@@ -32,6 +32,11 @@ pub enum ToolProgressData {
         /// Where the command's whole output is being written.
         #[serde(default)]
         output_path: Option<String>,
+        /// Whether it runs in the sandbox (issue 24); absent when the
+        /// session's sandbox is not enabled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        sandbox: Option<BashSandboxUse>,
     },
     /// New output of a Bash command (ANSI escapes kept), at most one event
     /// per tick. Bytes dropped since the previous event (the event carries
@@ -270,4 +275,35 @@ mod tests {
             json!({"kind": "output", "text": "hi\n", "skipped_bytes": 0, "total_bytes": 3, "stream": null})
         );
     }
+}
+
+/// How one Bash command relates to the session's sandbox (issue 24).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum BashSandboxUse {
+    /// It runs inside bubblewrap.
+    Sandboxed {
+        /// What it may write (canonical folders).
+        writable_roots: Vec<String>,
+        /// Its network.
+        network: SandboxNetwork,
+    },
+    /// It runs outside: one of `sandbox.excludedCommands`.
+    Excluded,
+    /// It runs outside: the call set `dangerouslyDisableSandbox` (and the
+    /// user allowed it).
+    DisabledByCall,
+    /// The sandbox is enabled but cannot run here; it runs unconfined.
+    Unavailable {
+        /// Why, and how to fix it.
+        reason: String,
+    },
+}
+
+/// A sandboxed command's network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxNetwork {
+    /// No network at all.
+    Off,
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gatehouse_agent::provider::Provider;
 use gatehouse_agent::resume::history_from_events;
 use gatehouse_agent::{
-    Agent, AgentConfig, EngineSetup, PromptOutcome, StaticAsk, load_engine, session_pool,
+    Agent, AgentConfig, EngineSetup, PromptOutcome, StaticAsk, load_engine, session_pool_sandboxed,
 };
 use gatehouse_core::ask::AskHandler;
 use gatehouse_core::events::{Emitter, EventSink};
@@ -522,12 +522,40 @@ impl SessionHost {
             .chain(crate::subagents::worktree_tools(&worktrees))
             .chain(skill_tool.map(|t| t as Arc<dyn gatehouse_core::Tool>))
             .collect();
-        let tools = session_pool(
+        // The Bash sandbox (issue 24): off unless `sandbox.enabled`; when
+        // enabled but unable to run, the session says so once and commands
+        // ask as usual.
+        let bash_sandbox = {
+            let (config, problems) = gatehouse_agent::sandbox::load_sandbox_config(&setup);
+            warnings.extend(problems);
+            let sandbox = gatehouse_agent::sandbox::start_bash_sandbox(
+                config,
+                &self.config.home,
+                Some(&self.config.data_dir),
+                &project,
+                std::env::var_os("PATH").as_deref(),
+                &mut warnings,
+            )
+            .await;
+            match &sandbox {
+                gatehouse_tools::bash::sandboxed::BashSandbox::Unavailable { reason } => {
+                    warnings.push(gatehouse_agent::sandbox::unavailable_notice(reason));
+                }
+                gatehouse_tools::bash::sandboxed::BashSandbox::On { config, .. } => {
+                    // Only a sandbox that runs tells the engine (auto-allow).
+                    engine.set_bash_sandbox(Some(gatehouse_agent::sandbox::engine_rules(config)));
+                }
+                gatehouse_tools::bash::sandboxed::BashSandbox::Off => {}
+            }
+            sandbox
+        };
+        let tools = session_pool_sandboxed(
             &session_dir,
             emitter.clone(),
             engine.as_ref(),
             resource_tools,
             mcp_tools,
+            bash_sandbox,
         );
         if let Some(missing) = web_search_missing {
             emitter.emit(EventBody::ToolsUnavailable {

@@ -457,7 +457,7 @@ impl gatehouse_tools::bash::launcher::CommandLauncher for Wrapping {
     fn command(
         &self,
         spec: &gatehouse_tools::bash::launcher::LaunchSpec<'_>,
-    ) -> tokio::process::Command {
+    ) -> std::io::Result<tokio::process::Command> {
         self.seen
             .lock()
             .unwrap()
@@ -469,7 +469,7 @@ impl gatehouse_tools::bash::launcher::CommandLauncher for Wrapping {
             .arg(spec.script)
             .current_dir(spec.cwd)
             .envs(spec.env.iter().map(|(k, v)| (k, v)));
-        cmd
+        Ok(cmd)
     }
 }
 

@@ -99,6 +99,23 @@ matching: Array<string>,
 not_matching: Array<string>, };
 
 /**
+ * How one Bash command relates to the session's sandbox (issue 24).
+ */
+export type BashSandboxUse = { "state": "sandboxed", 
+/**
+ * What it may write (canonical folders).
+ */
+writable_roots: Array<string>, 
+/**
+ * Its network.
+ */
+network: SandboxNetwork, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
+/**
+ * Why, and how to fix it.
+ */
+reason: string, };
+
+/**
  * How many calls went from one decision to another.
  */
 export type ChangeCount = { 
@@ -2719,6 +2736,11 @@ problems: Array<RuleProblem>,
 can_undo: boolean, };
 
 /**
+ * A sandboxed command's network.
+ */
+export type SandboxNetwork = "off";
+
+/**
  * Arguments of `save_hook_edit`.
  */
 export type SaveHookEditArgs = { 
@@ -3637,7 +3659,12 @@ description: string | null,
 /**
  * Where the command's whole output is being written.
  */
-output_path: string | null, } | { "kind": "output", 
+output_path: string | null, 
+/**
+ * Whether it runs in the sandbox (issue 24); absent when the
+ * session's sandbox is not enabled.
+ */
+sandbox?: BashSandboxUse, } | { "kind": "output", 
 /**
  * The new text.
  */

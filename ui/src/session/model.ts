@@ -30,6 +30,7 @@
 // 1 glob".
 
 import type {
+  BashSandboxUse,
   ContentBlock,
   ContextSource,
   DecisionReason,
@@ -134,6 +135,8 @@ export interface BashStart {
   pid: number | null;
   outputPath: string | null;
   description: string | null;
+  /** Whether it ran in the sandbox (absent: the session's sandbox is off). */
+  sandbox?: BashSandboxUse | null;
 }
 
 /** The result the model got. */
@@ -898,6 +901,7 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
           pid: data.pid,
           outputPath: data.output_path,
           description: data.description,
+          sandbox: data.sandbox ?? null,
         },
       };
     case "output":

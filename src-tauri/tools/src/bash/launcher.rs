@@ -2,8 +2,8 @@
 //!
 //! Every Bash command and background task is started from a
 //! [`LaunchSpec`] by a [`CommandLauncher`]. The default, [`PlainLauncher`],
-//! runs `<shell> -c <script>` directly. A sandboxing launcher (bubblewrap,
-//! Landlock) implements the same trait: it receives the same spec —
+//! runs `<shell> -c <script>` directly; [`super::sandboxed::SandboxLauncher`]
+//! runs it inside bubblewrap. A sandboxing launcher implements the same trait: it receives the same spec —
 //! including the working directories the command may write to — and
 //! returns a command that wraps the shell (e.g. `bwrap --ro-bind / / --bind
 //! <root> <root> … -- <shell> -c <script>`). Whatever the launcher
@@ -26,14 +26,18 @@ pub struct LaunchSpec<'a> {
     pub env: &'a [(String, String)],
     /// The working directories (for a sandbox: the writable roots).
     pub working_dirs: &'a [PathBuf],
+    /// Files outside them the wrapper writes (the working-directory
+    /// trailer), which a sandbox must leave writable.
+    pub writable_files: &'a [PathBuf],
 }
 
 /// Builds the process for a [`LaunchSpec`]. Implement this to sandbox
 /// shell commands.
 pub trait CommandLauncher: Send + Sync + std::fmt::Debug {
     /// The command to spawn. Must not set stdio or the process group (the
-    /// caller does).
-    fn command(&self, spec: &LaunchSpec<'_>) -> tokio::process::Command;
+    /// caller does). An error (a sandbox that cannot confine this call)
+    /// fails the call; nothing runs.
+    fn command(&self, spec: &LaunchSpec<'_>) -> std::io::Result<tokio::process::Command>;
 }
 
 /// Runs the shell directly, unsandboxed.
@@ -41,11 +45,11 @@ pub trait CommandLauncher: Send + Sync + std::fmt::Debug {
 pub struct PlainLauncher;
 
 impl CommandLauncher for PlainLauncher {
-    fn command(&self, spec: &LaunchSpec<'_>) -> tokio::process::Command {
+    fn command(&self, spec: &LaunchSpec<'_>) -> std::io::Result<tokio::process::Command> {
         let mut cmd = tokio::process::Command::new(spec.shell);
         cmd.arg("-c").arg(spec.script).current_dir(spec.cwd);
         cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
-        cmd
+        Ok(cmd)
     }
 }
 

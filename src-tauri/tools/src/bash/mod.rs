@@ -7,6 +7,7 @@
 //! |---|---|
 //! | [`classifier`] | the seam to the permission engine's shell analysis |
 //! | [`launcher`] | the user's shell, and the sandbox seam |
+//! | [`sandboxed`] | the bubblewrap sandbox behind the seam, per session |
 //! | [`process`] | spawning in a process group, reading output, ending the group |
 //! | [`output`] | output on disk, coalesced progress, the model's head/tail view |
 //! | [`cwd`] | the persistent working directory |
@@ -26,6 +27,7 @@ pub mod cwd;
 pub mod launcher;
 pub mod output;
 pub mod process;
+pub mod sandboxed;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,6 +49,7 @@ use self::cwd::{COMMAND_VAR, CWD_FILE_VAR, ShellDirs, WRAPPER, working_dirs};
 use self::launcher::{CommandLauncher, LaunchSpec, PlainLauncher, user_shell};
 use self::output::{OutputRecorder, ProgressCoalescer};
 use self::process::{OutputHandler, RunEnd, StopCause, Termination};
+use self::sandboxed::BashSandbox;
 use crate::tasks::{TaskManager, TaskOutputTool, TaskStopTool};
 
 /// The tool's name.
@@ -81,8 +84,10 @@ pub struct BashConfig {
     pub tail_bytes: usize,
     /// Shell analysis (from the permission engine).
     pub classifier: Arc<dyn CommandClassifier>,
-    /// Builds the shell process (the sandbox seam).
+    /// Builds the shell process when the sandbox does not apply.
     pub launcher: Arc<dyn CommandLauncher>,
+    /// The session's sandbox (issue 24); off by default.
+    pub sandbox: BashSandbox,
 }
 
 impl BashConfig {
@@ -98,6 +103,7 @@ impl BashConfig {
             tail_bytes: DEFAULT_TAIL_BYTES,
             classifier: Arc::new(FailClosedClassifier),
             launcher: Arc::new(PlainLauncher),
+            sandbox: BashSandbox::Off,
         }
     }
 }
@@ -129,6 +135,10 @@ pub struct BashInput {
     /// read its output with TaskOutput and stop it with TaskStop.
     #[serde(default)]
     pub run_in_background: bool,
+    /// Run this command outside the sandbox (only when the sandbox is on;
+    /// the user is always asked).
+    #[serde(default, rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: bool,
 }
 
 /// How a foreground command ended.
@@ -337,6 +347,12 @@ impl TypedTool for BashTool {
         input: &BashInput,
         _ctx: &ToolUseContext,
     ) -> ToolPermissionVerdict {
+        if input.dangerously_disable_sandbox && self.config.sandbox.is_on() {
+            return ToolPermissionVerdict::Ask {
+                reason: "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
+                    .into(),
+            };
+        }
         self.config.classifier.check(&input.command)
     }
 
@@ -386,13 +402,7 @@ impl TypedTool for BashTool {
             .prefix("gatehouse-cwd-")
             .tempfile()
             .map_err(|e| ToolError::io("could not create the working-directory trailer file", e))?;
-        let cmd = self.launch(
-            &shell,
-            &input.command,
-            &trailer.path().display().to_string(),
-            &start.dir,
-            &roots,
-        );
+        let cmd = self.launch(&input, &shell, trailer.path(), &start.dir, &roots)?;
         let spawned = process::spawn(cmd)
             .map_err(|e| ToolError::io(format!("could not start {}", shell.display()), e))?;
         let output_path = self
@@ -404,6 +414,11 @@ impl TypedTool for BashTool {
             cwd: Some(start.dir.display().to_string()),
             description: input.description.clone(),
             output_path: Some(output_path.display().to_string()),
+            sandbox: self.config.sandbox.usage(
+                &input.command,
+                input.dangerously_disable_sandbox,
+                &roots,
+            ),
         });
         let mut notice = DropNotice {
             progress: cx.progress.clone(),
@@ -480,27 +495,45 @@ impl TypedTool for BashTool {
 }
 
 impl BashTool {
-    /// The shell process for `command`, through the launcher (the sandbox
-    /// seam); the final cwd is written to `cwd_file`.
+    /// The shell process for `input`, through the sandbox when it applies,
+    /// else the launcher; the final cwd is written to `cwd_file`.
     fn launch(
         &self,
+        input: &BashInput,
         shell: &Path,
-        command: &str,
-        cwd_file: &str,
+        cwd_file: &Path,
         dir: &Path,
         roots: &[PathBuf],
-    ) -> tokio::process::Command {
+    ) -> Result<tokio::process::Command, ToolError> {
         let env = [
-            (COMMAND_VAR.to_owned(), command.to_owned()),
-            (CWD_FILE_VAR.to_owned(), cwd_file.to_owned()),
+            (COMMAND_VAR.to_owned(), input.command.clone()),
+            (CWD_FILE_VAR.to_owned(), cwd_file.display().to_string()),
         ];
-        self.config.launcher.command(&LaunchSpec {
+        let files = [cwd_file.to_path_buf()];
+        let spec = LaunchSpec {
             shell,
             script: WRAPPER,
             cwd: dir,
             env: &env,
             working_dirs: roots,
-        })
+            writable_files: &files,
+        };
+        match self
+            .config
+            .sandbox
+            .launcher_for(&input.command, input.dangerously_disable_sandbox)
+        {
+            Some(sandbox) => sandbox.command(&spec).map_err(|e| {
+                ToolError::failed(format!(
+                    "The command was not run: the sandbox cannot confine it: {e}"
+                ))
+            }),
+            None => self
+                .config
+                .launcher
+                .command(&spec)
+                .map_err(|e| ToolError::io(format!("could not prepare {}", shell.display()), e)),
+        }
     }
 
     /// `run_in_background`: starts a task and answers with its id at once.
@@ -514,7 +547,7 @@ impl BashTool {
         roots: &[PathBuf],
         mut notes: Vec<String>,
     ) -> Result<ToolResult<BashOutput>, ToolError> {
-        let cmd = self.launch(shell, &input.command, "/dev/null", &dir, roots);
+        let cmd = self.launch(input, shell, Path::new("/dev/null"), &dir, roots)?;
         let info = self
             .tasks
             .start(

@@ -2,6 +2,8 @@ import { memo, useLayoutEffect, useRef, useState } from "react";
 
 import { AnsiLines } from "../ansi";
 
+import { BashSandbox } from "./BashSandbox";
+
 import { field, formatBytes, formatDuration } from "../format";
 import { highlight } from "../highlight";
 import { isFinished, outputText, resultText, type StreamedOutput, type ToolCall } from "../model";
@@ -128,6 +130,7 @@ export const BashView = memo(function BashView({ call }: { call: ToolCall }) {
         <code dangerouslySetInnerHTML={{ __html: highlight(command, "bash") }} />
       </pre>
       {call.status !== "denied" && call.status !== "queued" && <Output call={call} />}
+      <BashSandbox use={call.bash?.sandbox} />
       {call.taskId && <div className="muted small">Background task {call.taskId}</div>}
       {exit ? (
         <div className={`bash-exit ${exit.ok ? "ok" : "bad"}`} data-testid="bash-exit">

@@ -1,0 +1,138 @@
+//! The session's sandbox from its settings files (issue 24): shapes,
+//! trust, and the unavailable path when bwrap is not on `PATH`.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+
+use gatehouse_agent::EngineSetup;
+use gatehouse_agent::sandbox::{load_sandbox_config, start_bash_sandbox, unavailable_notice};
+use gatehouse_tools::bash::sandboxed::BashSandbox;
+
+fn setup(project: &Path, home: &Path, trusted: bool) -> EngineSetup {
+    EngineSetup {
+        project: project.to_path_buf(),
+        home: home.to_path_buf(),
+        mode: None,
+        trust_project: trusted,
+        settings_files: Vec::new(),
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_setting_of_the_wrong_shape_names_the_file_and_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    let user = home.join(".claude/settings.json");
+    write(
+        &user,
+        r#"{"sandbox": {"enabled": true, "excludedCommands": "docker"}}"#,
+    );
+    let (config, problems) = load_sandbox_config(&setup(&project, &home, true));
+    assert_eq!(
+        problems,
+        vec![format!(
+            "{}: `sandbox.excludedCommands` must be an array of strings",
+            user.display()
+        )]
+    );
+    // That file's sandbox key is left out; nothing else enabled it.
+    assert!(!config.enabled);
+}
+
+#[test]
+fn an_untrusted_project_turns_the_sandbox_on_but_cannot_auto_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    write(
+        &project.join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true, "excludedCommands": ["curl"]}}"#,
+    );
+    let (config, problems) = load_sandbox_config(&setup(&project, &home, false));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(config.enabled && !config.auto_allow);
+    assert!(config.excluded_commands.is_empty());
+    let (config, _) = load_sandbox_config(&setup(&project, &home, true));
+    assert!(config.enabled && config.auto_allow);
+    assert_eq!(config.excluded_commands, vec!["curl".to_owned()]);
+}
+
+#[tokio::test]
+async fn without_bwrap_on_path_the_sandbox_is_unavailable_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#,
+    );
+    std::fs::create_dir_all(&project).unwrap();
+    let (config, _) = load_sandbox_config(&setup(&project, &home, true));
+    let empty = dir.path().join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let mut problems = Vec::new();
+    let sandbox = start_bash_sandbox(
+        config.clone(),
+        &home,
+        None,
+        &project,
+        Some(empty.as_os_str()),
+        &mut problems,
+    )
+    .await;
+    let BashSandbox::Unavailable { reason } = &sandbox else {
+        panic!("expected unavailable, got {sandbox:?}");
+    };
+    let notice = unavailable_notice(reason);
+    assert!(notice.starts_with("sandbox unavailable: bwrap"), "{notice}");
+    assert!(notice.ends_with("; commands ask as usual"), "{notice}");
+    // No launcher: Bash runs every command plainly, so the session never
+    // tells the engine to auto-allow (see session host).
+    assert!(!sandbox.is_on());
+
+    // With the real bwrap it runs (CI installs bubblewrap).
+    let sandbox = start_bash_sandbox(
+        config,
+        &home,
+        None,
+        &project,
+        std::env::var_os("PATH").as_deref(),
+        &mut problems,
+    )
+    .await;
+    assert!(
+        sandbox.is_on(),
+        "this test needs bubblewrap (apt-get install bubblewrap): {sandbox:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_allow_write_root_that_does_not_exist_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    std::fs::create_dir_all(&project).unwrap();
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/nope"]}}}"#,
+    );
+    let (config, _) = load_sandbox_config(&setup(&project, &home, true));
+    let mut problems = Vec::new();
+    let _ = start_bash_sandbox(
+        config,
+        &home,
+        None,
+        &project,
+        std::env::var_os("PATH").as_deref(),
+        &mut problems,
+    )
+    .await;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("`sandbox.filesystem.allowWrite`"),
+        "{problems:?}"
+    );
+    assert!(problems[0].contains("nope"), "{problems:?}");
+}

@@ -1,0 +1,123 @@
+//! The sandbox's cost (issue 24 item 7): the median added time of a
+//! sandboxed `true` over a plain `bash -c true`, and the throughput of
+//! `yes | head -c 200000000` read through a pipe, sandboxed vs plain.
+//!
+//! `cargo xtask bench sandbox`, or
+//! `cargo run --release -p gatehouse-sandbox --example sandbox_bench [-- BYTES]`.
+//! Exits with status 1 when a target is missed (≤ 10 ms added per
+//! command, ≤ 1.1× on throughput).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use gatehouse_sandbox::launch::Wrapped;
+use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
+use tokio::io::AsyncReadExt;
+
+/// Commands timed for the per-command cost (odd, for a median).
+const STARTS: usize = 101;
+/// Throughput runs per side; the best is kept.
+const RUNS: usize = 3;
+
+fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::process::Command {
+    let args = [OsStr::new("-c"), OsStr::new(script)];
+    let mut cmd = match sandbox {
+        Some(s) => s
+            .command(&Wrapped {
+                program: Path::new("/bin/bash"),
+                args: &args,
+                cwd: dir,
+                env: &[],
+                working_dirs: &[dir.to_path_buf()],
+                writable_files: &[],
+            })
+            .unwrap(),
+        None => {
+            let mut c = tokio::process::Command::new("/bin/bash");
+            c.args(args).current_dir(dir);
+            c
+        }
+    };
+    cmd.stdin(Stdio::null()).stderr(Stdio::null());
+    cmd
+}
+
+/// Runs `script` and reads its stdout to the end: elapsed time, bytes.
+async fn timed(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> (Duration, u64) {
+    let start = Instant::now();
+    let mut cmd = command(sandbox, dir, script);
+    cmd.stdout(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    let mut out = child.stdout.take().unwrap();
+    let mut buf = vec![0_u8; 1 << 20];
+    let mut total = 0_u64;
+    loop {
+        let n = out.read(&mut buf).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+    }
+    assert!(child.wait().await.unwrap().success(), "{script} failed");
+    (start.elapsed(), total)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let bytes: u64 = std::env::args()
+        .nth(1)
+        .map_or(200_000_000, |a| a.parse().expect("BYTES must be a number"));
+    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
+        .unwrap_or_else(|e| panic!("the sandbox bench needs bubblewrap: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let dir: PathBuf = dir.path().canonicalize().unwrap();
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/root"), PathBuf::from);
+    let sandbox = Sandbox::new(bwrap, SandboxPolicy::new(&home, None)).unwrap();
+
+    let mut plain = Vec::new();
+    let mut boxed = Vec::new();
+    for _ in 0..STARTS {
+        plain.push(timed(None, &dir, "true").await.0);
+        boxed.push(timed(Some(&sandbox), &dir, "true").await.0);
+    }
+    let (plain, boxed) = (median(plain), median(boxed));
+    let added = boxed.saturating_sub(plain);
+
+    let script = format!("yes | head -c {bytes}");
+    let mut plain_best = Duration::MAX;
+    let mut boxed_best = Duration::MAX;
+    for _ in 0..RUNS {
+        let (t, n) = timed(None, &dir, &script).await;
+        assert_eq!(n, bytes);
+        plain_best = plain_best.min(t);
+        let (t, n) = timed(Some(&sandbox), &dir, &script).await;
+        assert_eq!(n, bytes);
+        boxed_best = boxed_best.min(t);
+    }
+    let ratio = boxed_best.as_secs_f64() / plain_best.as_secs_f64();
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "sandbox: `true` median {:.2} ms plain, {:.2} ms sandboxed: +{:.2} ms per command (target ≤ 10 ms)",
+        plain.as_secs_f64() * 1e3,
+        boxed.as_secs_f64() * 1e3,
+        added.as_secs_f64() * 1e3
+    );
+    println!(
+        "sandbox: {mb:.0} MB of `yes | head -c`: plain {:.0} MB/s, sandboxed {:.0} MB/s: {ratio:.3}× (target ≤ 1.1×)",
+        mb / plain_best.as_secs_f64(),
+        mb / boxed_best.as_secs_f64()
+    );
+    if added > Duration::from_millis(10) || ratio > 1.1 {
+        eprintln!("sandbox: a target was missed");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,53 @@
+//! Gatehouse's Bash sandbox (issue 24): shell commands run inside
+//! bubblewrap (`bwrap`) with the root file system read-only, only the
+//! working directories writable (minus the protected paths inside them),
+//! home-directory secrets hidden, a private `/tmp`, their own PID and
+//! network namespaces, no capabilities, `NO_NEW_PRIVS` and a seccomp filter.
+//!
+//! Kept apart from the tools (as Codex keeps its sandbox apart) so it has no
+//! Tauri, tool or permission dependency and can be read on its own:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`policy`] | what is writable, read-only and hidden; the bwrap arguments |
+//! | [`seccomp`] | the seccomp filter (sockets, ptrace, keyrings) as BPF bytes |
+//! | [`launch`] | finding bwrap, the availability probe, building the command |
+//! | [`settings`] | Claude Code's `sandbox` settings, read and merged |
+//!
+//! What the sandbox does not protect against is written down in the
+//! README ("What the sandbox does not protect against") and NOTES.md.
+
+pub mod launch;
+pub mod policy;
+pub mod seccomp;
+pub mod settings;
+
+pub use launch::{Bwrap, Sandbox, Unavailable, find_bwrap, probe};
+pub use policy::{NetworkPolicy, SandboxPolicy};
+pub use settings::{SandboxConfig, SandboxSettings, SettingsLayer, SettingsShapeError};
+
+/// Why a sandboxed command could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// A writable root (a working directory or `sandbox.filesystem.allowWrite`)
+    /// does not exist or cannot be resolved.
+    #[error("the writable root {path} cannot be used: {source}")]
+    Root {
+        /// The root as given.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A protected name (`.git`, `.claude`, …) in a writable root is a
+    /// symlink, which a mount cannot keep from being replaced.
+    #[error(
+        "{0} is a symlink: the sandbox can keep what it points to read-only but not the link itself, so it refuses to run commands here (replace the link with the folder itself, or add the command to sandbox.excludedCommands)"
+    )]
+    SymlinkedProtected(std::path::PathBuf),
+    /// The seccomp filter could not be compiled for this machine.
+    #[error("the seccomp filter cannot be built: {0}")]
+    Seccomp(String),
+    /// Passing the filter to bwrap failed (pipe, write, fd mapping).
+    #[error("the seccomp filter cannot be handed to bwrap: {0}")]
+    FilterFd(String),
+}

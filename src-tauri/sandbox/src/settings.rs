@@ -1,0 +1,303 @@
+//! Claude Code's `sandbox` settings key, read from each settings file and
+//! merged.
+//!
+//! Read: `sandbox.enabled`, `sandbox.autoAllowBashIfSandboxed`,
+//! `sandbox.excludedCommands`, `sandbox.filesystem.allowWrite` and
+//! `sandbox.filesystem.denyRead`. Other keys under `sandbox` are left alone
+//! (the network stays off whatever they say).
+//!
+//! Merging follows the sources' precedence (highest first), except that
+//! nothing loosens what the managed policy tightens, and a project the user
+//! has not trusted may only tighten: it can turn the sandbox on and hide
+//! paths, never turn it off, auto-allow, exclude commands or add writable
+//! roots.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// A `sandbox` key of the wrong shape: which setting and what it must be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{setting}` {expected}")]
+pub struct SettingsShapeError {
+    /// The setting's dotted name (`sandbox.filesystem.allowWrite`).
+    pub setting: String,
+    /// What it must be.
+    pub expected: String,
+}
+
+/// The `sandbox` key of one settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// `sandbox.enabled`.
+    pub enabled: Option<bool>,
+    /// `sandbox.autoAllowBashIfSandboxed`.
+    pub auto_allow: Option<bool>,
+    /// `sandbox.excludedCommands`.
+    pub excluded_commands: Vec<String>,
+    /// `sandbox.filesystem.allowWrite`, as written.
+    pub allow_write: Vec<String>,
+    /// `sandbox.filesystem.denyRead`, as written.
+    pub deny_read: Vec<String>,
+}
+
+impl SandboxSettings {
+    /// Reads the `sandbox` key of a whole settings document (`None` when
+    /// it has none).
+    pub fn from_document(doc: &Value) -> Result<Option<Self>, SettingsShapeError> {
+        match doc.get("sandbox") {
+            None => Ok(None),
+            Some(v) => Self::from_value(v).map(Some),
+        }
+    }
+
+    /// Reads a `sandbox` value.
+    pub fn from_value(value: &Value) -> Result<Self, SettingsShapeError> {
+        let Value::Object(map) = value else {
+            return Err(shape("sandbox", "must be an object"));
+        };
+        let mut out = Self {
+            enabled: bool_at(map.get("enabled"), "sandbox.enabled")?,
+            auto_allow: bool_at(
+                map.get("autoAllowBashIfSandboxed"),
+                "sandbox.autoAllowBashIfSandboxed",
+            )?,
+            excluded_commands: strings_at(map.get("excludedCommands"), "sandbox.excludedCommands")?,
+            ..Self::default()
+        };
+        match map.get("filesystem") {
+            None => {}
+            Some(Value::Object(fs)) => {
+                out.allow_write =
+                    strings_at(fs.get("allowWrite"), "sandbox.filesystem.allowWrite")?;
+                out.deny_read = strings_at(fs.get("denyRead"), "sandbox.filesystem.denyRead")?;
+            }
+            Some(_) => return Err(shape("sandbox.filesystem", "must be an object")),
+        }
+        Ok(out)
+    }
+}
+
+fn shape(setting: &str, expected: &str) -> SettingsShapeError {
+    SettingsShapeError {
+        setting: setting.into(),
+        expected: expected.into(),
+    }
+}
+
+fn bool_at(v: Option<&Value>, setting: &str) -> Result<Option<bool>, SettingsShapeError> {
+    match v {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(shape(setting, "must be true or false")),
+    }
+}
+
+fn strings_at(v: Option<&Value>, setting: &str) -> Result<Vec<String>, SettingsShapeError> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| shape(setting, "must be an array of strings")),
+        Some(_) => Err(shape(setting, "must be an array of strings")),
+    }
+}
+
+/// Where a settings file's `sandbox` key came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsLayer {
+    /// The managed policy: what it turns on cannot be turned off.
+    Managed,
+    /// A file the user stands behind (user settings, command-line files, a
+    /// trusted project's files).
+    Trusted,
+    /// A project's files before the user trusts it: may only tighten.
+    Untrusted,
+}
+
+/// The merged sandbox configuration of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// Commands run in the sandbox.
+    pub enabled: bool,
+    /// The managed policy turned it on (nothing may turn it off).
+    pub forced: bool,
+    /// Sandboxed commands that would only ask run without asking.
+    pub auto_allow: bool,
+    /// Commands run outside the sandbox (the normal permission flow):
+    /// a command matches an entry equal to it or starting with the entry
+    /// and a space (`docker` matches `docker ps`).
+    pub excluded_commands: Vec<String>,
+    /// Extra writable roots, resolved.
+    pub allow_write: Vec<PathBuf>,
+    /// Extra hidden paths, resolved.
+    pub deny_read: Vec<PathBuf>,
+}
+
+impl SandboxConfig {
+    /// Merges `layers`, highest precedence first. Relative paths are taken
+    /// from `project`, `~/` from `home`.
+    pub fn merge(layers: &[(SettingsLayer, SandboxSettings)], project: &Path, home: &Path) -> Self {
+        let mut out = Self::default();
+        let mut enabled: Option<bool> = None;
+        let mut auto_allow: Option<bool> = None;
+        let mut project_on = false;
+        for (layer, s) in layers {
+            match layer {
+                SettingsLayer::Managed => {
+                    if s.enabled == Some(true) {
+                        out.forced = true;
+                    }
+                    enabled = enabled.or(s.enabled);
+                    auto_allow = auto_allow.or(s.auto_allow);
+                }
+                SettingsLayer::Trusted => {
+                    enabled = enabled.or(s.enabled);
+                    auto_allow = auto_allow.or(s.auto_allow);
+                }
+                SettingsLayer::Untrusted => {
+                    project_on |= s.enabled == Some(true);
+                }
+            }
+            if *layer != SettingsLayer::Untrusted {
+                out.excluded_commands
+                    .extend(s.excluded_commands.iter().cloned());
+                out.allow_write
+                    .extend(s.allow_write.iter().map(|p| resolve(p, project, home)));
+            }
+            out.deny_read
+                .extend(s.deny_read.iter().map(|p| resolve(p, project, home)));
+        }
+        out.enabled = out.forced || project_on || enabled.unwrap_or(false);
+        out.auto_allow = auto_allow.unwrap_or(false);
+        out
+    }
+
+    /// Whether `command` is one of `excludedCommands`.
+    pub fn is_excluded(&self, command: &str) -> bool {
+        let command = command.trim();
+        self.excluded_commands.iter().any(|e| {
+            let e = e.trim().trim_end_matches(":*").trim_end_matches('*').trim();
+            !e.is_empty()
+                && (command == e
+                    || command
+                        .strip_prefix(e)
+                        .is_some_and(|rest| rest.starts_with(' ')))
+        })
+    }
+}
+
+fn resolve(path: &str, project: &Path, home: &Path) -> PathBuf {
+    if path == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        project.join(path)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn wrong_shapes_name_the_setting() {
+        let cases = [
+            (json!({"sandbox": true}), "`sandbox` must be an object"),
+            (
+                json!({"sandbox": {"enabled": "yes"}}),
+                "`sandbox.enabled` must be true or false",
+            ),
+            (
+                json!({"sandbox": {"excludedCommands": "docker"}}),
+                "`sandbox.excludedCommands` must be an array of strings",
+            ),
+            (
+                json!({"sandbox": {"filesystem": {"allowWrite": [1]}}}),
+                "`sandbox.filesystem.allowWrite` must be an array of strings",
+            ),
+        ];
+        for (doc, message) in cases {
+            let err = SandboxSettings::from_document(&doc).unwrap_err();
+            assert_eq!(err.to_string(), message);
+        }
+        assert_eq!(SandboxSettings::from_document(&json!({})).unwrap(), None);
+    }
+
+    #[test]
+    fn an_untrusted_project_only_tightens() {
+        let project = SandboxSettings {
+            enabled: Some(true),
+            auto_allow: Some(true),
+            excluded_commands: vec!["curl".into()],
+            allow_write: vec!["/".into()],
+            deny_read: vec!["secrets".into()],
+        };
+        let user = SandboxSettings {
+            enabled: Some(false),
+            ..SandboxSettings::default()
+        };
+        let c = SandboxConfig::merge(
+            &[
+                (SettingsLayer::Untrusted, project),
+                (SettingsLayer::Trusted, user),
+            ],
+            Path::new("/p"),
+            Path::new("/h"),
+        );
+        assert!(c.enabled);
+        assert!(!c.auto_allow);
+        assert!(c.excluded_commands.is_empty() && c.allow_write.is_empty());
+        assert_eq!(c.deny_read, vec![PathBuf::from("/p/secrets")]);
+    }
+
+    #[test]
+    fn precedence_and_the_managed_policy() {
+        let on = SandboxSettings {
+            enabled: Some(true),
+            ..SandboxSettings::default()
+        };
+        let off = SandboxSettings {
+            enabled: Some(false),
+            ..SandboxSettings::default()
+        };
+        let p = Path::new("/p");
+        let h = Path::new("/h");
+        // Local (first) beats user.
+        let c = SandboxConfig::merge(
+            &[
+                (SettingsLayer::Trusted, off.clone()),
+                (SettingsLayer::Trusted, on.clone()),
+            ],
+            p,
+            h,
+        );
+        assert!(!c.enabled);
+        let c = SandboxConfig::merge(
+            &[(SettingsLayer::Managed, on), (SettingsLayer::Trusted, off)],
+            p,
+            h,
+        );
+        assert!(c.enabled && c.forced);
+        assert!(!SandboxConfig::merge(&[], p, h).enabled);
+    }
+
+    #[test]
+    fn excluded_commands_match_whole_words() {
+        let c = SandboxConfig {
+            excluded_commands: vec!["docker".into(), "git push:*".into()],
+            ..SandboxConfig::default()
+        };
+        assert!(c.is_excluded("docker ps"));
+        assert!(c.is_excluded("docker"));
+        assert!(c.is_excluded("git push origin"));
+        assert!(!c.is_excluded("dockerd"));
+        assert!(!c.is_excluded("git pull"));
+    }
+}

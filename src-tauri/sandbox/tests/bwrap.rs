@@ -1,0 +1,320 @@
+//! The sandbox with the real bwrap, in the style of Codex's
+//! `sandbox_blocks_*` tests: every test runs a real shell inside a real
+//! bubblewrap sandbox and checks what the host sees afterwards. Without
+//! bwrap they fail, saying what to install (CI installs it).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use gatehouse_sandbox::launch::Wrapped;
+use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap, probe};
+
+/// A scratch folder on the host file system (not under `/tmp`, which is
+/// private inside the sandbox, so a write there would prove nothing).
+struct Scratch {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    outside: PathBuf,
+}
+
+fn scratch() -> Scratch {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (home, project, outside) = (
+        base.join("home"),
+        base.join("project"),
+        base.join("outside"),
+    );
+    for d in [&home, &project, &outside] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    Scratch {
+        _dir: dir,
+        home,
+        project,
+        outside,
+    }
+}
+
+fn sandbox(home: &Path) -> Sandbox {
+    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
+        .unwrap_or_else(|e| panic!("this test needs bubblewrap: {e}"));
+    Sandbox::new(bwrap, SandboxPolicy::new(home, None)).unwrap()
+}
+
+/// The command running `script` with bash inside the sandbox (cwd and
+/// only root: `project`).
+fn command(
+    sandbox: &Sandbox,
+    project: &Path,
+    script: &str,
+) -> Result<tokio::process::Command, gatehouse_sandbox::SandboxError> {
+    let args = [OsStr::new("-c"), OsStr::new(script)];
+    let dirs = [project.to_path_buf()];
+    sandbox.command(&Wrapped {
+        program: Path::new("/bin/bash"),
+        args: &args,
+        cwd: project,
+        env: &[],
+        working_dirs: &dirs,
+        writable_files: &[],
+    })
+}
+
+/// Runs `script` (see [`command`]): exit code and merged output.
+async fn run(sandbox: &Sandbox, project: &Path, script: &str) -> (i32, String) {
+    let mut cmd = command(sandbox, project, script).unwrap();
+    cmd.stdin(std::process::Stdio::null());
+    let out = cmd.output().await.unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[tokio::test]
+async fn the_probe_passes_where_bwrap_works() {
+    let s = scratch();
+    probe(&sandbox(&s.home), &s.project).await.unwrap();
+}
+
+#[tokio::test]
+async fn sandbox_allows_writes_inside_the_working_directory() {
+    let s = scratch();
+    let (code, out) = run(
+        &sandbox(&s.home),
+        &s.project,
+        "echo hi > made.txt && cat made.txt",
+    )
+    .await;
+    assert_eq!((code, out.trim()), (0, "hi"));
+    assert_eq!(
+        std::fs::read_to_string(s.project.join("made.txt")).unwrap(),
+        "hi\n"
+    );
+}
+
+/// Bash's background commands write their cwd trailer to /dev/null: the
+/// sandbox's /dev must stay usable (a bind of the host's is `nodev`).
+#[tokio::test]
+async fn dev_null_stays_writable_when_listed_as_a_writable_file() {
+    let s = scratch();
+    let args = [
+        OsStr::new("-c"),
+        OsStr::new("echo x > /dev/null && echo ok"),
+    ];
+    let dirs = [s.project.clone()];
+    let files = [PathBuf::from("/dev/null")];
+    let mut cmd = sandbox(&s.home)
+        .command(&Wrapped {
+            program: Path::new("/bin/bash"),
+            args: &args,
+            cwd: &s.project,
+            env: &[],
+            working_dirs: &dirs,
+            writable_files: &files,
+        })
+        .unwrap();
+    let out = cmd
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn sandbox_blocks_writes_outside_the_working_directories() {
+    let s = scratch();
+    let target = s.outside.join("escaped.txt");
+    let script = format!("echo x > '{}'", target.display());
+    let (code, out) = run(&sandbox(&s.home), &s.project, &script).await;
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("Read-only file system"), "{out}");
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn sandbox_blocks_writes_to_protected_paths() {
+    let s = scratch();
+    let git = s.project.join(".git");
+    std::fs::create_dir(&git).unwrap();
+    std::fs::write(git.join("config"), "[core]\n").unwrap();
+    // A missing `.mcp.json` cannot be mounted over (see NOTES.md); an
+    // existing one stays as it is.
+    std::fs::write(s.project.join(".mcp.json"), "{}").unwrap();
+    let sb = sandbox(&s.home);
+    for script in [
+        "echo '[core] fsmonitor = evil' >> .git/config",
+        "mkdir -p .claude && echo '{}' > .claude/settings.json",
+        "echo '{}' > .mcp.json",
+        "mkdir .gatehouse/x",
+        "rm -rf .git",
+    ] {
+        let (code, out) = run(&sb, &s.project, script).await;
+        assert_ne!(code, 0, "{script} succeeded: {out}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(git.join("config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!s.project.join(".claude/settings.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(s.project.join(".mcp.json")).unwrap(),
+        "{}"
+    );
+}
+
+#[tokio::test]
+async fn sandbox_blocks_writes_through_a_git_symlink() {
+    let s = scratch();
+    // `.git` replaced by a symlink to a git directory inside the root: the
+    // link itself could be swapped by the command, so nothing is run.
+    let real = s.project.join("realgit");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(real.join("config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink("realgit", s.project.join(".git")).unwrap();
+    let err = command(&sandbox(&s.home), &s.project, "echo evil >> .git/config").unwrap_err();
+    assert!(err.to_string().contains(".git is a symlink"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(real.join("config")).unwrap(),
+        "[core]\n"
+    );
+}
+
+#[tokio::test]
+async fn sandbox_blocks_reading_home_secrets() {
+    let s = scratch();
+    let ssh = s.home.join(".ssh");
+    std::fs::create_dir(&ssh).unwrap();
+    std::fs::write(ssh.join("id_ed25519"), "PRIVATE KEY").unwrap();
+    let script = format!(
+        "cat '{}'/.ssh/id_ed25519; ls -A '{}'/.ssh",
+        s.home.display(),
+        s.home.display()
+    );
+    let (_, out) = run(&sandbox(&s.home), &s.project, &script).await;
+    assert!(!out.contains("PRIVATE KEY"), "{out}");
+    assert!(out.contains("No such file"), "{out}");
+}
+
+#[tokio::test]
+async fn sandbox_blocks_the_network() {
+    let s = scratch();
+    let sb = sandbox(&s.home);
+    let mut scripts = vec![
+        "getent hosts example.com".to_owned(),
+        "exec 3<>/dev/tcp/1.1.1.1/80".to_owned(),
+        "exec 3<>/dev/tcp/127.0.0.1/22".to_owned(),
+    ];
+    for (tool, script) in [
+        ("curl", "curl -sS --max-time 5 http://1.1.1.1/"),
+        ("wget", "wget -q -t 1 -T 5 -O- http://1.1.1.1/"),
+        (
+            "ssh",
+            "ssh -o BatchMode=yes -o ConnectTimeout=5 git@1.1.1.1",
+        ),
+    ] {
+        if which(tool) {
+            scripts.push(script.to_owned());
+        }
+    }
+    for script in &scripts {
+        let (code, out) = run(&sb, &s.project, script).await;
+        assert_ne!(code, 0, "{script} succeeded: {out}");
+    }
+}
+
+/// The seccomp filter itself (not only the empty network namespace):
+/// creating an internet socket is refused with EPERM, a Unix socket works.
+#[tokio::test]
+async fn sandbox_refuses_internet_sockets_ptrace_and_keyrings() {
+    let s = scratch();
+    assert!(which("python3"), "this test needs python3");
+    let script = r#"python3 - <<'EOF'
+import ctypes, errno, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def refused(name, *args):
+    r = libc.syscall(*args)
+    print(name, "refused" if r == -1 and ctypes.get_errno() == errno.EPERM else "allowed")
+for fam in (socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK):
+    try:
+        socket.socket(fam, socket.SOCK_DGRAM).close(); print(fam, "allowed")
+    except PermissionError:
+        print(int(fam), "refused")
+socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close(); print("unix allowed")
+refused("ptrace", 101, 0, os.getppid(), 0, 0)
+refused("keyctl", 250, 0, -3, 0, 0)
+refused("add_key", 248, b"user", b"k", b"v", 1, -3)
+EOF"#;
+    let (code, out) = run(&sandbox(&s.home), &s.project, script).await;
+    assert_eq!(code, 0, "{out}");
+    if std::env::consts::ARCH == "x86_64" {
+        for line in [
+            "2 refused",
+            "10 refused",
+            "16 refused",
+            "unix allowed",
+            "ptrace refused",
+            "keyctl refused",
+            "add_key refused",
+        ] {
+            assert!(out.lines().any(|l| l == line), "{line} missing: {out}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn sandbox_kills_background_processes_with_the_call() {
+    let s = scratch();
+    let marker = format!("gatehouse-bg-{}", std::process::id());
+    let script = format!("(exec -a {marker} sleep 300) & disown; echo started");
+    let (code, out) = run(&sandbox(&s.home), &s.project, &script).await;
+    assert_eq!((code, out.trim()), (0, "started"));
+    // The PID namespace ends with its first process, and every process in
+    // it with it; allow the kernel a moment to reap.
+    for _ in 0..100 {
+        if !process_named(&marker) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("{marker} outlived the sandboxed call");
+}
+
+#[test]
+fn without_bwrap_on_path_the_reason_says_what_to_install() {
+    let empty = tempfile::tempdir().unwrap();
+    let err = find_bwrap(Some(empty.path().as_os_str())).unwrap_err();
+    assert!(
+        err.to_string().contains("apt-get install bubblewrap"),
+        "{err}"
+    );
+}
+
+fn which(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .any(|d| d.join(tool).is_file())
+}
+
+fn process_named(name: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .any(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| c.split(|b| *b == 0).any(|a| a == name.as_bytes()))
+                .unwrap_or(false)
+        })
+}
