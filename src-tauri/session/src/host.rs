@@ -505,9 +505,12 @@ impl SessionHost {
             &mut warnings,
         )
         .await;
+        // The settings files as the engine read them (not read again here).
+        let loaded_settings = engine.settings();
         // WebFetch's prompt goes to a small model when one is configured.
         let web_fetch = crate::web_prompt::web_fetch_tool(
             &self.config.home,
+            &loaded_settings,
             &spec.provider,
             self.config.small_model_env.clone(),
             &mut warnings,
@@ -598,7 +601,7 @@ impl SessionHost {
             .hooks(session_hooks.runtime_hooks())
             .config(gatehouse_core::config::RuntimeConfig {
                 tool_search: crate::tool_search::mode_from_settings(
-                    &engine.settings(),
+                    &loaded_settings,
                     self.config.tool_search,
                     &mut warnings,
                 ),

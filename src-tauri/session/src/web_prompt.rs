@@ -8,10 +8,10 @@
 //!    `ANTHROPIC_SMALL_FAST_MODEL` (Claude Code's older name);
 //! 2. Gatehouse's own settings, `~/.gatehouse/settings.json`:
 //!    `{"smallFastModel": "claude-haiku-4-5"}`;
-//! 3. the `env` of the user's `~/.claude/settings.json` (Claude Code's way
-//!    of setting those variables), the same two names. A project's
-//!    settings are not read: a cloned repository does not choose where
-//!    the pages go.
+//! 3. the `env` of the Claude Code settings files the session already
+//!    read (Claude Code's way of setting those variables), the same two
+//!    names: [`LoadedSettings::env_var`], so an untrusted project's file
+//!    names nothing and no file is read twice.
 //!
 //! None → WebFetch returns the page truncated to its budget, with a note.
 //! A replay session has no small model: its script is the whole
@@ -25,6 +25,8 @@
 
 use std::path::Path;
 use std::sync::Arc;
+
+use gatehouse_permissions::sources::LoadedSettings;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -184,11 +186,16 @@ pub fn small_model_from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<Stri
         .map(|v| v.trim().to_owned())
 }
 
-/// The small model `home`'s settings name (see the module docs; the
-/// environment's, `from_env`, comes first). A settings file that cannot
-/// be read, or names the model with something other than a string, is an
+/// The small model `home`'s Gatehouse settings or the session's Claude
+/// Code `settings` name (see the module docs; the environment's,
+/// `from_env`, comes first). A Gatehouse settings file that cannot be
+/// read, or names the model with something other than a string, is an
 /// error naming the file.
-pub fn small_model_name(home: &Path, from_env: Option<String>) -> Result<Option<String>, String> {
+pub fn small_model_name(
+    home: &Path,
+    from_env: Option<String>,
+    settings: &LoadedSettings,
+) -> Result<Option<String>, String> {
     if from_env.is_some() {
         return Ok(from_env);
     }
@@ -206,21 +213,18 @@ pub fn small_model_name(home: &Path, from_env: Option<String>) -> Result<Option<
             ));
         }
     }
-    let claude = read_settings_file(&home.join(".claude").join("settings.json"))?;
-    let env = claude.get("env");
     Ok(small_model_from_env(&|name| {
-        env.and_then(|e| e.get(name))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+        settings.env_var(name).map(|v| v.value.clone())
     }))
 }
 
-/// The session's WebFetch: with the small model `home`'s settings (or
-/// `from_env`) name, through `provider`; `None` when there is none to
-/// configure (the pool's default WebFetch then truncates). A settings
-/// problem is pushed to `warnings`.
+/// The session's WebFetch: with the small model `home`'s and the
+/// session's `settings` (or `from_env`) name, through `provider`; `None`
+/// when there is none to configure (the pool's default WebFetch then
+/// truncates). A settings problem is pushed to `warnings`.
 pub fn web_fetch_tool(
     home: &Path,
+    settings: &LoadedSettings,
     provider: &Arc<dyn Provider>,
     from_env: Option<String>,
     warnings: &mut Vec<String>,
@@ -228,7 +232,7 @@ pub fn web_fetch_tool(
     if provider.name() == "replay" {
         return None;
     }
-    let model = match small_model_name(home, from_env) {
+    let model = match small_model_name(home, from_env, settings) {
         Ok(Some(model)) => model,
         Ok(None) => return None,
         Err(e) => {
@@ -256,10 +260,27 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
+    /// The Claude Code settings a session of an untrusted `project` reads.
+    fn claude_settings(project: &Path, home: &Path) -> LoadedSettings {
+        gatehouse_permissions::sources::load(&gatehouse_permissions::sources::SettingsLayout::new(
+            project, home,
+        ))
+    }
+
     #[test]
     fn the_environment_then_gatehouse_then_claude_settings_name_the_model() {
         let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
         let h = home.path();
+        let small_model_name = |h: &Path, from_env| {
+            super::small_model_name(h, from_env, &claude_settings(project.path(), h))
+        };
+        assert_eq!(small_model_name(h, None).unwrap(), None);
+        // An untrusted project's env names nothing.
+        write(
+            &project.path().join(".claude/settings.json"),
+            r#"{"env": {"ANTHROPIC_SMALL_FAST_MODEL": "from-project"}}"#,
+        );
         assert_eq!(small_model_name(h, None).unwrap(), None);
         write(
             &h.join(".claude/settings.json"),
@@ -300,6 +321,8 @@ mod tests {
     #[test]
     fn a_bad_setting_is_an_error_naming_the_file() {
         let home = tempfile::tempdir().unwrap();
+        let none = LoadedSettings::default();
+        let small_model_name = |h: &Path, from_env| super::small_model_name(h, from_env, &none);
         write(
             &home.path().join(".gatehouse/settings.json"),
             r#"{"smallFastModel": 3}"#,
