@@ -25,6 +25,19 @@ fn version_and_help_describe_the_cli() {
     assert!(help.contains("projects"), "{help}");
 }
 
+/// stderr is the CLI's contract too: a first run on a fresh data directory
+/// (no `logs/` yet) once printed the log appender's "Error reading the log
+/// directory/files" there.
+#[test]
+fn a_first_run_on_a_fresh_data_directory_writes_nothing_to_stderr() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("fresh");
+    let out = cli(&data).args(["projects", "list"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(data.join("logs").is_dir());
+}
+
 #[test]
 fn projects_added_are_listed_as_json_lines_in_the_data_dir() {
     let data = tempfile::tempdir().unwrap();

@@ -52,6 +52,10 @@ pub fn init(data_dir: &Path, program: &str) -> Result<LogGuard, String> {
             .map_err(|e| format!("{LOG_FILTER_ENV}={text:?} is not a log filter: {e}"))?,
         _ => Targets::new().with_default(tracing::Level::INFO),
     };
+    // Made first: the appender prunes old files before it creates the
+    // folder, and on a first run printed "Error reading the log
+    // directory/files" to stderr (the CLI's contract).
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let appender = tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix(program)
