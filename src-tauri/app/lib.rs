@@ -7,8 +7,10 @@
 mod browser;
 mod commands;
 mod hooks;
+mod launch;
 mod mcp;
 mod mcp_auth;
+mod menu;
 mod rules;
 mod session_pages;
 mod sessions;
@@ -23,6 +25,10 @@ use anyhow::Context;
 use gatehouse_protocol::project::AppInfo;
 use gatehouse_session::{HostConfig, SessionHost};
 use gatehouse_store::Store;
+use tauri_plugin_window_state::StateFlags;
+
+/// The window's remembered size and position, in the data directory.
+const WINDOW_STATE_FILE: &str = "window-state.json";
 
 /// What every command handler can reach.
 pub(crate) struct AppState {
@@ -61,28 +67,80 @@ fn rewrite_if_pending(mut store: Store) -> Store {
     store
 }
 
+/// A launch on a data directory another window holds. Building the app runs
+/// the single-instance plugin, which hands over to that window and exits
+/// this process; without a session bus to hand over on, the error says why
+/// this launch does not open a window (and GTK is never started for it).
+fn refuse_second_launch(
+    builder: tauri::Builder<tauri::Wry>,
+    mut context: tauri::Context<tauri::Wry>,
+    err: gatehouse_store::AppLockError,
+) -> anyhow::Error {
+    if !launch::session_bus_answers() {
+        return err.into();
+    }
+    // No window flashes up for a launch that will not stay.
+    for window in &mut context.config_mut().app.windows {
+        window.create = false;
+    }
+    // Stops before the event loop; the build's own error adds nothing.
+    let _ = builder
+        .setup(|_| Err("the data directory is in use".into()))
+        .build(context);
+    err.into()
+}
+
 /// Opens the store, builds the window and runs until it closes.
 pub fn run() -> anyhow::Result<()> {
+    let args = <launch::Args as clap::Parser>::parse();
     let data_dir = gatehouse_store::data_dir().context("finding the data directory")?;
+    // Taken before the database is opened, held until the process ends. When
+    // another window has it, this launch hands over to that window (the
+    // single-instance plugin, below) or, without D-Bus, says why and exits.
+    let lock = gatehouse_store::AppLock::acquire(&data_dir);
+    let launch_folder = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| args.folder_from(&cwd));
+    let context = tauri::generate_context!();
+    let instance_id = launch::instance_id(&context.config().identifier, &data_dir);
+    let builder = tauri::Builder::default()
+        // First: a second launch hands over before anything else starts.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance_id)
+                .callback(launch::on_second_launch)
+                .build(),
+        );
+    let (_lock, lock_error) = match lock {
+        Ok(lock) => (Some(lock), None),
+        Err(err @ gatehouse_store::AppLockError::Held { .. }) => {
+            return Err(refuse_second_launch(builder, context, err));
+        }
+        // The directory cannot hold a lock file (read-only, full): the
+        // database cannot be written either; the window says so.
+        Err(gatehouse_store::AppLockError::Store(err)) => (None, Some(err)),
+    };
     // Kept until the window closes; dropping it flushes the log.
     let _log = gatehouse_session::logging::init(&data_dir, "gatehouse")
         .map_err(|e| eprintln!("gatehouse: note: running without a log file: {e}"))
         .ok();
     let database_path = data_dir.join(gatehouse_store::DATABASE_FILE);
-    let store = Store::open(&data_dir)
+    let store = lock_error
+        .map_or_else(|| Store::open(&data_dir), Err)
         .map(rewrite_if_pending)
         .map(|s| Arc::new(Mutex::new(s)))
         .map_err(|err| {
             eprintln!("gatehouse: {err}");
             err.to_string()
         });
-    let smoke = smoke::requested();
+    let smoke = smoke::requested(args.smoke);
     let info = AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         data_dir: data_dir.display().to_string(),
         database_path: database_path.display().to_string(),
         smoke,
         database_error: store.as_ref().err().cloned(),
+        launch_folder,
     };
     if smoke {
         smoke::start_watchdog();
@@ -103,11 +161,24 @@ pub fn run() -> anyhow::Result<()> {
         .map(Arc::new)
         .map_err(|e| e.to_string()),
     };
-    tauri::Builder::default()
+    let menu_data_dir = info.data_dir.clone();
+    let runtime_handle = runtime.handle().clone();
+    builder
         .plugin(tauri_plugin_dialog::init())
+        .plugin(
+            tauri_plugin_window_state::Builder::new()
+                // In the data directory, not the platform config directory:
+                // each data directory (a test, a scratch profile) is its own app.
+                .with_filename(data_dir.join(WINDOW_STATE_FILE).display().to_string())
+                .with_state_flags(StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED)
+                .build(),
+        )
+        .menu(move |app| menu::build(app, &menu_data_dir))
+        .on_menu_event(|app, event| menu::handle(app, &event))
         .setup(move |app| {
             // Events reach the window from now on.
             let _ = window_sink.app.set(app.handle().clone());
+            runtime_handle.spawn(launch::quit_on_termination(app.handle().clone()));
             Ok(())
         })
         .manage(rules::RulesState::default())
@@ -175,7 +246,7 @@ pub fn run() -> anyhow::Result<()> {
             hooks::test_hook,
             skills::skills_view,
         ])
-        .build(tauri::generate_context!())
+        .build(context)
         .context("building the Tauri application")?
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {

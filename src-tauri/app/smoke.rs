@@ -1,4 +1,4 @@
-//! `cargo xtask run --smoke`: launch, let the UI load and make a round trip
+//! `gatehouse --smoke` (and `cargo xtask run --smoke`): launch, let the UI load and make a round trip
 //! to the backend, then exit 0 — or exit non-zero saying what failed.
 
 use std::time::Duration;
@@ -9,9 +9,9 @@ pub const SMOKE_ENV: &str = "GATEHOUSE_SMOKE";
 /// How long the UI has to report before the smoke run fails.
 const SMOKE_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Whether this launch is a smoke run.
-pub(crate) fn requested() -> bool {
-    std::env::var_os(SMOKE_ENV).is_some()
+/// Whether this launch is a smoke run: `--smoke` (`flag`) or the variable.
+pub(crate) fn requested(flag: bool) -> bool {
+    flag || std::env::var_os(SMOKE_ENV).is_some()
 }
 
 /// Fails the smoke run if the UI never reports (blank page, script error,

@@ -2,8 +2,8 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { App } from "./App";
-import { setEventSource, setTransport } from "./client";
-import type { AppInfo, Project } from "./generated/protocol";
+import { setEventSource, setTransport, setWindowRequestSource } from "./client";
+import type { AppInfo, Project, WindowRequest } from "./generated/protocol";
 import "./styles.css";
 
 // The rule editor is a lazily loaded chunk; loading it once here keeps its
@@ -19,6 +19,7 @@ const info = (over: Partial<AppInfo> = {}): AppInfo => ({
   database_path: "/data/gatehouse.sqlite3",
   smoke: false,
   database_error: null,
+  launch_folder: null,
   ...over,
 });
 
@@ -27,6 +28,19 @@ function fakeBackend(appInfo: AppInfo, picked: string | null) {
   const projects: Project[] = [];
   const log: string[] = [];
   const restoreEvents = setEventSource({ listen: async () => () => undefined });
+  // What the app shell sends: menu items, a second launch's folder.
+  const windowListeners = new Set<(request: WindowRequest) => void>();
+  const restoreWindow = setWindowRequestSource({
+    listen: async (handler) => {
+      windowListeners.add(handler);
+      return () => windowListeners.delete(handler);
+    },
+  });
+  const sendWindowRequest = async (request: WindowRequest) => {
+    // Subscribed once the app has rendered.
+    await waitFor(() => expect(windowListeners.size).toBe(1));
+    windowListeners.forEach((l) => l(request));
+  };
   const restoreTransport = setTransport({
     invoke: async (command, payload) => {
       log.push(command);
@@ -56,8 +70,9 @@ function fakeBackend(appInfo: AppInfo, picked: string | null) {
   const restore = () => {
     restoreTransport();
     restoreEvents();
+    restoreWindow();
   };
-  return { log, restore };
+  return { log, restore, sendWindowRequest };
 }
 
 let restore: (() => void) | null = null;
@@ -127,6 +142,57 @@ describe("App", () => {
     // Another screen closes the session view.
     fireEvent.click(screen.getByTestId("open-settings"));
     await waitFor(() => expect(screen.queryByTestId("session-project-name")).toBeNull());
+  });
+
+  it("opens the folder named on the command line instead of the home screen", async () => {
+    const fake = fakeBackend(info({ launch_folder: "/home/ana/src/widget" }), null);
+    restore = fake.restore;
+    render(<App />);
+    expect(await screen.findByTestId("session-project-name")).toHaveProperty("textContent", "widget");
+    expect(fake.log).toContain("add_project");
+  });
+
+  it("opens a folder a second launch hands over, from any screen", async () => {
+    const fake = fakeBackend(info(), null);
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    fireEvent.click(screen.getByTestId("open-settings"));
+    await fake.sendWindowRequest({ kind: "open_folder", path: "/home/ana/src/gadget" });
+    expect(await screen.findByTestId("session-project-name")).toHaveProperty("textContent", "gadget");
+  });
+
+  it("opens the folder picker from the menu's Open Folder…", async () => {
+    const fake = fakeBackend(info(), "/home/ana/src/widget");
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    await fake.sendWindowRequest({ kind: "pick_folder" });
+    expect(await screen.findByTestId("session-project-name")).toHaveProperty("textContent", "widget");
+    expect(fake.log).toContain("pick_folder");
+  });
+
+  it("shows the shortcuts on ? outside text fields and from the menu; Esc closes", async () => {
+    const fake = fakeBackend(info(), null);
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("no-projects");
+    fireEvent.keyDown(document.body, { key: "?" });
+    const overlay = await screen.findByTestId("shortcuts-overlay");
+    expect(overlay.textContent).toContain("Interrupt the running turn");
+    expect(document.activeElement).toBe(screen.getByTestId("shortcuts-close"));
+    fireEvent.keyDown(overlay, { key: "Escape" });
+    expect(screen.queryByTestId("shortcuts-overlay")).toBeNull();
+    // Typed into a text field, "?" is a character.
+    const field = document.createElement("input");
+    document.body.append(field);
+    fireEvent.keyDown(field, { key: "?" });
+    expect(screen.queryByTestId("shortcuts-overlay")).toBeNull();
+    field.remove();
+    await fake.sendWindowRequest({ kind: "show_shortcuts" });
+    await screen.findByTestId("shortcuts-overlay");
+    fireEvent.click(screen.getByTestId("shortcuts-close"));
+    expect(screen.queryByTestId("shortcuts-overlay")).toBeNull();
   });
 
   it("reports back on a smoke launch", async () => {

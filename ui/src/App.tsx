@@ -4,7 +4,10 @@ import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
+import { ShortcutsOverlay } from "./shortcuts/ShortcutsOverlay";
+import { useShortcutsOverlay } from "./shortcuts/useShortcutsOverlay";
 import { isOverSession, NAVIGATION, useHome } from "./state/home";
+import { useWindowRequests } from "./state/windowRequests";
 
 // Screens other than home are their own chunks, loaded when first opened.
 const SettingsScreen = lazy(() =>
@@ -18,6 +21,12 @@ const RulesScreen = lazy(() => import("./rules/RulesScreen").then((module) => ({
 
 export function App() {
   const [state, actions] = useHome();
+  const shortcuts = useShortcutsOverlay();
+  useWindowRequests({
+    openFolder: (path) => void actions.openFolder(path),
+    pickFolder: () => void actions.pickAndAddFolder(),
+    showShortcuts: shortcuts.show,
+  });
   return (
     <div className="app">
       <header className="app-header">
@@ -88,6 +97,7 @@ export function App() {
           />
         )}
       </Suspense>
+      {shortcuts.open && <ShortcutsOverlay onClose={shortcuts.close} />}
     </div>
   );
 }

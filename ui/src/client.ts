@@ -26,6 +26,7 @@ import type {
   SearchProviderKind,
   TestHookArgs,
   TestRuleCallArgs,
+  WindowRequest,
 } from "./generated/protocol";
 
 /** How commands reach the backend; swapped for a fake in unit tests. */
@@ -83,30 +84,37 @@ export async function call<K extends keyof Commands>(
 /** The channel on which the backend emits runtime events. */
 export const EVENT_CHANNEL = "gatehouse://event";
 
-/** How events reach the UI; swapped for a fake in unit tests. */
-export interface EventSource {
-  listen(handler: (event: Event) => void): Promise<() => void>;
+/** How a channel's messages reach the UI; swapped for a fake in unit tests. */
+export interface ChannelSource<T> {
+  listen(handler: (message: T) => void): Promise<() => void>;
 }
 
-const tauriEvents: EventSource = {
-  listen: (handler) => listen<Event>(EVENT_CHANNEL, (message) => handler(message.payload)),
-};
-
-let events: EventSource = tauriEvents;
-
-/** Replaces the event source (unit tests only). Returns a function that restores it. */
-export function setEventSource(next: EventSource): () => void {
-  const previous = events;
-  events = next;
-  return () => {
-    events = previous;
+/** A backend channel: Tauri's events by default, a fake in unit tests. */
+function channel<T>(name: string) {
+  let source: ChannelSource<T> = { listen: (handler) => listen<T>(name, (message) => handler(message.payload)) };
+  return {
+    /** Replaces the source (unit tests only). Returns a function that restores it. */
+    replace(next: ChannelSource<T>): () => void {
+      const previous = source;
+      source = next;
+      return () => {
+        source = previous;
+      };
+    },
+    listen: (handler: (message: T) => void): Promise<UnlistenFn> => source.listen(handler),
   };
 }
 
+/** How events reach the UI; swapped for a fake in unit tests. */
+export type EventSource = ChannelSource<Event>;
+
+const events = channel<Event>(EVENT_CHANNEL);
+
+/** Replaces the event source (unit tests only). Returns a function that restores it. */
+export const setEventSource = events.replace;
+
 /** Subscribes to runtime events; resolves to an unsubscribe function. */
-export function onEvent(handler: (event: Event) => void): Promise<UnlistenFn> {
-  return events.listen(handler);
-}
+export const onEvent = events.listen;
 
 /** Subscribes to the events of one session only. */
 export function onSessionEvent(
@@ -206,29 +214,26 @@ export const backend = {
 export const RULES_REPLAY_PROGRESS_CHANNEL = "gatehouse://rules-replay-progress";
 
 /** How replay progress reaches the UI; swapped for a fake in unit tests. */
-export interface ReplayProgressSource {
-  listen(handler: (progress: RulesReplayProgress) => void): Promise<() => void>;
-}
+export type ReplayProgressSource = ChannelSource<RulesReplayProgress>;
 
-const tauriReplayProgress: ReplayProgressSource = {
-  listen: (handler) =>
-    listen<RulesReplayProgress>(RULES_REPLAY_PROGRESS_CHANNEL, (message) => handler(message.payload)),
-};
-
-let replayProgress: ReplayProgressSource = tauriReplayProgress;
+const replayProgress = channel<RulesReplayProgress>(RULES_REPLAY_PROGRESS_CHANNEL);
 
 /** Replaces the replay progress source (unit tests only). Returns a function that restores it. */
-export function setReplayProgressSource(next: ReplayProgressSource): () => void {
-  const previous = replayProgress;
-  replayProgress = next;
-  return () => {
-    replayProgress = previous;
-  };
-}
+export const setReplayProgressSource = replayProgress.replace;
 
 /** Subscribes to rule-replay progress; resolves to an unsubscribe function. */
-export function onRulesReplayProgress(
-  handler: (progress: RulesReplayProgress) => void,
-): Promise<UnlistenFn> {
-  return replayProgress.listen(handler);
-}
+export const onRulesReplayProgress = replayProgress.listen;
+
+/** The channel on which the app shell sends window requests (menu items, a second launch). */
+export const WINDOW_REQUEST_CHANNEL = "gatehouse://window-request";
+
+/** How window requests reach the UI; swapped for a fake in unit tests. */
+export type WindowRequestSource = ChannelSource<WindowRequest>;
+
+const windowRequests = channel<WindowRequest>(WINDOW_REQUEST_CHANNEL);
+
+/** Replaces the window request source (unit tests only). Returns a function that restores it. */
+export const setWindowRequestSource = windowRequests.replace;
+
+/** Subscribes to window requests; resolves to an unsubscribe function. */
+export const onWindowRequest = windowRequests.listen;

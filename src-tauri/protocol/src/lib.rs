@@ -47,3 +47,4 @@ pub mod transcript;
 pub mod typescript;
 pub mod upgrade;
 pub mod web;
+pub mod window;

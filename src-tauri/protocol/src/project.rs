@@ -41,4 +41,8 @@ pub struct AppInfo {
     /// Gatehouse, unwritable), if it could not. The UI shows it and touches
     /// nothing; the file is left as it was.
     pub database_error: Option<String>,
+    /// The folder named on the command line (`gatehouse FOLDER`), for the
+    /// window to open at start; canonical when it exists, as given when not
+    /// (opening it then says what is wrong).
+    pub launch_folder: Option<String>,
 }

@@ -67,6 +67,8 @@ pub fn bindings() -> String {
     collector.visit::<FileDiff>();
     // Emitted on `RULES_REPLAY_PROGRESS_CHANNEL` while a replay runs.
     collector.visit::<crate::rules::RulesReplayProgress>();
+    // Emitted on `WINDOW_REQUEST_CHANNEL` (menu items, a second launch).
+    collector.visit::<crate::window::WindowRequest>();
     // Transcript types the CLI prints; most are also reached through the
     // session browser's commands (visiting twice declares once).
     collector.visit::<crate::session::SearchSessionsArgs>();

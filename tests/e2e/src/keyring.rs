@@ -13,12 +13,52 @@ use anyhow::{Context, bail};
 /// How long the bus and the keyring have to come up.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// A private D-Bus session bus; stopped when dropped.
+pub struct SessionBus {
+    /// `DBUS_SESSION_BUS_ADDRESS` for the app.
+    pub address: String,
+    bus: Child,
+}
+
+impl SessionBus {
+    /// Starts `dbus-daemon --session`; fails saying so when it is missing
+    /// (`cargo xtask test` installs it).
+    pub fn start() -> anyhow::Result<Self> {
+        let mut bus = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting dbus-daemon (`cargo xtask test` installs it)")?;
+        let mut address = String::new();
+        let stdout = bus.stdout.take().context("dbus-daemon's stdout")?;
+        BufReader::new(stdout)
+            .read_line(&mut address)
+            .context("reading dbus-daemon's address")?;
+        let address = address.trim().to_owned();
+        if address.is_empty() {
+            let _ = bus.kill();
+            let _ = bus.wait();
+            bail!("dbus-daemon printed no address");
+        }
+        Ok(Self { address, bus })
+    }
+}
+
+impl Drop for SessionBus {
+    fn drop(&mut self) {
+        let _ = self.bus.kill();
+        let _ = self.bus.wait();
+    }
+}
+
 /// A running D-Bus session with gnome-keyring's Secret Service.
 pub struct SecretService {
     /// `DBUS_SESSION_BUS_ADDRESS` for the app.
     pub address: String,
-    bus: Child,
+    // Dropped after the keyring (fields drop in order).
     keyring: Child,
+    _bus: SessionBus,
 }
 
 impl SecretService {
@@ -39,23 +79,8 @@ impl SecretService {
                 return Ok(None);
             }
         }
-        let mut bus = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--print-address=1"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting dbus-daemon")?;
-        let mut address = String::new();
-        let stdout = bus.stdout.take().context("dbus-daemon's stdout")?;
-        BufReader::new(stdout)
-            .read_line(&mut address)
-            .context("reading dbus-daemon's address")?;
-        let address = address.trim().to_owned();
-        if address.is_empty() {
-            let _ = bus.kill();
-            let _ = bus.wait();
-            bail!("dbus-daemon printed no address");
-        }
+        let bus = SessionBus::start()?;
+        let address = bus.address.clone();
         let mut keyring = Command::new("gnome-keyring-daemon")
             .args(["--foreground", "--unlock", "--components=secrets"])
             .env("DBUS_SESSION_BUS_ADDRESS", &address)
@@ -72,8 +97,8 @@ impl SecretService {
         }
         let service = Self {
             address,
-            bus,
             keyring,
+            _bus: bus,
         };
         service.wait_for_secrets()?;
         Ok(Some(service))
@@ -109,9 +134,8 @@ impl SecretService {
 
 impl Drop for SecretService {
     fn drop(&mut self) {
-        for child in [&mut self.keyring, &mut self.bus] {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        // The keyring first; the bus stops when `_bus` drops after this.
+        let _ = self.keyring.kill();
+        let _ = self.keyring.wait();
     }
 }

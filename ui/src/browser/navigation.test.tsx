@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, renderHook, screen, waitFor } from "@t
 import { afterEach, describe, expect, it } from "vitest";
 
 import { App } from "../App";
-import { setEventSource, setTransport } from "../client";
+import { setEventSource, setTransport, setWindowRequestSource } from "../client";
 import { NAVIGATION, useHome } from "../state/home";
 
 const restores: (() => void)[] = [];
@@ -14,12 +14,13 @@ afterEach(() => {
 /** A backend with no projects and no sessions (the real one needs Tauri). */
 function emptyBackend() {
   restores.push(setEventSource({ listen: async () => () => undefined }));
+  restores.push(setWindowRequestSource({ listen: async () => () => undefined }));
   restores.push(
     setTransport({
       invoke: async (command) => {
         switch (command) {
           case "app_info":
-            return { version: "0.1.0", data_dir: "/d", database_path: "/d/g.sqlite3", smoke: false, database_error: null };
+            return { version: "0.1.0", data_dir: "/d", database_path: "/d/g.sqlite3", smoke: false, database_error: null, launch_folder: null };
           case "list_projects":
           case "list_sessions":
           case "browse_sessions":

@@ -83,7 +83,13 @@ smoke: boolean,
  * Gatehouse, unwritable), if it could not. The UI shows it and touches
  * nothing; the file is left as it was.
  */
-database_error: string | null, };
+database_error: string | null, 
+/**
+ * The folder named on the command line (`gatehouse FOLDER`), for the
+ * window to open at start; canonical when it exists, as given when not
+ * (opening it then says what is wrong).
+ */
+launch_folder: string | null, };
 
 /**
  * Example commands for a Bash rule, decided by the real matcher.
@@ -4036,6 +4042,16 @@ unavailable: UnavailableTool | null,
  * The settings file these come from and are saved to.
  */
 settings_file: string, };
+
+/**
+ * Something the user asked of the app outside the page: a menu item, or
+ * `gatehouse FOLDER` run while a window was already open.
+ */
+export type WindowRequest = { "kind": "open_folder", 
+/**
+ * The folder.
+ */
+path: string, } | { "kind": "pick_folder" } | { "kind": "show_shortcuts" };
 
 /** Every backend command: its argument object and its result. */
 export interface Commands {

@@ -56,6 +56,8 @@ export const NAVIGATION: { screen: Exclude<Screen, "home">; label: string; testI
 
 export interface HomeActions {
   pickAndAddFolder(): Promise<void>;
+  /** Adds (if new) and opens the folder at `path`: `gatehouse FOLDER`, or a second launch handing it over. */
+  openFolder(path: string): Promise<void>;
   open(project: Project): Promise<void>;
   resume(session: SessionSummary): Promise<void>;
   /**
@@ -95,6 +97,22 @@ export function useHome(): [HomeState, HomeActions] {
     setSessions(await backend.listSessions({ project_path: null, limit: 20 }));
   }, []);
 
+  const openFolder = useCallback(
+    async (path: string) => {
+      try {
+        const project = await backend.addProject(path);
+        await refresh();
+        setResumeSessionId(null);
+        setStoredSession(null);
+        setScreen("home");
+        setOpenProject(project);
+      } catch (err) {
+        setError(message(err));
+      }
+    },
+    [refresh],
+  );
+
   useEffect(() => {
     let cancelled = false;
     (async () => {
@@ -109,6 +127,8 @@ export function useHome(): [HomeState, HomeActions] {
         if (!cancelled) setProjects(list);
         const stored = await backend.listSessions({ project_path: null, limit: 20 });
         if (!cancelled) setSessions(stored);
+        // `gatehouse FOLDER`: that folder's session view, not the home screen.
+        if (!cancelled && appInfo.launch_folder !== null) await openFolder(appInfo.launch_folder);
       }
       if (appInfo.smoke) {
         await backend.smokeReport(
@@ -122,21 +142,19 @@ export function useHome(): [HomeState, HomeActions] {
     return () => {
       cancelled = true;
     };
-  }, []);
+  }, [openFolder]);
 
   const actions: HomeActions = {
     pickAndAddFolder: async () => {
       try {
         const path = await backend.pickFolder();
         if (path === null) return;
-        const project = await backend.addProject(path);
-        await refresh();
-        setResumeSessionId(null);
-        setOpenProject(project);
+        await openFolder(path);
       } catch (err) {
         setError(message(err));
       }
     },
+    openFolder,
     open: async (project) => {
       try {
         setResumeSessionId(null);
