@@ -1,17 +1,21 @@
-//! `cargo xtask run --smoke`: launch, let the UI load and make a round trip
-//! to the backend, then exit 0 — or exit non-zero saying what failed.
+//! `cargo xtask run --smoke` (or `gatehouse --smoke`, as the package test
+//! launches the installed app): launch, let the UI load and make a round
+//! trip to the backend, then exit 0 — or exit non-zero saying what failed.
 
 use std::time::Duration;
 
 /// Set (to any value) by `cargo xtask run --smoke`.
 pub const SMOKE_ENV: &str = "GATEHOUSE_SMOKE";
 
+/// The command-line flag with the same effect.
+pub const SMOKE_FLAG: &str = "--smoke";
+
 /// How long the UI has to report before the smoke run fails.
 const SMOKE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether this launch is a smoke run.
 pub(crate) fn requested() -> bool {
-    std::env::var_os(SMOKE_ENV).is_some()
+    std::env::var_os(SMOKE_ENV).is_some() || std::env::args_os().skip(1).any(|a| a == SMOKE_FLAG)
 }
 
 /// Fails the smoke run if the UI never reports (blank page, script error,
