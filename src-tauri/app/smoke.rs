@@ -18,9 +18,19 @@ pub(crate) fn requested() -> bool {
     std::env::var_os(SMOKE_ENV).is_some() || std::env::args_os().skip(1).any(|a| a == SMOKE_FLAG)
 }
 
+/// `GATEHOUSE_SMOKE=stay`: report like a smoke run, then keep running
+/// (`cargo xtask bench app` times the report, then measures memory).
+fn stays() -> bool {
+    std::env::var_os(SMOKE_ENV).is_some_and(|v| v == "stay")
+}
+
 /// Fails the smoke run if the UI never reports (blank page, script error,
-/// broken IPC): without this a broken build would hang the caller.
+/// broken IPC): without this a broken build would hang the caller. Not when
+/// the run stays (its caller has its own timeout).
 pub(crate) fn start_watchdog() {
+    if stays() {
+        return;
+    }
     std::thread::spawn(|| {
         std::thread::sleep(SMOKE_TIMEOUT);
         eprintln!(
@@ -36,7 +46,9 @@ pub(crate) fn start_watchdog() {
 pub(crate) fn finish(app: &tauri::AppHandle, ok: bool, detail: &str) {
     if ok {
         println!("gatehouse smoke: ok — {detail}");
-        app.exit(0);
+        if !stays() {
+            app.exit(0);
+        }
     } else {
         eprintln!("gatehouse smoke: FAILED — {detail}");
         app.exit(4);
