@@ -98,6 +98,7 @@ pub fn run() -> anyhow::Result<()> {
     // another window has it, this launch hands over to that window (the
     // single-instance plugin, below) or, without D-Bus, says why and exits.
     let lock = gatehouse_store::AppLock::acquire(&data_dir);
+    let smoke = smoke::requested(args.smoke);
     let launch_folder = std::env::current_dir()
         .ok()
         .and_then(|cwd| args.folder_from(&cwd));
@@ -113,6 +114,8 @@ pub fn run() -> anyhow::Result<()> {
         );
     let (_lock, lock_error) = match lock {
         Ok(lock) => (Some(lock), None),
+        // A smoke run checks this launch, so it never hands over.
+        Err(err @ gatehouse_store::AppLockError::Held { .. }) if smoke => return Err(err.into()),
         Err(err @ gatehouse_store::AppLockError::Held { .. }) => {
             return Err(refuse_second_launch(builder, context, err));
         }
@@ -133,7 +136,6 @@ pub fn run() -> anyhow::Result<()> {
             eprintln!("gatehouse: {err}");
             err.to_string()
         });
-    let smoke = smoke::requested(args.smoke);
     let info = AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         data_dir: data_dir.display().to_string(),

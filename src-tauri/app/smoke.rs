@@ -1,5 +1,6 @@
-//! `gatehouse --smoke` (and `cargo xtask run --smoke`): launch, let the UI load and make a round trip
-//! to the backend, then exit 0 — or exit non-zero saying what failed.
+//! `cargo xtask run --smoke` (or `gatehouse --smoke`, as the package test
+//! launches the installed app): launch, let the UI load and make a round
+//! trip to the backend, then exit 0 — or exit non-zero saying what failed.
 
 use std::time::Duration;
 
@@ -9,14 +10,25 @@ pub const SMOKE_ENV: &str = "GATEHOUSE_SMOKE";
 /// How long the UI has to report before the smoke run fails.
 const SMOKE_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Whether this launch is a smoke run: `--smoke` (`flag`) or the variable.
+/// Whether this launch is a smoke run: `--smoke` (`flag`, parsed with the
+/// rest of the command line in launch.rs) or the variable.
 pub(crate) fn requested(flag: bool) -> bool {
     flag || std::env::var_os(SMOKE_ENV).is_some()
 }
 
+/// `GATEHOUSE_SMOKE=stay`: report like a smoke run, then keep running
+/// (`cargo xtask bench app` times the report, then measures memory).
+fn stays() -> bool {
+    std::env::var_os(SMOKE_ENV).is_some_and(|v| v == "stay")
+}
+
 /// Fails the smoke run if the UI never reports (blank page, script error,
-/// broken IPC): without this a broken build would hang the caller.
+/// broken IPC): without this a broken build would hang the caller. Not when
+/// the run stays (its caller has its own timeout).
 pub(crate) fn start_watchdog() {
+    if stays() {
+        return;
+    }
     std::thread::spawn(|| {
         std::thread::sleep(SMOKE_TIMEOUT);
         eprintln!(
@@ -32,7 +44,9 @@ pub(crate) fn start_watchdog() {
 pub(crate) fn finish(app: &tauri::AppHandle, ok: bool, detail: &str) {
     if ok {
         println!("gatehouse smoke: ok — {detail}");
-        app.exit(0);
+        if !stays() {
+            app.exit(0);
+        }
     } else {
         eprintln!("gatehouse smoke: FAILED — {detail}");
         app.exit(4);

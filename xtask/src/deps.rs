@@ -23,11 +23,16 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
 /// sandbox (issue 24; the sandbox tests need it too, and fail without it).
 pub(crate) const RUN_PACKAGES: &[&str] = &["bubblewrap"];
 
+/// Debian packages `cargo xtask bundle` needs besides the build's:
+/// `strip` (binutils) for the packaged copies of the binaries.
+pub(crate) const BUNDLE_PACKAGES: &[&str] = &["binutils"];
+
 /// Debian packages the tests need: a virtual display, WebDriver and
 /// `xdotool` (real X key chords such as Shift+Tab, which WebKitWebDriver
 /// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
-/// and a real Secret Service for the keychain tests (`gnome-keyring` inside
-/// `dbus-run-session`, from `dbus-daemon`).
+/// a real Secret Service for the keychain tests (`gnome-keyring` inside
+/// `dbus-run-session`, from `dbus-daemon`), and `lintian` for the package
+/// test (`cargo xtask test package`).
 pub(crate) const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
@@ -36,6 +41,7 @@ pub(crate) const TEST_PACKAGES: &[&str] = &[
     "ripgrep",
     "gnome-keyring",
     "dbus-daemon",
+    "lintian",
 ];
 
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
@@ -48,7 +54,8 @@ fn is_installed(package: &str) -> bool {
         .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
 }
 
-fn is_root() -> bool {
+/// Whether this process runs as root.
+pub(crate) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()

@@ -7,9 +7,11 @@
 //!   `N passed, M failed`. `.ci/run` calls exactly this.
 
 mod bench;
+mod bundle;
 mod deps;
 mod fuzz;
 mod gen_types;
+mod package_test;
 mod process;
 mod run;
 mod test;
@@ -40,13 +42,22 @@ enum Command {
     /// Run every check: format, lints, Rust tests, UI checks and tests, and
     /// end-to-end tests in the real app window. Ends with `N passed, M failed`.
     Test {
-        /// Run only these groups (default: all): lint, rust, ui, e2e.
+        /// Run only these groups (default: all): lint, rust, ui, e2e, package.
         #[arg(value_enum)]
         groups: Vec<test::Group>,
         /// Run only these end-to-end test files (`tests/e2e/tests/<name>.rs`),
         /// e.g. `cargo xtask test e2e --e2e-test layout`.
         #[arg(long = "e2e-test", value_name = "NAME")]
         e2e_tests: Vec<String>,
+    },
+    /// Build the Linux packages (`.deb` and `.rpm`) of the release build
+    /// with Tauri's bundler, into `<target>/package/release/bundle/`.
+    /// No AppImage: its tools are downloaded from GitHub at build time.
+    Bundle {
+        /// Package the debug build instead (quicker; what
+        /// `cargo xtask test package` installs).
+        #[arg(long)]
+        debug: bool,
     },
     /// Regenerate ui/src/generated/protocol.ts from the Rust protocol crate.
     GenTypes {
@@ -95,6 +106,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run { smoke } => run::run(smoke),
         Command::Test { groups, e2e_tests } => test::test(&groups, &e2e_tests),
+        Command::Bundle { debug } => bundle::bundle(debug),
         Command::GenTypes { check } => gen_types::gen_types(check),
         Command::Bench { groups } => bench::bench(&groups),
         Command::Fuzz {

@@ -25,29 +25,53 @@ pub(crate) fn build_ui(root: &Path) -> anyhow::Result<()> {
 pub(crate) enum Profile {
     /// `dev`: `cargo xtask run` and the end-to-end tests.
     Debug,
-    /// `release`: benchmarks.
+    /// `release`: benchmarks and `cargo xtask bundle`.
     Release,
+}
+
+impl Profile {
+    /// The folder of the target directory cargo writes this profile to.
+    pub(crate) fn dir(self) -> &'static str {
+        match self {
+            Profile::Debug => "debug",
+            Profile::Release => "release",
+        }
+    }
+}
+
+/// The cargo target directory (`CARGO_TARGET_DIR`, else `target/`).
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 /// Builds the desktop app and returns the path of its binary.
 pub(crate) fn build_app(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
+    let [app] = build_binaries(root, profile, &[("gatehouse", "gatehouse")])?;
+    Ok(app)
+}
+
+/// Builds the binaries `bins` (`(package, binary)` pairs) with one cargo
+/// run and returns their paths, in the same order.
+pub(crate) fn build_binaries<const N: usize>(
+    root: &Path,
+    profile: Profile,
+    bins: &[(&str, &str); N],
+) -> anyhow::Result<[PathBuf; N]> {
     let mut cmd = Command::new("cargo");
-    cmd.args(["build", "--package", "gatehouse", "--bin", "gatehouse"])
-        .current_dir(root);
+    cmd.arg("build").current_dir(root);
+    for (package, bin) in bins {
+        cmd.args(["--package", package, "--bin", bin]);
+    }
     if profile == Profile::Release {
         cmd.arg("--release");
     }
     run_checked(&mut cmd)?;
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let binary = target.join(match profile {
-        Profile::Debug => "debug/gatehouse",
-        Profile::Release => "release/gatehouse",
-    });
-    if !binary.exists() {
-        bail!("the build succeeded but {} is missing", binary.display());
+    let dir = target_dir(root).join(profile.dir());
+    let paths = bins.map(|(_, bin)| dir.join(bin));
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        bail!("the build succeeded but {} is missing", missing.display());
     }
-    Ok(binary)
+    Ok(paths)
 }
 
 /// A `cargo` command that can drive the real window: the app (built with

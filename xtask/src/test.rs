@@ -20,7 +20,7 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 
 use crate::process::run_captured;
-use crate::{deps, gen_types, run};
+use crate::{deps, gen_types, package_test, run};
 
 /// A group of checks that can be run on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -33,6 +33,9 @@ pub(crate) enum Group {
     Ui,
     /// End-to-end tests driving the real app window through WebDriver.
     E2e,
+    /// The `.deb` of the debug build: lintian, apt-get install, launch from
+    /// its desktop entry, `gatehouse-cli --version`, apt-get remove.
+    Package,
 }
 
 /// Pass/fail/skip counts of one step.
@@ -209,7 +212,13 @@ pub(crate) fn summary_line(totals: Counts) -> String {
 }
 
 pub(crate) fn test(groups: &[Group], e2e_tests: &[String]) -> anyhow::Result<ExitCode> {
-    let all = [Group::Lint, Group::Rust, Group::Ui, Group::E2e];
+    let all = [
+        Group::Lint,
+        Group::Rust,
+        Group::Ui,
+        Group::E2e,
+        Group::Package,
+    ];
     let groups = if groups.is_empty() { &all[..] } else { groups };
     let wants = |g: Group| groups.contains(&g);
     let root = crate::root();
@@ -308,6 +317,16 @@ pub(crate) fn test(groups: &[Group], e2e_tests: &[String]) -> anyhow::Result<Exi
             cmd.args(["--", "--test-threads=1"]);
             let (ok, out) = run_captured(&mut cmd)?;
             with_skips(cargo_test_counts(ok, &out), &skips)
+        });
+    }
+    if wants(Group::Package) {
+        report.step("package (.deb: lintian, install, launch, remove)", || {
+            let checks = package_test::run(&root)?;
+            Ok(Counts {
+                passed: checks.passed,
+                failed: checks.failed,
+                skipped: 0,
+            })
         });
     }
 
