@@ -44,8 +44,12 @@ pub enum ClaudeCodeCommand {
     /// and protected paths, and prints {"hookSpecificOutput":
     /// {"hookEventName": "PreToolUse", "permissionDecision":
     /// "allow"|"ask"|"deny", "permissionDecisionReason"}}. PostToolUse:
-    /// records the result, prints nothing. PermissionRequest: prints
-    /// nothing (Claude Code asks in its terminal). Every call is stored as
+    /// records the result, prints nothing. PermissionRequest: asks the
+    /// running Gatehouse window over its local socket and prints
+    /// {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+    /// "decision": {"behavior": "allow"|"deny", "message"?}}}; with no
+    /// window, or no answer within GATEHOUSE_CLAUDE_CODE_ASK_SECS (default
+    /// 300), prints nothing and Claude Code asks in its terminal. Every call is stored as
     /// an event of the Gatehouse session with Claude Code's session id
     /// (origin claude_code). Stdin that is not the expected JSON, or over
     /// 8 MiB, gives no decision; the problem goes to the log file.
@@ -132,6 +136,17 @@ pub fn run(command: ClaudeCodeCommand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How long a PermissionRequest waits for the window:
+/// `GATEHOUSE_CLAUDE_CODE_ASK_SECS` (1–590; the entry's own timeout is
+/// 600 s), else 300 s.
+fn ask_timeout() -> std::time::Duration {
+    let secs = std::env::var("GATEHOUSE_CLAUDE_CODE_ASK_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(300, |s| s.clamp(1, 590));
+    std::time::Duration::from_secs(secs)
+}
+
 /// Answers one hook call; exit 0 whatever happens, so Claude Code's session
 /// never breaks on Gatehouse (it then decides as if there were no hook).
 fn hook(event: &str, data_dir: PathBuf) -> ExitCode {
@@ -147,6 +162,7 @@ fn hook(event: &str, data_dir: PathBuf) -> ExitCode {
             .filter(|d| !d.is_empty())
             .map(PathBuf::from),
         process_cwd: std::env::current_dir().unwrap_or_default(),
+        ask_timeout: ask_timeout(),
     };
     let input: &[u8] = match read {
         Ok(_) if input.len() as u64 <= MAX_HOOK_INPUT_BYTES => &input,

@@ -217,3 +217,166 @@ fn bad_stdin_exits_0_with_no_decision_and_a_logged_error() {
         "{text}"
     );
 }
+
+mod permission_request {
+    //! PermissionRequest: the real hook process asks a real socket served
+    //! by the session host's bridge (what the app runs), and Claude Code
+    //! gets the answer in its output shape.
+
+    use std::sync::{Arc, Mutex};
+
+    use gatehouse_protocol::claude_code::ClaudeCodeAsk;
+    use gatehouse_protocol::permission::RuleSource;
+    use gatehouse_protocol::session::PermissionAnswer;
+    use gatehouse_session::claude_guard::bridge::{AskHandler, serve};
+
+    use super::*;
+
+    fn request(e: &Env, session: &str, id: &str) -> Vec<u8> {
+        json!({
+            "session_id": session,
+            "transcript_path": e.project.join("t.jsonl"),
+            "cwd": e.project,
+            "permission_mode": "default",
+            "hook_event_name": "PermissionRequest",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+            "tool_use_id": id,
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    /// A window that answers every ask with `answer` and keeps what it was
+    /// shown.
+    fn window(answer: PermissionAnswer) -> (AskHandler, Arc<Mutex<Vec<ClaudeCodeAsk>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&seen);
+        let handler: AskHandler = Arc::new(move |ask| {
+            kept.lock().unwrap().push(ask);
+            let answer = answer.clone();
+            Box::pin(async move { Some(answer) })
+        });
+        (handler, seen)
+    }
+
+    async fn hook(e: &Env, args: &'static [&'static str], stdin: Vec<u8>) -> Output {
+        let (data, home, project) = (e.data.clone(), e.home.clone(), e.project.clone());
+        tokio::task::spawn_blocking(move || {
+            let e = Env {
+                _root: tempfile::tempdir().unwrap(),
+                home,
+                project,
+                data,
+            };
+            cli(&e, args, &stdin)
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn allow_once_from_the_window_goes_back_to_claude_code_with_the_diff_shown() {
+        let e = env();
+        std::fs::write(e.project.join("notes.txt"), "one\n").unwrap();
+        let (handler, seen) = window(PermissionAnswer::AllowOnce);
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-1", "toolu_pr_1"),
+        )
+        .await;
+        let answer = json_out(&out);
+        assert_eq!(
+            answer,
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
+        );
+        let asked = seen.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].session_id, "sess-pr-1");
+        assert_eq!(asked[0].tool_use_id, "toolu_pr_1");
+        let preview = serde_json::to_string(&asked[0].preview).unwrap();
+        assert!(
+            preview.contains("two"),
+            "the modal shows the diff: {preview}"
+        );
+        assert!(!asked[0].suggestions.is_empty());
+
+        let shown = hook(&e, &["sessions", "show", "sess-pr-1"], Vec::new()).await;
+        let text = String::from_utf8_lossy(&shown.stdout).to_string();
+        assert!(text.contains("\"type\":\"permission_answered\""), "{text}");
+        assert!(text.contains("allow once (in Gatehouse)"), "{text}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn deny_with_feedback_reaches_claude_code_as_the_message() {
+        let e = env();
+        let (handler, _) = window(PermissionAnswer::Deny {
+            feedback: Some("edit the copy in docs/ instead".into()),
+        });
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-2", "toolu_pr_2"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"],
+            json!({"behavior": "deny", "message": "edit the copy in docs/ instead"})
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn always_allow_writes_the_rule_claude_code_reads_and_the_next_call_is_allowed() {
+        let e = env();
+        // `//` starts an absolute path in Claude Code's rule syntax.
+        let rule = format!("Edit(/{}/notes.txt)", e.project.display());
+        let (handler, _) = window(PermissionAnswer::AlwaysAllow {
+            rules: vec![rule.clone()],
+            destination: RuleSource::Local,
+        });
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let pre = |id: &str| {
+            json!({"session_id": "sess-pr-3", "cwd": e.project, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+                   "tool_use_id": id})
+            .to_string()
+            .into_bytes()
+        };
+        let before = json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("t1")).await);
+        assert_eq!(before["hookSpecificOutput"]["permissionDecision"], "ask");
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-3", "t1"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+        let local = std::fs::read_to_string(settings(&e.project)).unwrap();
+        assert!(local.contains(&rule), "{local}");
+        let after = json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("t2")).await);
+        assert_eq!(
+            after["hookSpecificOutput"]["permissionDecision"], "allow",
+            "the project is trusted now and its rule applies: {after}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn no_window_means_no_decision_and_claude_code_asks_in_its_terminal() {
+        let e = env();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-4", "toolu_pr_4"),
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -272,6 +272,7 @@ fn env(d: &Dirs) -> HookEnv {
         home: d.home.clone(),
         claude_project_dir: Some(d.project.clone()),
         process_cwd: d.project.clone(),
+        ask_timeout: std::time::Duration::from_secs(5),
     }
 }
 

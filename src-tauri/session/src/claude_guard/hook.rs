@@ -11,6 +11,8 @@
 //! no decision (Claude Code then decides as if there were no hook), and
 //! the problems are returned for the log.
 //!
+//! PermissionRequest goes to the running window ([`super::permission_request`]).
+//!
 //! Claude Code hook fields read: `session_id`, `transcript_path`, `cwd`,
 //! `hook_event_name`, `permission_mode`, `tool_name`, `tool_input`,
 //! `tool_use_id`, `tool_response`; the environment's `CLAUDE_PROJECT_DIR`
@@ -19,6 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_permissions::session::SessionRule;
 use gatehouse_permissions::sources::os_managed_policy_paths;
 use gatehouse_permissions::{CheckReport, CheckRequest, check};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
@@ -61,6 +64,9 @@ pub struct HookEnv {
     /// The hook process's own working directory (Claude Code starts hooks
     /// in the project), used when the input has no `cwd`.
     pub process_cwd: PathBuf,
+    /// How long a PermissionRequest waits for the window's answer before
+    /// Claude Code asks in its terminal.
+    pub ask_timeout: std::time::Duration,
 }
 
 /// The hook's answer: what to print on stdout (nothing: no decision), and
@@ -76,16 +82,16 @@ pub struct HookReply {
 /// Claude Code's hook input; every field optional (older and newer
 /// versions differ).
 #[derive(Debug, Default, Deserialize)]
-struct HookInput {
-    session_id: Option<String>,
-    transcript_path: Option<String>,
-    cwd: Option<String>,
-    hook_event_name: Option<String>,
-    permission_mode: Option<String>,
-    tool_name: Option<String>,
-    tool_input: Option<Value>,
-    tool_use_id: Option<String>,
-    tool_response: Option<Value>,
+pub(super) struct HookInput {
+    pub(super) session_id: Option<String>,
+    pub(super) transcript_path: Option<String>,
+    pub(super) cwd: Option<String>,
+    pub(super) hook_event_name: Option<String>,
+    pub(super) permission_mode: Option<String>,
+    pub(super) tool_name: Option<String>,
+    pub(super) tool_input: Option<Value>,
+    pub(super) tool_use_id: Option<String>,
+    pub(super) tool_response: Option<Value>,
 }
 
 /// Answers one hook call of `event` with stdin `input`; the problems met
@@ -97,9 +103,7 @@ pub fn handle(event: &str, input: &[u8], env: &HookEnv) -> HookReply {
         match event {
             "PreToolUse" => pre_tool_use(call, env, &mut reply),
             "PostToolUse" => post_tool_use(call, env, &mut reply),
-            // Answered from the window (its socket); without it Claude
-            // Code asks in its terminal.
-            "PermissionRequest" => {}
+            "PermissionRequest" => super::permission_request::handle(call, env, &mut reply),
             other => reply.problems.push(format!(
                 "unknown hook event {other:?}; Gatehouse answers PreToolUse, PermissionRequest and PostToolUse"
             )),
@@ -153,7 +157,7 @@ fn read_input(event: &str, input: &[u8], reply: &mut HookReply) -> Option<HookIn
 
 /// The project a call belongs to: `CLAUDE_PROJECT_DIR`, else the call's
 /// `cwd`, else the process's; canonical when it exists.
-fn project_dir(call: &HookInput, env: &HookEnv) -> PathBuf {
+pub(super) fn project_dir(call: &HookInput, env: &HookEnv) -> PathBuf {
     let dir = env
         .claude_project_dir
         .clone()
@@ -162,7 +166,7 @@ fn project_dir(call: &HookInput, env: &HookEnv) -> PathBuf {
     std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 
-fn mode_of(call: &HookInput, reply: &mut HookReply) -> Option<PermissionMode> {
+pub(super) fn mode_of(call: &HookInput, reply: &mut HookReply) -> Option<PermissionMode> {
     let name = call.permission_mode.as_deref()?;
     match serde_json::from_value(json!(name)) {
         Ok(mode) => Some(mode),
@@ -182,6 +186,26 @@ fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
         );
         return;
     };
+    let (project, report, store) = decide(call, env, tool_name, tool_input, reply);
+    reply.stdout = Some(pre_tool_use_output(&report));
+    if let Some(mut store) = store
+        && let Err(e) = record_pre(&mut store, call, &project, tool_name, tool_input, &report)
+    {
+        reply.problems.push(format!("recording the call: {e}"));
+    }
+}
+
+/// Gatehouse's decision for a call: the project's settings files (its
+/// allow rules only when the project is trusted in Gatehouse), the rules
+/// granted "for this session" in Gatehouse, Claude Code's mode. Returns the
+/// project, the report and the store (when it opens).
+pub(super) fn decide(
+    call: &HookInput,
+    env: &HookEnv,
+    tool_name: &str,
+    tool_input: &Value,
+    reply: &mut HookReply,
+) -> (PathBuf, CheckReport, Option<Store>) {
     let project = project_dir(call, env);
     let mode = mode_of(call, reply);
     let store = open_store(env, reply);
@@ -191,6 +215,18 @@ fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
             .flatten()
             .is_some_and(|p| p.trusted_at_ms.is_some())
     });
+    let session_rules = match (&store, &call.session_id) {
+        (Some(store), Some(id)) => store
+            .session_rules(id)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|r| {
+                let kind = serde_json::from_value(json!(r.kind)).ok()?;
+                Some(SessionRule { kind, rule: r.rule })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
     let mut request = CheckRequest::new(&project, &env.home, tool_name, tool_input.clone());
     request.mode = mode;
@@ -198,16 +234,12 @@ fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
     request.cwd = call.cwd.as_ref().map(PathBuf::from);
     request.managed_file = Some(managed_file);
     request.managed_dropin_dir = Some(managed_dropin_dir);
+    request.session_rules = session_rules;
     let report = check(&request);
     for e in &report.settings_errors {
         reply.problems.push(format!("settings: {e}"));
     }
-    reply.stdout = Some(pre_tool_use_output(&report));
-    if let Some(mut store) = store
-        && let Err(e) = record_pre(&mut store, call, &project, tool_name, tool_input, &report)
-    {
-        reply.problems.push(format!("recording the call: {e}"));
-    }
+    (project, report, store)
 }
 
 /// Claude Code's PreToolUse answer for Gatehouse's decision. An allow is
@@ -262,7 +294,7 @@ fn trace_summary(trace: &[TraceStep]) -> String {
     out
 }
 
-fn truncate(text: &mut String, max: usize) {
+pub(super) fn truncate(text: &mut String, max: usize) {
     if text.len() > max {
         let mut end = max;
         while !text.is_char_boundary(end) {
@@ -273,7 +305,7 @@ fn truncate(text: &mut String, max: usize) {
     }
 }
 
-fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
+pub(super) fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
     match Store::open(&env.data_dir) {
         Ok(store) => Some(store),
         Err(e) => {
@@ -287,7 +319,11 @@ fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
 
 /// The Gatehouse session of Claude Code's session `call.session_id`,
 /// created (origin `claude_code`, running) on its first call.
-fn ensure_session(store: &mut Store, call: &HookInput, project: &Path) -> Result<String, String> {
+pub(super) fn ensure_session(
+    store: &mut Store,
+    call: &HookInput,
+    project: &Path,
+) -> Result<String, String> {
     let id = call
         .session_id
         .clone()
@@ -334,7 +370,7 @@ fn ensure_session(store: &mut Store, call: &HookInput, project: &Path) -> Result
     Ok(id)
 }
 
-fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), String> {
+pub(super) fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), String> {
     store
         .append_event(&Event {
             session_id: session_id.to_owned(),
@@ -347,7 +383,7 @@ fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), St
 
 /// The call's id: Claude Code's `tool_use_id`, else one made up so the
 /// call is still recorded.
-fn tool_use_id(call: &HookInput) -> String {
+pub(super) fn tool_use_id(call: &HookInput) -> String {
     call.tool_use_id
         .clone()
         .unwrap_or_else(|| format!("claude-code-{}", now_ms()))
@@ -394,22 +430,36 @@ fn record_pre(
         },
     )?;
     if report.decision == PermissionBehavior::Deny {
-        append(
+        append_denied(
             store,
             &session,
-            EventBody::ToolCompleted {
-                tool_use_id: id,
-                status: ToolCallStatus::Denied,
-                is_error: true,
-                content: vec![ContentBlock::Text {
-                    text: gatehouse_core::pipeline::describe_reason(&report.reason),
-                }],
-                duration_ms: 0,
-                persisted_path: None,
-            },
+            id,
+            gatehouse_core::pipeline::describe_reason(&report.reason),
         )?;
     }
     Ok(())
+}
+
+/// Closes a refused call: `tool_completed` with status `denied` and the
+/// refusal Claude Code passes on to the model.
+pub(super) fn append_denied(
+    store: &mut Store,
+    session: &str,
+    tool_use_id: String,
+    text: String,
+) -> Result<(), String> {
+    append(
+        store,
+        session,
+        EventBody::ToolCompleted {
+            tool_use_id,
+            status: ToolCallStatus::Denied,
+            is_error: true,
+            content: vec![ContentBlock::Text { text }],
+            duration_ms: 0,
+            persisted_path: None,
+        },
+    )
 }
 
 /// The text of a tool's response as recorded: Bash's stdout and stderr,
@@ -448,23 +498,13 @@ fn post_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
 fn record_post(store: &mut Store, call: &HookInput, project: &Path) -> Result<(), String> {
     let session = ensure_session(store, call, project)?;
     let id = tool_use_id(call);
-    let queued = store
-        .queued_tool_name(&session, &id)
-        .map_err(|e| e.to_string())?;
-    if queued.is_none() {
-        // Guarded mid-call, or its PreToolUse was not recorded: the call
-        // is still recorded whole.
-        append(
-            store,
-            &session,
-            EventBody::ToolQueued {
-                tool_use_id: id.clone(),
-                name: call.tool_name.clone().unwrap_or_default(),
-                input: call.tool_input.clone().unwrap_or(Value::Null),
-                read_only: false,
-            },
-        )?;
-    }
+    ensure_queued(
+        store,
+        &session,
+        &id,
+        call.tool_name.as_deref().unwrap_or_default(),
+        call.tool_input.as_ref().unwrap_or(&Value::Null),
+    )?;
     append(
         store,
         &session,
@@ -477,6 +517,34 @@ fn record_post(store: &mut Store, call: &HookInput, project: &Path) -> Result<()
             }],
             duration_ms: 0,
             persisted_path: None,
+        },
+    )
+}
+
+/// Queues call `id` unless its `tool_queued` is stored already (guarded
+/// mid-call, or its PreToolUse was not recorded): the call is still
+/// recorded whole.
+pub(super) fn ensure_queued(
+    store: &mut Store,
+    session: &str,
+    id: &str,
+    tool_name: &str,
+    input: &Value,
+) -> Result<(), String> {
+    let queued = store
+        .queued_tool_name(session, id)
+        .map_err(|e| e.to_string())?;
+    if queued.is_some() {
+        return Ok(());
+    }
+    append(
+        store,
+        session,
+        EventBody::ToolQueued {
+            tool_use_id: id.to_owned(),
+            name: tool_name.to_owned(),
+            input: input.clone(),
+            read_only: false,
         },
     )
 }

@@ -1,13 +1,17 @@
 //! Guarding Claude Code itself (issue 25): Gatehouse's hook entries in
 //! Claude Code's settings ([`install`]), the hook calls they make decided
-//! by Gatehouse's engine and recorded as a live session ([`hook`]), and the
+//! by Gatehouse's engine and recorded as a live session ([`hook`]), asks
+//! Claude Code is about to make answered in the running window over a local
+//! socket ([`bridge`], `permission_request`), and the
 //! status `gatehouse-cli claude-code status` shows ([`state`]).
 //!
 //! `gatehouse-cli claude-code …` only parses arguments and prints what
 //! these functions return.
 
+pub mod bridge;
 pub mod hook;
 pub mod install;
+mod permission_request;
 pub mod state;
 
 use std::path::{Path, PathBuf};
