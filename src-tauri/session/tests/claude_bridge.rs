@@ -142,3 +142,61 @@ async fn a_dismissed_ask_and_a_window_that_never_answers_give_no_answer() {
         "the hook gives up; Claude Code asks in its terminal"
     );
 }
+
+mod window {
+    //! The window's pending asks: an ask shown through the socket waits for
+    //! the modal's answer, a dismissed or unanswered one goes back without
+    //! an answer (paused tokio time: no wall clock).
+
+    use std::sync::Mutex;
+
+    use gatehouse_session::claude_guard::window::PendingAsks;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_modals_answer_goes_back_through_the_socket() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_path_buf();
+        let asks = Arc::new(PendingAsks::default());
+        let shown = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&shown);
+        let handler = asks.handler(
+            move |id, ask: ClaudeCodeAsk| kept.lock().unwrap().push((id, ask.tool_use_id)),
+            Duration::from_secs(300),
+        );
+        let _bridge = serve(&data, handler).await.unwrap();
+        let asking = tokio::spawn(ask_blocking(data.clone(), Duration::from_secs(60)));
+        // The ask reaches the window (the app emits it to the modal).
+        let id = loop {
+            if let Some((id, _)) = shown.lock().unwrap().first().cloned() {
+                break id;
+            }
+            tokio::task::yield_now().await;
+        };
+        assert_eq!(asks.pending_ids(), std::slice::from_ref(&id));
+        asks.answer(&id, Some(PermissionAnswer::AllowOnce)).unwrap();
+        assert_eq!(asking.await.unwrap(), Ok(PermissionAnswer::AllowOnce));
+        assert!(asks.pending_ids().is_empty());
+        let again = asks.answer(&id, Some(PermissionAnswer::AllowOnce));
+        assert!(again.unwrap_err().contains("no longer waiting"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_ask_nobody_answers_in_time_or_that_is_dismissed_gets_no_answer() {
+        let asks = Arc::new(PendingAsks::default());
+        let handler = asks.handler(|_, _| {}, Duration::from_secs(300));
+        let waiting = tokio::spawn(handler(ask()));
+        tokio::task::yield_now().await;
+        assert_eq!(asks.pending_ids().len(), 1);
+        tokio::time::advance(Duration::from_secs(301)).await;
+        assert_eq!(waiting.await.unwrap(), None);
+        assert!(asks.pending_ids().is_empty());
+
+        let dismissed = tokio::spawn(handler(ask()));
+        tokio::task::yield_now().await;
+        let id = asks.pending_ids().pop().unwrap();
+        asks.answer(&id, None).unwrap();
+        assert_eq!(dismissed.await.unwrap(), None);
+    }
+}

@@ -2,7 +2,8 @@
 //! Claude Code's settings ([`install`]), the hook calls they make decided
 //! by Gatehouse's engine and recorded as a live session ([`hook`]), asks
 //! Claude Code is about to make answered in the running window over a local
-//! socket ([`bridge`], `permission_request`), and the
+//! socket ([`bridge`], `permission_request`; the window's pending asks in
+//! [`window`]), and the
 //! status `gatehouse-cli claude-code status` shows ([`state`]).
 //!
 //! `gatehouse-cli claude-code …` only parses arguments and prints what
@@ -13,6 +14,7 @@ pub mod hook;
 pub mod install;
 mod permission_request;
 pub mod state;
+pub mod window;
 
 use std::path::{Path, PathBuf};
 
