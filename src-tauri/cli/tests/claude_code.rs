@@ -368,6 +368,44 @@ mod permission_request {
     }
 
     #[tokio::test(flavor = "multi_thread")]
+    async fn allow_for_this_session_is_a_session_rule_the_next_pre_tool_use_applies() {
+        let e = env();
+        let (handler, _) = window(PermissionAnswer::AllowForSession);
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        // The first thing Gatehouse hears of this session is the ask.
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-5", "t1"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+        let pre = |session: &str| {
+            json!({"session_id": session, "cwd": e.project, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+                   "tool_use_id": "t2"})
+            .to_string()
+            .into_bytes()
+        };
+        let same =
+            json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("sess-pr-5")).await);
+        assert_eq!(
+            same["hookSpecificOutput"]["permissionDecision"], "allow",
+            "{same}"
+        );
+        let other =
+            json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("sess-pr-6")).await);
+        assert_eq!(
+            other["hookSpecificOutput"]["permissionDecision"], "ask",
+            "another Claude Code session does not get it"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
     async fn no_window_means_no_decision_and_claude_code_asks_in_its_terminal() {
         let e = env();
         let out = hook(

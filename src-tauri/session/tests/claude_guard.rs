@@ -501,3 +501,30 @@ fn gatehouse_sessions_never_run_the_guard_entries_and_say_so() {
             .contains("Gatehouse's own Claude Code guard entry")
     );
 }
+
+/// Claude Code 2.1.332's own PreToolUse stdin (captured by
+/// cli/tests/claude_code_real.rs, home paths rewritten): newer fields
+/// (`effort`, `prompt_id`) are ignored, the call is decided and recorded.
+#[test]
+fn claude_code_2_1_332s_real_pre_tool_use_input_is_decided_and_recorded() {
+    let d = dirs();
+    std::fs::create_dir_all(d.project.join(".claude")).unwrap();
+    std::fs::write(
+        d.project.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    let real = include_str!("data/claude_code_2.1.332_pre_tool_use.json")
+        .replace("/home/user/project", &d.project.display().to_string());
+    let reply = handle("PreToolUse", real.as_bytes(), &env(&d));
+    assert!(reply.problems.is_empty(), "{:?}", reply.problems);
+    let out = reply.stdout.unwrap();
+    assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+    let store = Store::open(&d.data).unwrap();
+    let session = store
+        .session("11851208-2f57-4568-83bf-f4a869596bc3")
+        .unwrap()
+        .unwrap();
+    assert_eq!(session.origin, SessionOrigin::ClaudeCode);
+    assert_eq!(session.mode, "default");
+}

@@ -62,6 +62,13 @@ pub(super) fn handle(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
             return;
         }
     };
+    // "For this session" stores rules on the session: it must exist first
+    // (a PermissionRequest can come before any recorded PreToolUse).
+    if let Some(store) = store.as_mut()
+        && let Err(e) = ensure_session(store, call, &project)
+    {
+        reply.problems.push(format!("recording the session: {e}"));
+    }
     let (behavior, message, errors) = apply(&answer, &ask, env, store.as_ref(), &project);
     reply.problems.extend(errors);
     let mut decision =
