@@ -292,15 +292,20 @@ fn pre(d: &Dirs, id: &str, tool: &str, input: Value) -> Value {
     reply.stdout.unwrap()
 }
 
-#[test]
-fn pre_tool_use_denies_by_rule_asks_for_protected_paths_allows_reads_and_records_each() {
-    let d = dirs();
+/// The project's settings deny `git push`.
+fn deny_git_push(d: &Dirs) {
     std::fs::create_dir_all(d.project.join(".claude")).unwrap();
     std::fs::write(
         d.project.join(".claude/settings.json"),
         r#"{"permissions": {"deny": ["Bash(git push:*)"]}}"#,
     )
     .unwrap();
+}
+
+#[test]
+fn pre_tool_use_denies_by_rule_asks_for_protected_paths_allows_reads_and_records_each() {
+    let d = dirs();
+    deny_git_push(&d);
     std::fs::write(
         d.project.join("t.jsonl"),
         "{\"type\":\"user\",\"version\":\"2.1.332\"}\n{\"type\":\"last-prompt\"}\n",
@@ -508,12 +513,7 @@ fn gatehouse_sessions_never_run_the_guard_entries_and_say_so() {
 #[test]
 fn claude_code_2_1_332s_real_pre_tool_use_input_is_decided_and_recorded() {
     let d = dirs();
-    std::fs::create_dir_all(d.project.join(".claude")).unwrap();
-    std::fs::write(
-        d.project.join(".claude/settings.json"),
-        r#"{"permissions": {"deny": ["Bash(git push:*)"]}}"#,
-    )
-    .unwrap();
+    deny_git_push(&d);
     let real = include_str!("data/claude_code_2.1.332_pre_tool_use.json")
         .replace("/home/user/project", &d.project.display().to_string());
     let reply = handle("PreToolUse", real.as_bytes(), &env(&d));
