@@ -46,6 +46,7 @@ const BENCHES: &[Bench] = &[
     Bench { group: "hooks", cargo: "bench -p gatehouse-hooks --bench hooks", packages: &[], what: "added latency per call of one PreToolUse hook, median of 1,000: command `true` (≤ 3 ms) and http to a keep-alive 127.0.0.1 server (≤ 0.1 ms) vs no hooks (issue 18)", window: false },
     Bench { group: "toolsearch", cargo: "bench -p gatehouse-agent --bench toolsearch", packages: &[], what: "300 recorded MCP tools: first request bytes with vs without deferral, both provider forms (≥ 10× smaller); ToolSearch keyword query over 10,000 tools (median ≤ 1 ms; issue 21)", window: false },
     Bench { group: "webfetch", cargo: "bench -p gatehouse-tools --bench webfetch", packages: &[], what: "median WebFetch of a 100 KB local page through the pipeline (engine, SSRF guard, HTML → Markdown) vs a plain reqwest GET (issue 22)", window: false },
+    Bench { group: "claude-code-hook", cargo: "bench -p gatehouse-cli --bench claude_code_hook", packages: &[], what: "median wall time of `gatehouse-cli claude-code hook` for a typical Bash call: PreToolUse with the window not running and running (≤ 15 ms), PermissionRequest answered over the socket and with no window (issue 25)", window: false },
     Bench { group: "scale", cargo: "bench -p gatehouse-transcripts --bench scale", packages: &[], what: "1,000,000 stored events: list and search latency (issue 11)", window: false },
 ];
 

@@ -290,3 +290,56 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
     }
     Ok(cache)
 }
+
+/// The Claude Code version the real-Claude-Code tests pin (issue 25).
+pub(crate) const CLAUDE_CODE_VERSION: &str = "2.1.332";
+
+/// The variable through which the tests find the pinned `claude`.
+pub(crate) const CLAUDE_CODE_ENV: &str = "GATEHOUSE_CLAUDE_CODE";
+
+/// The variable that turns the real-Claude-Code tests into counted skips
+/// (`cargo xtask test --skip-claude-code`, for offline development).
+pub(crate) const SKIP_CLAUDE_CODE_ENV: &str = "GATEHOUSE_SKIP_CLAUDE_CODE";
+
+/// Installs the pinned `@anthropic-ai/claude-code` with npm into
+/// `<root>/target/claude-code/<version>` unless it is there already, and
+/// returns its `claude`. On Node 20 npm warns that the package wants Node
+/// 22 (`EBADENGINE`); it works. Fails, saying so, when npm cannot reach
+/// its registry.
+pub(crate) fn ensure_claude_code(root: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let cache = root
+        .join("target")
+        .join("claude-code")
+        .join(CLAUDE_CODE_VERSION);
+    let claude = cache.join("node_modules/.bin/claude");
+    let installed = || {
+        Command::new(&claude)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with(CLAUDE_CODE_VERSION))
+    };
+    if installed() {
+        return Ok(claude);
+    }
+    std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
+    eprintln!("xtask: installing @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} (npm)");
+    run_checked(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&cache)
+            .arg(format!("@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}")),
+    )
+    .with_context(|| {
+        format!(
+            "npm could not install @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}: is the npm \
+             registry reachable? (`cargo xtask test --skip-claude-code` runs without it)"
+        )
+    })?;
+    if !installed() {
+        anyhow::bail!(
+            "{} does not run as Claude Code {CLAUDE_CODE_VERSION} after npm install",
+            claude.display()
+        );
+    }
+    Ok(claude)
+}

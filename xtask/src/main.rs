@@ -49,6 +49,10 @@ enum Command {
         /// e.g. `cargo xtask test e2e --e2e-test layout`.
         #[arg(long = "e2e-test", value_name = "NAME")]
         e2e_tests: Vec<String>,
+        /// Do not install or run the real Claude Code (offline
+        /// development): its tests are counted as skipped. CI does not use it.
+        #[arg(long)]
+        skip_claude_code: bool,
     },
     /// Build the Linux packages (`.deb` and `.rpm`) of the release build
     /// with Tauri's bundler, into `<target>/package/release/bundle/`.
@@ -105,7 +109,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { smoke } => run::run(smoke),
-        Command::Test { groups, e2e_tests } => test::test(&groups, &e2e_tests),
+        Command::Test {
+            groups,
+            e2e_tests,
+            skip_claude_code,
+        } => test::test(&groups, &e2e_tests, skip_claude_code),
         Command::Bundle { debug } => bundle::bundle(debug),
         Command::GenTypes { check } => gen_types::gen_types(check),
         Command::Bench { groups } => bench::bench(&groups),

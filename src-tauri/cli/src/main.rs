@@ -9,6 +9,7 @@
 
 mod check_cmd;
 mod check_hooks;
+mod claude_code_cmd;
 mod keys_cmd;
 mod mcp_cmd;
 mod out;
@@ -83,6 +84,13 @@ enum Command {
     /// value read from stdin).
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Guard Claude Code itself: install Gatehouse's hook entries in a
+    /// Claude Code settings file (`guard`, `guard --off`), see where they
+    /// are and their last call (`status`), and answer Claude Code's hook
+    /// calls (`hook <event>`, what the entries run): Gatehouse's engine
+    /// decides each tool call and records it as a live session.
+    #[command(subcommand, name = "claude-code")]
+    ClaudeCode(claude_code_cmd::ClaudeCodeCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,6 +134,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => return check_cmd::run(args),
         Command::Rules(command) => return rules_cmd::run(command, open_store),
         Command::Mcp(command) => mcp_cmd::run(command, open_store)?,
+        Command::ClaudeCode(command) => return claude_code_cmd::run(command),
         Command::Sessions(command) => return sessions_cmd::run(command, open_store()?),
         Command::Projects(command) => {
             let store = open_store()?;

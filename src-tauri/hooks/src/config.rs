@@ -284,6 +284,20 @@ pub fn parse_hooks(path: &Path, source: RuleSource, text: &str) -> ParsedHooks {
                 let key_pos = |key: &str| at(&["hooks", event_name, &gs, "hooks", &is, key], pos);
                 let here = format!("`hooks.{event_name}[{g}].hooks[{i}]`");
                 match parse_handler(h, &here) {
+                    Ok((
+                        Handler::Command {
+                            shell: Some(command),
+                            ..
+                        },
+                        ..,
+                    )) if crate::guard_entry::guard_event_of(&command).is_some() => {
+                        out.warnings.push(error(
+                            pos,
+                            format!(
+                                "{here} is Gatehouse's own Claude Code guard entry: Claude Code runs it, Gatehouse sessions do not"
+                            ),
+                        ));
+                    }
                     Ok((handler, timeout, if_rule, enabled)) => out.hooks.push(HookSpec {
                         event: event.clone(),
                         matcher: matcher.clone(),

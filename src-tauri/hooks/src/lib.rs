@@ -13,12 +13,14 @@
 //!   session-level events (UserPromptSubmit, Stop, SessionStart,
 //!   SessionEnd, Notification), each run reported as a `hook_ran` event.
 //! * [`editor`] — edits to a file's `hooks` (other keys kept, validated) and test runs.
+//! * [`guard_entry`] — Gatehouse's own Claude Code guard entries, recognised (never run by Gatehouse sessions).
 //! * [`transcript`] — the Claude Code-format JSONL behind `transcript_path`.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
 pub mod editor;
+pub mod guard_entry;
 pub mod http;
 pub mod matcher;
 pub mod protocol;

@@ -125,39 +125,92 @@ pub fn insert_member(text: &str, start: usize, end: usize, member: &str) -> Opti
     Some(out)
 }
 
+/// Removes the member whose value spans `[value_start, value_end)` (key,
+/// colon, value and one separating comma) from its object, keeping the
+/// layout of the members around it: the inverse of [`insert_member`].
+/// `None` when the text around the value is not a `"key": value` member.
+pub fn remove_member(text: &str, value_start: usize, value_end: usize) -> Option<String> {
+    let before = text.get(..value_start)?.trim_end();
+    let before = before.strip_suffix(':')?.trim_end();
+    let before = before.strip_suffix('"')?;
+    // Keys Gatehouse removes are plain words; an escaped quote inside a
+    // key is not one of them.
+    let key_start = before.rfind('"')?;
+    remove_item(text, key_start, value_end)
+}
+
+/// Removes the array element spanning `[start, end)` and one separating
+/// comma, keeping the layout of the elements around it: the inverse of
+/// [`append_element`].
+pub fn remove_element(text: &str, start: usize, end: usize) -> Option<String> {
+    remove_item(text, start, end)
+}
+
+/// Removes `[start, end)` (a member or an element) with one comma.
+fn remove_item(text: &str, start: usize, end: usize) -> Option<String> {
+    let after = text.get(end..)?;
+    let next = after.find(|c: char| !c.is_whitespace())?;
+    if after[next..].starts_with(',') {
+        // Not the last: the next item moves to where this one began.
+        let rest = &after[next + 1..];
+        let token = rest.find(|c: char| !c.is_whitespace())?;
+        let resume = end + next + 1 + token;
+        return Some(format!("{}{}", text.get(..start)?, &text[resume..]));
+    }
+    let lead = text.get(..start)?.trim_end();
+    if let Some(comma) = lead.strip_suffix(',') {
+        return Some(format!("{}{}", comma, &text[end..]));
+    }
+    // The only item: keep the brackets and what follows it.
+    (lead.ends_with('{') || lead.ends_with('[')).then(|| format!("{}{}", lead, &text[end..]))
+}
+
+/// Appends `literal` as the last element of the array at `list_path`,
+/// matching its layout (one element per line, or all on one line).
+pub fn append_element(text: &str, list_path: &[&str], literal: &str) -> Option<String> {
+    let spans = locate::scan_depth(text, list_path.len() + 1);
+    let list = spans.get(list_path)?;
+    let item = |i: usize| {
+        let mut path: Vec<String> = list_path.iter().map(|p| (*p).to_owned()).collect();
+        path.push(i.to_string());
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        spans.get(&path).cloned()
+    };
+    let mut last = None;
+    let mut i = 0usize;
+    while let Some(found) = item(i) {
+        last = Some(found);
+        i += 1;
+    }
+    let mut out = String::with_capacity(text.len() + literal.len() + 8);
+    match last {
+        None => {
+            // `[]` or `[ ]`: right after `[`.
+            out.push_str(&text[..list.start + 1]);
+            out.push_str(literal);
+            out.push_str(&text[list.start + 1..]);
+        }
+        Some(last) => {
+            let before_first = &text[list.start + 1..item(0)?.start];
+            out.push_str(&text[..last.end]);
+            out.push(',');
+            if before_first.contains('\n') {
+                out.push('\n');
+                out.push_str(indent_at(text, last.start));
+            } else {
+                out.push(' ');
+            }
+            out.push_str(literal);
+            out.push_str(&text[last.end..]);
+        }
+    }
+    Some(out)
+}
+
 fn insert(text: &str, key: &str, literal: &str) -> Option<String> {
     let spans = locate::scan(text);
-    if let Some(list) = spans.get(&["permissions", key]) {
-        let mut last = None;
-        let mut i = 0usize;
-        while let Some(item) = spans.get(&["permissions", key, &i.to_string()]) {
-            last = Some(item.clone());
-            i += 1;
-        }
-        let mut out = String::with_capacity(text.len() + literal.len() + 8);
-        match last {
-            None => {
-                // `[]` or `[ ]`: put the rule right after `[`.
-                out.push_str(&text[..list.start + 1]);
-                out.push_str(literal);
-                out.push_str(&text[list.start + 1..]);
-            }
-            Some(item) => {
-                let before_first =
-                    &text[list.start + 1..spans.get(&["permissions", key, "0"])?.start];
-                out.push_str(&text[..item.end]);
-                out.push(',');
-                if before_first.contains('\n') {
-                    out.push('\n');
-                    out.push_str(indent_at(text, item.start));
-                } else {
-                    out.push(' ');
-                }
-                out.push_str(literal);
-                out.push_str(&text[item.end..]);
-            }
-        }
-        return Some(out);
+    if spans.get(&["permissions", key]).is_some() {
+        return append_element(text, &["permissions", key], literal);
     }
     if let Some(perms) = spans.get(&["permissions"]) {
         return insert_member(
@@ -302,5 +355,33 @@ mod tests {
         let err = add_rule(&path, RuleKind::Allow, "Bash(make)").unwrap_err();
         assert!(err.to_string().contains("read-only"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    }
+
+    fn without(text: &str, key: &str) -> String {
+        let spans = locate::scan(text);
+        let span = spans.get(&[key]).unwrap();
+        remove_member(text, span.start, span.end).unwrap()
+    }
+
+    #[test]
+    fn remove_member_undoes_insert_member_in_every_layout() {
+        let first = "{\n  \"hooks\": {\"a\": 1},\n  \"model\": \"x\"\n}\n";
+        assert_eq!(without(first, "hooks"), "{\n  \"model\": \"x\"\n}\n");
+        let last = "{\n  \"model\": \"x\",\n  \"hooks\": {}\n}\n";
+        assert_eq!(without(last, "hooks"), "{\n  \"model\": \"x\"\n}\n");
+        let middle = r#"{"a": 1, "hooks": [1, 2], "b": 2}"#;
+        assert_eq!(without(middle, "hooks"), r#"{"a": 1, "b": 2}"#);
+        let only = "{\n  \"hooks\": {}\n}\n";
+        assert_eq!(without(only, "hooks"), "{\n}\n");
+        let spans = locate::scan(first);
+        let span = spans.get(&["hooks"]).unwrap();
+        let back = insert_member(
+            &without(first, "hooks"),
+            0,
+            without(first, "hooks").trim_end().len(),
+            &first[first.find('"').unwrap()..span.end],
+        )
+        .unwrap();
+        assert_eq!(back, first);
     }
 }

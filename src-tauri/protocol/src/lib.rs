@@ -9,6 +9,7 @@
 //!
 //! * [`browser`] — the session browser: stats, imports, exports,
 //!   housekeeping.
+//! * [`claude_code`] — what a guarded Claude Code's hook asks the window, and its answer.
 //! * [`event`] — what the runtime reports while it works (`tool_queued`,
 //!   `tool_completed`, …), one JSON object per line with a `type` field.
 //! * [`hooks`] — the rule editor's Hooks view: hooks by source, edits, test runs.
@@ -30,6 +31,7 @@
 //! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
 
 pub mod browser;
+pub mod claude_code;
 pub mod command;
 pub mod diff;
 pub mod event;

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
 //! | [`abandoned`] | sessions a stopped process left open, closed (`session_ended: app_closed`) or deleted (never prompted) at start-up |
+//! | [`claude_guard`] | guarding Claude Code: Gatehouse's hook entries in its settings, its hook calls decided by the engine and recorded as live `claude_code` sessions, the guard's status |
 //! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
 //! | [`interaction`] | AskUserQuestion questions and ExitPlanMode plan approvals as `interaction_requested`, answered by `answer_interaction`, replies checked |
 //! | [`todos`] | the current todo list rebuilt from stored events (TodoWrite's `todos_updated`) |
@@ -32,6 +33,7 @@
 
 pub mod abandoned;
 pub mod ask;
+pub mod claude_guard;
 mod hooks;
 pub mod hooks_editor;
 pub mod host;

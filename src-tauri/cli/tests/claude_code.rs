@@ -1,0 +1,420 @@
+//! `gatehouse-cli claude-code` (issue 25) as Claude Code and users run it:
+//! the real binary, real settings files, a real SQLite store, stdin piped
+//! as Claude Code pipes it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+struct Env {
+    _root: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    data: PathBuf,
+}
+
+fn env() -> Env {
+    let root = tempfile::tempdir().unwrap();
+    let (home, project, data) = (
+        root.path().join("home"),
+        root.path().join("project"),
+        root.path().join("data"),
+    );
+    for d in [&home, &project, &data] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    Env {
+        home: home.canonicalize().unwrap(),
+        project: project.canonicalize().unwrap(),
+        data,
+        _root: root,
+    }
+}
+
+fn cli(e: &Env, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"))
+        .env("GATEHOUSE_DATA_DIR", &e.data)
+        .env("HOME", &e.home)
+        .env("CLAUDE_PROJECT_DIR", &e.project)
+        .current_dir(&e.project)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hook that stops reading early closes the pipe; that is its right.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn settings(p: &Path) -> PathBuf {
+    p.join(".claude/settings.local.json")
+}
+
+#[test]
+fn guard_status_and_off_through_the_binary() {
+    let e = env();
+    let on = json_out(&cli(&e, &["claude-code", "guard"], b""));
+    assert_eq!(on["scope"], "project");
+    assert_eq!(on["change"], "changed");
+    assert_eq!(on["file"], settings(&e.project).display().to_string());
+    let text = std::fs::read_to_string(settings(&e.project)).unwrap();
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_gatehouse-cli")).unwrap();
+    assert!(
+        text.contains(&format!("{} claude-code hook PreToolUse", exe.display())),
+        "the entry runs this very binary: {text}"
+    );
+
+    let status = json_out(&cli(&e, &["claude-code", "status"], b""));
+    assert_eq!(status["installed"][0]["file"], on["file"]);
+    assert_eq!(
+        status["installed"][0]["events"],
+        json!(["PreToolUse", "PermissionRequest", "PostToolUse"])
+    );
+    assert_eq!(status["last_call"], Value::Null);
+
+    let off = json_out(&cli(&e, &["claude-code", "guard", "--off"], b""));
+    assert_eq!(off["installed"], false);
+    assert_eq!(off["change"], "changed");
+    let status = json_out(&cli(&e, &["claude-code", "status"], b""));
+    assert_eq!(status["installed"], json!([]));
+}
+
+#[test]
+fn guard_refuses_a_malformed_file_with_its_position_and_exit_1() {
+    let e = env();
+    std::fs::create_dir_all(e.home.join(".claude")).unwrap();
+    let file = e.home.join(".claude/settings.json");
+    std::fs::write(&file, "{\"a\": 1,,}").unwrap();
+    let out = cli(&e, &["claude-code", "guard", "--user"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}:1:9: not valid JSON", file.display())),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"a\": 1,,}");
+}
+
+fn pre_tool_use(command: &str, id: &str, transcript: &Path) -> Vec<u8> {
+    json!({
+        "session_id": "0b7c2a9e-cli-test",
+        "transcript_path": transcript,
+        "cwd": "/nonexistent/cwd/ignored/for/the/project",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "push"},
+        "tool_use_id": id,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn the_hook_denies_git_push_with_gatehouses_reason_and_records_the_call() {
+    let e = env();
+    std::fs::create_dir_all(e.project.join(".claude")).unwrap();
+    std::fs::write(
+        e.project.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    // A real Claude Code 2.1.332 transcript: status reads its version.
+    let transcript =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../transcripts/tests/fixtures/basic.jsonl");
+    let out = cli(
+        &e,
+        &["claude-code", "hook", "PreToolUse"],
+        &pre_tool_use("git push origin main", "toolu_01", &transcript),
+    );
+    let answer = json_out(&out);
+    let hso = &answer["hookSpecificOutput"];
+    assert_eq!(hso["hookEventName"], "PreToolUse");
+    assert_eq!(hso["permissionDecision"], "deny");
+    assert!(
+        hso["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .starts_with("Gatehouse: rule Bash(git push:*)"),
+        "{answer}"
+    );
+
+    let shown = cli(&e, &["sessions", "show", "0b7c2a9e-cli-test"], b"");
+    assert_eq!(shown.status.code(), Some(0));
+    let events: Vec<Value> = String::from_utf8_lossy(&shown.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "session_started",
+            "tool_queued",
+            "permission_decided",
+            "tool_completed"
+        ]
+    );
+    assert_eq!(events[2]["decision"], "deny");
+    assert_eq!(events[3]["status"], "denied");
+
+    let list = cli(&e, &["sessions", "list"], b"");
+    let summary: Value = serde_json::from_slice(
+        String::from_utf8_lossy(&list.stdout)
+            .lines()
+            .next()
+            .unwrap()
+            .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(summary["origin"], "claude_code");
+    assert_eq!(summary["project_path"], e.project.display().to_string());
+
+    let status = json_out(&cli(&e, &["claude-code", "status"], b""));
+    assert_eq!(status["last_call"]["event"], "PreToolUse");
+    assert_eq!(status["last_call"]["claude_code_version"], "2.1.332");
+    assert_eq!(status["last_call"]["session_id"], "0b7c2a9e-cli-test");
+}
+
+#[test]
+fn bad_stdin_exits_0_with_no_decision_and_a_logged_error() {
+    let e = env();
+    let huge = vec![b'x'; 9 * 1024 * 1024];
+    for stdin in [&b"{not json"[..], b"", &huge] {
+        let out = cli(&e, &["claude-code", "hook", "PreToolUse"], stdin);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty(), "no decision: {:?}", out.stdout);
+    }
+    let out = cli(&e, &["claude-code", "hook", "SessionStart"], b"{}");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let logs = std::fs::read_dir(e.data.join("logs")).unwrap();
+    let text: String = logs
+        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        text.contains("stdin is not Claude Code's hook JSON"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown hook event \"SessionStart\""),
+        "{text}"
+    );
+}
+
+mod permission_request {
+    //! PermissionRequest: the real hook process asks a real socket served
+    //! by the session host's bridge (what the app runs), and Claude Code
+    //! gets the answer in its output shape.
+
+    use std::sync::{Arc, Mutex};
+
+    use gatehouse_protocol::claude_code::ClaudeCodeAsk;
+    use gatehouse_protocol::permission::RuleSource;
+    use gatehouse_protocol::session::PermissionAnswer;
+    use gatehouse_session::claude_guard::bridge::{AskHandler, serve};
+
+    use super::*;
+
+    fn request(e: &Env, session: &str, id: &str) -> Vec<u8> {
+        json!({
+            "session_id": session,
+            "transcript_path": e.project.join("t.jsonl"),
+            "cwd": e.project,
+            "permission_mode": "default",
+            "hook_event_name": "PermissionRequest",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+            "tool_use_id": id,
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    /// A window that answers every ask with `answer` and keeps what it was
+    /// shown.
+    fn window(answer: PermissionAnswer) -> (AskHandler, Arc<Mutex<Vec<ClaudeCodeAsk>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&seen);
+        let handler: AskHandler = Arc::new(move |ask| {
+            kept.lock().unwrap().push(ask);
+            let answer = answer.clone();
+            Box::pin(async move { Some(answer) })
+        });
+        (handler, seen)
+    }
+
+    async fn hook(e: &Env, args: &'static [&'static str], stdin: Vec<u8>) -> Output {
+        let (data, home, project) = (e.data.clone(), e.home.clone(), e.project.clone());
+        tokio::task::spawn_blocking(move || {
+            let e = Env {
+                _root: tempfile::tempdir().unwrap(),
+                home,
+                project,
+                data,
+            };
+            cli(&e, args, &stdin)
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn allow_once_from_the_window_goes_back_to_claude_code_with_the_diff_shown() {
+        let e = env();
+        std::fs::write(e.project.join("notes.txt"), "one\n").unwrap();
+        let (handler, seen) = window(PermissionAnswer::AllowOnce);
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-1", "toolu_pr_1"),
+        )
+        .await;
+        let answer = json_out(&out);
+        assert_eq!(
+            answer,
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
+        );
+        let asked = seen.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].session_id, "sess-pr-1");
+        assert_eq!(asked[0].tool_use_id, "toolu_pr_1");
+        let preview = serde_json::to_string(&asked[0].preview).unwrap();
+        assert!(
+            preview.contains("two"),
+            "the modal shows the diff: {preview}"
+        );
+        assert!(!asked[0].suggestions.is_empty());
+
+        let shown = hook(&e, &["sessions", "show", "sess-pr-1"], Vec::new()).await;
+        let text = String::from_utf8_lossy(&shown.stdout).to_string();
+        assert!(text.contains("\"type\":\"permission_answered\""), "{text}");
+        assert!(text.contains("allow once (in Gatehouse)"), "{text}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn deny_with_feedback_reaches_claude_code_as_the_message() {
+        let e = env();
+        let (handler, _) = window(PermissionAnswer::Deny {
+            feedback: Some("edit the copy in docs/ instead".into()),
+        });
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-2", "toolu_pr_2"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"],
+            json!({"behavior": "deny", "message": "edit the copy in docs/ instead"})
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn always_allow_writes_the_rule_claude_code_reads_and_the_next_call_is_allowed() {
+        let e = env();
+        // `//` starts an absolute path in Claude Code's rule syntax.
+        let rule = format!("Edit(/{}/notes.txt)", e.project.display());
+        let (handler, _) = window(PermissionAnswer::AlwaysAllow {
+            rules: vec![rule.clone()],
+            destination: RuleSource::Local,
+        });
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let pre = |id: &str| {
+            json!({"session_id": "sess-pr-3", "cwd": e.project, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+                   "tool_use_id": id})
+            .to_string()
+            .into_bytes()
+        };
+        let before = json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("t1")).await);
+        assert_eq!(before["hookSpecificOutput"]["permissionDecision"], "ask");
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-3", "t1"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+        let local = std::fs::read_to_string(settings(&e.project)).unwrap();
+        assert!(local.contains(&rule), "{local}");
+        let after = json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("t2")).await);
+        assert_eq!(
+            after["hookSpecificOutput"]["permissionDecision"], "allow",
+            "the project is trusted now and its rule applies: {after}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn allow_for_this_session_is_a_session_rule_the_next_pre_tool_use_applies() {
+        let e = env();
+        let (handler, _) = window(PermissionAnswer::AllowForSession);
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        // The first thing Gatehouse hears of this session is the ask.
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-5", "t1"),
+        )
+        .await;
+        assert_eq!(
+            json_out(&out)["hookSpecificOutput"]["decision"]["behavior"],
+            "allow"
+        );
+        let pre = |session: &str| {
+            json!({"session_id": session, "cwd": e.project, "permission_mode": "default",
+                   "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                   "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+                   "tool_use_id": "t2"})
+            .to_string()
+            .into_bytes()
+        };
+        let same =
+            json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("sess-pr-5")).await);
+        assert_eq!(
+            same["hookSpecificOutput"]["permissionDecision"], "allow",
+            "{same}"
+        );
+        let other =
+            json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("sess-pr-6")).await);
+        assert_eq!(
+            other["hookSpecificOutput"]["permissionDecision"], "ask",
+            "another Claude Code session does not get it"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn no_window_means_no_decision_and_claude_code_asks_in_its_terminal() {
+        let e = env();
+        let out = hook(
+            &e,
+            &["claude-code", "hook", "PermissionRequest"],
+            request(&e, "sess-pr-4", "toolu_pr_4"),
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -1,0 +1,550 @@
+//! One call of Claude Code's hooks to `gatehouse-cli claude-code hook
+//! <event>`: the JSON on stdin read (missing fields tolerated), the call
+//! decided by Gatehouse's engine with the project's settings files (the
+//! ones Claude Code reads), shell analysis and protected paths, the answer
+//! in Claude Code's hook output shape, and the call recorded as events of
+//! a live Gatehouse session with Claude Code's session id (origin
+//! `claude_code`, as imported transcripts are).
+//!
+//! Never fails the user's Claude Code session: input that is not the
+//! expected JSON, an unknown event or a store that cannot be written gives
+//! no decision (Claude Code then decides as if there were no hook), and
+//! the problems are returned for the log.
+//!
+//! PermissionRequest goes to the running window ([`super::permission_request`]).
+//!
+//! Claude Code hook fields read: `session_id`, `transcript_path`, `cwd`,
+//! `hook_event_name`, `permission_mode`, `tool_name`, `tool_input`,
+//! `tool_use_id`, `tool_response`; the environment's `CLAUDE_PROJECT_DIR`
+//! (the caller passes it). Fields written: `hookSpecificOutput` with
+//! `hookEventName`, `permissionDecision`, `permissionDecisionReason`.
+
+use std::path::{Path, PathBuf};
+
+use gatehouse_permissions::session::SessionRule;
+use gatehouse_permissions::sources::os_managed_policy_paths;
+use gatehouse_permissions::{CheckReport, CheckRequest, check};
+use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
+use gatehouse_protocol::permission::{PermissionBehavior, PermissionMode, TraceOutcome, TraceStep};
+use gatehouse_protocol::session::SessionOrigin;
+use gatehouse_store::{NewSession, SessionProvenance, Store, validate_session_id};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::state::{LastCall, claude_code_version, update_state};
+
+/// The most stdin a hook call reads (a Write's whole file is in it).
+pub const MAX_HOOK_INPUT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The most of a tool's response kept in the recorded event.
+const MAX_RECORDED_RESPONSE_BYTES: usize = 16 * 1024;
+
+/// The most of the trace put in the reason Claude Code shows the model.
+const MAX_TRACE_SUMMARY_BYTES: usize = 1000;
+
+/// The provider name of live Claude Code sessions, as imports write it.
+pub const CLAUDE_CODE_PROVIDER: &str = "claude_code";
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Where a hook call runs.
+#[derive(Debug, Clone)]
+pub struct HookEnv {
+    /// Gatehouse's data directory (store, state file).
+    pub data_dir: PathBuf,
+    /// The home directory (user settings, `~`).
+    pub home: PathBuf,
+    /// `CLAUDE_PROJECT_DIR` as Claude Code set it for the hook.
+    pub claude_project_dir: Option<PathBuf>,
+    /// The hook process's own working directory (Claude Code starts hooks
+    /// in the project), used when the input has no `cwd`.
+    pub process_cwd: PathBuf,
+    /// How long a PermissionRequest waits for the window's answer before
+    /// Claude Code asks in its terminal.
+    pub ask_timeout: std::time::Duration,
+}
+
+/// The hook's answer: what to print on stdout (nothing: no decision), and
+/// the problems met (already written to the log).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookReply {
+    /// The JSON to print, when there is a decision.
+    pub stdout: Option<Value>,
+    /// What went wrong (never shown to Claude Code).
+    pub problems: Vec<String>,
+}
+
+/// Claude Code's hook input; every field optional (older and newer
+/// versions differ).
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct HookInput {
+    pub(super) session_id: Option<String>,
+    pub(super) transcript_path: Option<String>,
+    pub(super) cwd: Option<String>,
+    pub(super) hook_event_name: Option<String>,
+    pub(super) permission_mode: Option<String>,
+    pub(super) tool_name: Option<String>,
+    pub(super) tool_input: Option<Value>,
+    pub(super) tool_use_id: Option<String>,
+    pub(super) tool_response: Option<Value>,
+}
+
+/// Answers one hook call of `event` with stdin `input`; the problems met
+/// are written to the log as well as returned.
+pub fn handle(event: &str, input: &[u8], env: &HookEnv) -> HookReply {
+    let mut reply = HookReply::default();
+    let call = read_input(event, input, &mut reply);
+    if let Some(call) = &call {
+        match event {
+            "PreToolUse" => pre_tool_use(call, env, &mut reply),
+            "PostToolUse" => post_tool_use(call, env, &mut reply),
+            "PermissionRequest" => super::permission_request::handle(call, env, &mut reply),
+            other => reply.problems.push(format!(
+                "unknown hook event {other:?}; Gatehouse answers PreToolUse, PermissionRequest and PostToolUse"
+            )),
+        }
+    }
+    // Recorded even for input that could not be read: Claude Code called.
+    let call = call.unwrap_or_default();
+    if let Err(e) = update_state(&env.data_dir, |s| {
+        s.last_call = Some(LastCall {
+            event: event.to_owned(),
+            at_ms: now_ms(),
+            claude_code_version: call
+                .transcript_path
+                .as_deref()
+                .and_then(|p| claude_code_version(Path::new(p))),
+            session_id: call.session_id.clone(),
+        });
+    }) {
+        reply
+            .problems
+            .push(format!("recording the last call in the guard's state: {e}"));
+    }
+    for problem in &reply.problems {
+        tracing::warn!(target: "claude_code_hook", "{problem}");
+    }
+    reply
+}
+
+/// The hook input, or `None` (with the problem) when it is not Claude
+/// Code's hook JSON for `event`.
+fn read_input(event: &str, input: &[u8], reply: &mut HookReply) -> Option<HookInput> {
+    let call: HookInput = match serde_json::from_slice(input) {
+        Ok(call) => call,
+        Err(e) => {
+            reply.problems.push(format!(
+                "{event} hook: stdin is not Claude Code's hook JSON ({e}); no decision given"
+            ));
+            return None;
+        }
+    };
+    if let Some(named) = call.hook_event_name.as_deref()
+        && named != event
+    {
+        reply.problems.push(format!(
+            "the hook entry is for {event} but Claude Code sent {named}; no decision given"
+        ));
+        return None;
+    }
+    Some(call)
+}
+
+/// The project a call belongs to: `CLAUDE_PROJECT_DIR`, else the call's
+/// `cwd`, else the process's; canonical when it exists.
+pub(super) fn project_dir(call: &HookInput, env: &HookEnv) -> PathBuf {
+    let dir = env
+        .claude_project_dir
+        .clone()
+        .or_else(|| call.cwd.as_ref().map(PathBuf::from))
+        .unwrap_or_else(|| env.process_cwd.clone());
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+pub(super) fn mode_of(call: &HookInput, reply: &mut HookReply) -> Option<PermissionMode> {
+    let name = call.permission_mode.as_deref()?;
+    match serde_json::from_value(json!(name)) {
+        Ok(mode) => Some(mode),
+        Err(_) => {
+            reply.problems.push(format!(
+                "unknown permission_mode {name:?}; the settings' defaultMode is used"
+            ));
+            None
+        }
+    }
+}
+
+fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
+    let (Some(tool_name), Some(tool_input)) = (&call.tool_name, &call.tool_input) else {
+        reply.problems.push(
+            "PreToolUse hook: the input has no tool_name or tool_input; no decision given".into(),
+        );
+        return;
+    };
+    let (project, report, store) = decide(call, env, tool_name, tool_input, reply);
+    reply.stdout = Some(pre_tool_use_output(&report));
+    if let Some(mut store) = store
+        && let Err(e) = record_pre(&mut store, call, &project, tool_name, tool_input, &report)
+    {
+        reply.problems.push(format!("recording the call: {e}"));
+    }
+}
+
+/// Gatehouse's decision for a call: the project's settings files (its
+/// allow rules only when the project is trusted in Gatehouse), the rules
+/// granted "for this session" in Gatehouse, Claude Code's mode. Returns the
+/// project, the report and the store (when it opens).
+pub(super) fn decide(
+    call: &HookInput,
+    env: &HookEnv,
+    tool_name: &str,
+    tool_input: &Value,
+    reply: &mut HookReply,
+) -> (PathBuf, CheckReport, Option<Store>) {
+    let project = project_dir(call, env);
+    let mode = mode_of(call, reply);
+    let store = open_store(env, reply);
+    let trusted = store.as_ref().is_some_and(|s| {
+        s.project_by_path(&project.display().to_string())
+            .ok()
+            .flatten()
+            .is_some_and(|p| p.trusted_at_ms.is_some())
+    });
+    let session_rules = match (&store, &call.session_id) {
+        (Some(store), Some(id)) => store
+            .session_rules(id)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|r| {
+                let kind = serde_json::from_value(json!(r.kind)).ok()?;
+                Some(SessionRule { kind, rule: r.rule })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
+    let mut request = CheckRequest::new(&project, &env.home, tool_name, tool_input.clone());
+    request.mode = mode;
+    request.trust_project = trusted;
+    request.cwd = call.cwd.as_ref().map(PathBuf::from);
+    request.managed_file = Some(managed_file);
+    request.managed_dropin_dir = Some(managed_dropin_dir);
+    request.session_rules = session_rules;
+    let report = check(&request);
+    for e in &report.settings_errors {
+        reply.problems.push(format!("settings: {e}"));
+    }
+    (project, report, store)
+}
+
+/// Claude Code's PreToolUse answer for Gatehouse's decision. An allow is
+/// only an allow of Gatehouse's: Claude Code still applies its own deny
+/// and ask rules after a hook's allow, so it never widens them.
+pub fn pre_tool_use_output(report: &CheckReport) -> Value {
+    let decision = match report.decision {
+        PermissionBehavior::Allow => "allow",
+        PermissionBehavior::Ask => "ask",
+        PermissionBehavior::Deny => "deny",
+    };
+    let reason = format!(
+        "Gatehouse: {} ({}). Trace: {}",
+        gatehouse_core::pipeline::describe_reason(&report.reason),
+        decision,
+        trace_summary(&report.trace)
+    );
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+/// The layers that had an opinion, `layer: outcome (detail)`, bounded.
+fn trace_summary(trace: &[TraceStep]) -> String {
+    let mut out = String::new();
+    for step in trace
+        .iter()
+        .filter(|s| !matches!(s.outcome, TraceOutcome::Skipped | TraceOutcome::Passthrough))
+    {
+        let outcome = serde_json::to_value(step.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let part = if step.detail.is_empty() {
+            format!("{}: {outcome}", step.layer)
+        } else {
+            format!("{}: {outcome} ({})", step.layer, step.detail)
+        };
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        out.push_str(&part);
+    }
+    truncate(&mut out, MAX_TRACE_SUMMARY_BYTES);
+    if out.is_empty() {
+        out.push_str("no layer decided");
+    }
+    out
+}
+
+pub(super) fn truncate(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+}
+
+pub(super) fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
+    match Store::open(&env.data_dir) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            reply.problems.push(format!(
+                "opening Gatehouse's store: {e}; the call is not recorded"
+            ));
+            None
+        }
+    }
+}
+
+/// The Gatehouse session of Claude Code's session `call.session_id`,
+/// created (origin `claude_code`, running) on its first call.
+pub(super) fn ensure_session(
+    store: &mut Store,
+    call: &HookInput,
+    project: &Path,
+) -> Result<String, String> {
+    let id = call
+        .session_id
+        .clone()
+        .ok_or_else(|| "the input has no session_id".to_owned())?;
+    validate_session_id(&id).map_err(|e| e.to_string())?;
+    if store.session(&id).map_err(|e| e.to_string())?.is_some() {
+        return Ok(id);
+    }
+    let project = project.display().to_string();
+    let mode = call
+        .permission_mode
+        .clone()
+        .unwrap_or_else(|| "default".into());
+    let created = store.create_session_with(
+        &NewSession {
+            id: id.clone(),
+            project_path: project.clone(),
+            provider: CLAUDE_CODE_PROVIDER.into(),
+            model: String::new(),
+            mode,
+        },
+        &SessionProvenance {
+            origin: SessionOrigin::ClaudeCode,
+            ..SessionProvenance::default()
+        },
+    );
+    match created {
+        Ok(()) => {}
+        // Claude Code runs hooks of parallel calls at once: another hook
+        // process created it first.
+        Err(_) if store.session(&id).ok().flatten().is_some() => return Ok(id),
+        Err(e) => return Err(e.to_string()),
+    }
+    append(
+        store,
+        &id,
+        EventBody::SessionStarted {
+            provider: CLAUDE_CODE_PROVIDER.into(),
+            model: String::new(),
+            project,
+            resumed: false,
+        },
+    )?;
+    Ok(id)
+}
+
+pub(super) fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), String> {
+    store
+        .append_event(&Event {
+            session_id: session_id.to_owned(),
+            ts_ms: u64::try_from(now_ms()).unwrap_or(0),
+            body,
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// The call's id: Claude Code's `tool_use_id`, else one made up so the
+/// call is still recorded.
+pub(super) fn tool_use_id(call: &HookInput) -> String {
+    call.tool_use_id
+        .clone()
+        .unwrap_or_else(|| format!("claude-code-{}", now_ms()))
+}
+
+fn record_pre(
+    store: &mut Store,
+    call: &HookInput,
+    project: &Path,
+    tool_name: &str,
+    tool_input: &Value,
+    report: &CheckReport,
+) -> Result<(), String> {
+    let session = ensure_session(store, call, project)?;
+    let id = tool_use_id(call);
+    append(
+        store,
+        &session,
+        EventBody::ToolQueued {
+            tool_use_id: id.clone(),
+            name: tool_name.to_owned(),
+            input: tool_input.clone(),
+            read_only: false,
+        },
+    )?;
+    let mut trace = report.trace.clone();
+    trace.push(TraceStep::new(
+        "claude_code_hook",
+        match report.decision {
+            PermissionBehavior::Allow => TraceOutcome::Allow,
+            PermissionBehavior::Ask => TraceOutcome::Ask,
+            PermissionBehavior::Deny => TraceOutcome::Deny,
+        },
+        "Gatehouse answered Claude Code's PreToolUse hook",
+    ));
+    append(
+        store,
+        &session,
+        EventBody::PermissionDecided {
+            tool_use_id: id.clone(),
+            decision: report.decision,
+            reason: report.reason.clone(),
+            trace,
+        },
+    )?;
+    if report.decision == PermissionBehavior::Deny {
+        append_denied(
+            store,
+            &session,
+            id,
+            gatehouse_core::pipeline::describe_reason(&report.reason),
+        )?;
+    }
+    Ok(())
+}
+
+/// Closes a refused call: `tool_completed` with status `denied` and the
+/// refusal Claude Code passes on to the model.
+pub(super) fn append_denied(
+    store: &mut Store,
+    session: &str,
+    tool_use_id: String,
+    text: String,
+) -> Result<(), String> {
+    append(
+        store,
+        session,
+        EventBody::ToolCompleted {
+            tool_use_id,
+            status: ToolCallStatus::Denied,
+            is_error: true,
+            content: vec![ContentBlock::Text { text }],
+            duration_ms: 0,
+            persisted_path: None,
+        },
+    )
+}
+
+/// The text of a tool's response as recorded: Bash's stdout and stderr,
+/// a string as it is, anything else as JSON; bounded.
+fn response_text(response: Option<&Value>) -> String {
+    let mut text = match response {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) if v.get("stdout").is_some() => {
+            let part = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            let (out, err) = (part("stdout"), part("stderr"));
+            if err.is_empty() {
+                out
+            } else {
+                format!("{out}\n{err}")
+            }
+        }
+        Some(v) => v.to_string(),
+    };
+    truncate(&mut text, MAX_RECORDED_RESPONSE_BYTES);
+    text
+}
+
+fn post_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
+    let project = project_dir(call, env);
+    let Some(mut store) = open_store(env, reply) else {
+        return;
+    };
+    if let Err(e) = record_post(&mut store, call, &project) {
+        reply
+            .problems
+            .push(format!("recording the call's result: {e}"));
+    }
+}
+
+fn record_post(store: &mut Store, call: &HookInput, project: &Path) -> Result<(), String> {
+    let session = ensure_session(store, call, project)?;
+    let id = tool_use_id(call);
+    ensure_queued(
+        store,
+        &session,
+        &id,
+        call.tool_name.as_deref().unwrap_or_default(),
+        call.tool_input.as_ref().unwrap_or(&Value::Null),
+    )?;
+    append(
+        store,
+        &session,
+        EventBody::ToolCompleted {
+            tool_use_id: id,
+            status: ToolCallStatus::Ok,
+            is_error: false,
+            content: vec![ContentBlock::Text {
+                text: response_text(call.tool_response.as_ref()),
+            }],
+            duration_ms: 0,
+            persisted_path: None,
+        },
+    )
+}
+
+/// Queues call `id` unless its `tool_queued` is stored already (guarded
+/// mid-call, or its PreToolUse was not recorded): the call is still
+/// recorded whole.
+pub(super) fn ensure_queued(
+    store: &mut Store,
+    session: &str,
+    id: &str,
+    tool_name: &str,
+    input: &Value,
+) -> Result<(), String> {
+    let queued = store
+        .queued_tool_name(session, id)
+        .map_err(|e| e.to_string())?;
+    if queued.is_some() {
+        return Ok(());
+    }
+    append(
+        store,
+        session,
+        EventBody::ToolQueued {
+            tool_use_id: id.to_owned(),
+            name: tool_name.to_owned(),
+            input: input.clone(),
+            read_only: false,
+        },
+    )
+}

@@ -1,0 +1,165 @@
+//! Guarding Claude Code itself (issue 25): Gatehouse's hook entries in
+//! Claude Code's settings ([`install`]), the hook calls they make decided
+//! by Gatehouse's engine and recorded as a live session ([`hook`]), asks
+//! Claude Code is about to make answered in the running window over a local
+//! socket ([`bridge`], `permission_request`; the window's pending asks in
+//! [`window`]), and the
+//! status `gatehouse-cli claude-code status` shows ([`state`]).
+//!
+//! `gatehouse-cli claude-code …` only parses arguments and prints what
+//! these functions return.
+
+pub mod bridge;
+pub mod hook;
+pub mod install;
+mod permission_request;
+pub mod state;
+pub mod window;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use install::{GUARD_EVENTS, GuardChange, GuardScope, InstalledEntries, settings_file};
+pub use state::LastCall;
+
+/// Why guarding (or unguarding) failed; nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum GuardError {
+    /// The settings file is not valid settings.
+    #[error("{}:{line}:{column}: {cause}; the file was not changed", file.display())]
+    Malformed {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        cause: String,
+    },
+    /// The hooks editor refused the edit.
+    #[error("{}: {message}", file.display())]
+    Edit {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// Reading a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// Writing the settings file failed.
+    #[error("{0}")]
+    Write(String),
+}
+
+/// What `guard` (or `guard --off`) did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GuardOutcome {
+    /// The settings file.
+    pub file: String,
+    /// The scope asked for.
+    pub scope: GuardScope,
+    /// Whether the entries are now installed there.
+    pub installed: bool,
+    /// Whether the file was written.
+    pub change: GuardChange,
+    /// A note for the user (e.g. the state file could not be updated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Installs (or with `off`, removes) Gatehouse's entries in the settings
+/// file of `scope`, and records where in the data directory's state.
+pub fn guard(
+    scope: GuardScope,
+    home: &Path,
+    project: &Path,
+    cli: &Path,
+    data_dir: &Path,
+    off: bool,
+) -> Result<GuardOutcome, GuardError> {
+    // Paths are compared canonically (status, the state's list).
+    let project = match scope {
+        GuardScope::Project => std::fs::canonicalize(project).map_err(|source| GuardError::Io {
+            path: project.to_path_buf(),
+            source,
+        })?,
+        GuardScope::User => project.to_path_buf(),
+    };
+    let file = settings_file(&scope, home, &project);
+    let change = if off {
+        install::unguard_file(&file)?
+    } else {
+        install::guard_file(&file, cli)?
+    };
+    let key = file.display().to_string();
+    let note = state::update_state(data_dir, |s| {
+        s.installs.retain(|f| *f != key);
+        if !off {
+            s.installs.push(key.clone());
+        }
+    })
+    .err()
+    .map(|e| {
+        format!(
+            "the settings file is done, but the guard's state in {} was not updated: {e}",
+            data_dir.display()
+        )
+    });
+    Ok(GuardOutcome {
+        file: key,
+        scope,
+        installed: !off,
+        change,
+        note,
+    })
+}
+
+/// What `gatehouse-cli claude-code status` prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GuardStatus {
+    /// Files that hold Gatehouse's entries (user file, the project's local
+    /// file, and every file `guard` installed into), with their events.
+    pub installed: Vec<InstalledEntries>,
+    /// Files that could not be read (malformed, unreadable): `file:line:col: cause`.
+    pub problems: Vec<String>,
+    /// The last hook call Gatehouse answered.
+    pub last_call: Option<LastCall>,
+}
+
+/// Where Gatehouse's entries are, and the last call they made.
+pub fn status(home: &Path, project: Option<&Path>, data_dir: &Path) -> GuardStatus {
+    let (state, state_problem) = state::read_state(data_dir);
+    let mut files = vec![settings_file(&GuardScope::User, home, Path::new(""))];
+    if let Some(project) = project {
+        files.push(settings_file(&GuardScope::Project, home, project));
+    }
+    files.extend(state.installs.iter().map(PathBuf::from));
+    let mut seen = Vec::new();
+    let mut installed = Vec::new();
+    let mut problems: Vec<String> = state_problem.into_iter().collect();
+    for file in files {
+        let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if seen.contains(&canonical) {
+            continue;
+        }
+        seen.push(canonical);
+        match install::installed_in(&file) {
+            Ok(entries) if !entries.events.is_empty() => installed.push(entries),
+            Ok(_) => {}
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    GuardStatus {
+        installed,
+        problems,
+        last_call: state.last_call,
+    }
+}
