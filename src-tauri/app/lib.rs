@@ -9,6 +9,7 @@ mod commands;
 mod hooks;
 mod mcp;
 mod mcp_auth;
+mod onboarding;
 mod rules;
 mod session_pages;
 mod sessions;
@@ -174,6 +175,15 @@ pub fn run() -> anyhow::Result<()> {
             hooks::save_hook_edit,
             hooks::test_hook,
             skills::skills_view,
+            onboarding::startup_state,
+            onboarding::save_app_settings,
+            onboarding::test_provider_connection,
+            onboarding::create_sample_project,
+            onboarding::open_data_dir,
+            onboarding::reset_database,
+            onboarding::remove_project,
+            onboarding::relocate_project,
+            onboarding::forget_last_project,
         ])
         .build(tauri::generate_context!())
         .context("building the Tauri application")?

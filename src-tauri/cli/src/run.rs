@@ -187,7 +187,10 @@ fn provider_choice(args: &RunArgs) -> anyhow::Result<ProviderChoice> {
 
 fn build_provider(args: &RunArgs, project: &Path) -> anyhow::Result<(Arc<dyn Provider>, String)> {
     let choice = provider_choice(args)?;
-    build_provider_for(&choice, project, &find_key).map_err(anyhow::Error::msg)
+    // The CLI always names a script (`--script`), so the demo's
+    // sample-project rule never applies; the data directory is the app's.
+    let data_dir = gatehouse_store::data_dir()?;
+    build_provider_for(&choice, project, &data_dir, &find_key).map_err(anyhow::Error::msg)
 }
 
 fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {

@@ -4,6 +4,8 @@
 //! | module | what |
 //! |---|---|
 //! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
+//! | [`app_settings`] | the app's settings (`<data dir>/settings.json`): first run done, provider, default models and mode, the project to reopen; the sample project, the only folder the offline demo plays in |
+//! | [`connection`] | a provider tried for real (`…/models`), the failure named: no key, bad key, no network, wrong URL |
 //! | [`abandoned`] | sessions a stopped process left open, closed (`session_ended: app_closed`) or deleted (never prompted) at start-up |
 //! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
 //! | [`interaction`] | AskUserQuestion questions and ExitPlanMode plan approvals as `interaction_requested`, answered by `answer_interaction`, replies checked |
@@ -31,7 +33,9 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod abandoned;
+pub mod app_settings;
 pub mod ask;
+pub mod connection;
 mod hooks;
 pub mod hooks_editor;
 pub mod host;
