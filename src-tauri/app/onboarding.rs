@@ -59,9 +59,13 @@ pub(crate) async fn startup_state(
         settings_error,
         keychain_unavailable,
         last_project,
-        sample_project_path: app_settings::sample_project_path(&dir)
-            .display()
-            .to_string(),
+        // Canonical, as project paths are stored, so the window can tell
+        // the sample project by its path.
+        sample_project_path: app_settings::sample_project_path(
+            &dir.canonicalize().unwrap_or_else(|_| dir.clone()),
+        )
+        .display()
+        .to_string(),
     })
 }
 

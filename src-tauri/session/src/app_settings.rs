@@ -190,12 +190,25 @@ pub fn sample_project_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SAMPLE_PROJECT_DIR)
 }
 
+/// The sample project's own settings: one allow rule for the demo's check
+/// run, so trusting the project (first run's third step) visibly changes
+/// something — the check runs unasked; the Edit still asks.
+pub const SAMPLE_PROJECT_SETTINGS: &str =
+    "{\n  \"permissions\": {\n    \"allow\": [\"Bash(python3 -c:*)\"]\n  }\n}\n";
+
 /// Writes the sample project into `data_dir` (its files reset to the demo's
-/// starting point, so the demo's edits apply again) and returns its folder.
+/// starting point, so the demo's edits apply again; with
+/// [`SAMPLE_PROJECT_SETTINGS`] as `.claude/settings.json`) and returns its
+/// folder.
 pub fn create_sample_project(data_dir: &Path) -> Result<PathBuf, String> {
     let dir = sample_project_path(data_dir);
-    gatehouse_agent::demo::create_sample_project(&dir)
-        .map_err(|e| format!("cannot create the sample project in {}: {e}", dir.display()))?;
+    let fail = |e: &dyn std::fmt::Display| {
+        format!("cannot create the sample project in {}: {e}", dir.display())
+    };
+    gatehouse_agent::demo::create_sample_project(&dir).map_err(|e| fail(&e))?;
+    let settings = dir.join(".claude").join("settings.json");
+    gatehouse_core::atomic_write::write_atomic(&settings, SAMPLE_PROJECT_SETTINGS.as_bytes(), true)
+        .map_err(|e| fail(&e))?;
     Ok(dir)
 }
 

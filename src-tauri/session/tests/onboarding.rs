@@ -209,8 +209,16 @@ fn the_demo_is_refused_outside_its_sample_project_and_plays_inside_it() {
     let link = user.path().join("link");
     std::os::unix::fs::symlink(&sample, &link).unwrap();
     assert!(build_provider(&demo, &link, data.path(), &no_key).is_ok());
-    // The sample project's files are the demo's starting point.
+    // The sample project's files are the demo's starting point, with
+    // project settings (so first run's trust step means something).
     assert!(sample.join("src/greeter.py").is_file());
+    let store = Store::open(data.path()).unwrap();
+    assert!(store.add_project(&sample).unwrap().has_project_settings);
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(sample.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["permissions"]["allow"][0], "Bash(python3 -c:*)");
 
     // A script the user names is theirs to play anywhere (tests, re-runs).
     let script = user.path().join("script.json");
