@@ -75,7 +75,7 @@ pub(crate) async fn save_app_settings(
     args: SaveAppSettingsArgs,
 ) -> CommandResult<AppSettings> {
     let dir = data_dir(&state);
-    blocking(move || app_settings::save(&dir, &args.settings)).await
+    blocking(move || app_settings::save_choices(&dir, &args.settings)).await
 }
 
 #[tauri::command]

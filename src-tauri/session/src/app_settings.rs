@@ -154,6 +154,16 @@ pub fn save(data_dir: &Path, settings: &AppSettings) -> Result<AppSettings, Stri
     Ok(settings)
 }
 
+/// Saves the choices of `settings` (first run, provider, models, mode) as
+/// a front end sends them: the project to reopen is kept as the file has
+/// it (it follows the projects opened, not a copy the window may hold from
+/// before one was opened).
+pub fn save_choices(data_dir: &Path, settings: &AppSettings) -> Result<AppSettings, String> {
+    let mut settings = settings.clone();
+    settings.last_project = read(data_dir).ok().and_then(|s| s.last_project);
+    save(data_dir, &settings)
+}
+
 /// Records (or, with `None`, forgets) the project to reopen at start.
 pub fn set_last_project(data_dir: &Path, folder: Option<&str>) -> Result<(), String> {
     let mut settings = read(data_dir)?;

@@ -320,6 +320,15 @@ fn the_last_project_reopens_only_after_first_run_and_a_vanished_one_is_missing()
         other => panic!("expected the folder reported missing, got {other:?}"),
     }
 
+    // Choices saved from a window holding settings read before the project
+    // was opened do not forget it.
+    let mut stale = done.clone();
+    stale.last_project = None;
+    stale.default_mode = PermissionMode::Plan;
+    let saved = app_settings::save_choices(data.path(), &stale).unwrap();
+    assert_eq!(saved.last_project.as_deref(), Some(project.path.as_str()));
+    assert_eq!(saved.default_mode, PermissionMode::Plan);
+
     // Closed (the user went home): nothing to reopen.
     app_settings::set_last_project(data.path(), None).unwrap();
     let settings = app_settings::read(data.path()).unwrap();

@@ -200,7 +200,12 @@ async fn a_damaged_database_is_explained_and_set_aside_on_request() -> anyhow::R
         .wait_for("[data-testid=database-open-folder]")
         .await?;
     shoot_both(&window, "database").await?;
-    window.click("[data-testid=database-reset]").await?;
+    // The click restarts the app: the WebDriver session may lose its window
+    // before the click answers, so its result is not the test's verdict —
+    // the file set aside is.
+    if let Err(e) = window.click("[data-testid=database-reset]").await {
+        eprintln!("e2e: the reset click answered {e:#} (the app restarts)");
+    }
     // The app restarts on a fresh database; the damaged file is kept.
     let kept = until("the damaged file to be set aside", 30, || async {
         kept_copy(data.path())
