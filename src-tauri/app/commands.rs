@@ -122,8 +122,11 @@ pub(crate) async fn add_project(
     state: State<'_, AppState>,
     args: AddProjectArgs,
 ) -> CommandResult<Project> {
+    let dir = PathBuf::from(&state.info.data_dir);
     with_store(&state, move |store| {
-        store.add_project(&PathBuf::from(args.path))
+        let project = store.add_project(&PathBuf::from(args.path))?;
+        crate::onboarding::remember_last_project(&dir, Some(&project.path));
+        Ok::<_, gatehouse_store::StoreError>(project)
     })
     .await
 }
@@ -133,7 +136,13 @@ pub(crate) async fn open_project(
     state: State<'_, AppState>,
     args: OpenProjectArgs,
 ) -> CommandResult<Project> {
-    with_store(&state, move |store| store.open_project(args.id)).await
+    let dir = PathBuf::from(&state.info.data_dir);
+    with_store(&state, move |store| {
+        let project = store.open_project(args.id)?;
+        crate::onboarding::remember_last_project(&dir, Some(&project.path));
+        Ok::<_, gatehouse_store::StoreError>(project)
+    })
+    .await
 }
 
 #[tauri::command]

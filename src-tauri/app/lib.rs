@@ -11,6 +11,7 @@ mod launch;
 mod mcp;
 mod mcp_auth;
 mod menu;
+mod onboarding;
 mod rules;
 mod session_pages;
 mod sessions;
@@ -247,6 +248,15 @@ pub fn run() -> anyhow::Result<()> {
             hooks::save_hook_edit,
             hooks::test_hook,
             skills::skills_view,
+            onboarding::startup_state,
+            onboarding::save_app_settings,
+            onboarding::test_provider_connection,
+            onboarding::create_sample_project,
+            onboarding::open_data_dir,
+            onboarding::reset_database,
+            onboarding::remove_project,
+            onboarding::relocate_project,
+            onboarding::forget_last_project,
         ])
         .build(context)
         .context("building the Tauri application")?

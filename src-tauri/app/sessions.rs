@@ -61,9 +61,10 @@ async fn start(
 ) -> CommandResult<SessionHandle> {
     let host = Arc::clone(host(state)?);
     let folder = PathBuf::from(&project.path);
+    let data_dir = PathBuf::from(&state.info.data_dir);
     let (provider, model) = blocking({
         let folder = folder.clone();
-        move || build_provider(&provider, &folder, &find_key)
+        move || build_provider(&provider, &folder, &data_dir, &find_key)
     })
     .await?;
     let spec = StartSpec {
@@ -204,17 +205,9 @@ pub(crate) async fn stop_task(
 /// opener, which a test cannot see.
 pub const TEST_OPENED_FILES_ENV: &str = "GATEHOUSE_TEST_OPENED_FILES";
 
-/// Opens a background task's whole output file with the OS opener (the
-/// host says which file: only a task's own can be opened).
-#[tauri::command]
-pub(crate) async fn open_task_output(
-    state: State<'_, AppState>,
-    args: StopTaskArgs,
-) -> CommandResult<OpenedTaskOutput> {
-    let path = host(&state)?
-        .task_output_file(&args.session_id, &args.task_id)
-        .map_err(error)?;
-    let text = path.display().to_string();
+/// Opens `text` (a file or folder) with the OS opener, or records it in
+/// [`TEST_OPENED_FILES_ENV`]'s file when that is set.
+pub(crate) async fn open_with_os(text: String) -> CommandResult<()> {
     if let Some(log) = std::env::var_os(TEST_OPENED_FILES_ENV) {
         let line = format!("{text}\n");
         blocking(move || {
@@ -231,11 +224,24 @@ pub(crate) async fn open_task_output(
                     )
                 })
         })
-        .await?;
+        .await
     } else {
-        let url = text.clone();
-        blocking(move || gatehouse_session::mcp_auth::system_opener()(&url)).await?;
+        blocking(move || gatehouse_session::mcp_auth::system_opener()(&text)).await
     }
+}
+
+/// Opens a background task's whole output file with the OS opener (the
+/// host says which file: only a task's own can be opened).
+#[tauri::command]
+pub(crate) async fn open_task_output(
+    state: State<'_, AppState>,
+    args: StopTaskArgs,
+) -> CommandResult<OpenedTaskOutput> {
+    let path = host(&state)?
+        .task_output_file(&args.session_id, &args.task_id)
+        .map_err(error)?;
+    let text = path.display().to_string();
+    open_with_os(text.clone()).await?;
     Ok(OpenedTaskOutput { path: text })
 }
 

@@ -3,7 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { App } from "./App";
 import { setEventSource, setTransport, setWindowRequestSource } from "./client";
-import type { AppInfo, Project, WindowRequest } from "./generated/protocol";
+import type { AppInfo, LastProject, Project, StartupState, WindowRequest } from "./generated/protocol";
+import { startupState } from "./onboarding/fixtures";
 import "./styles.css";
 
 // The rule editor is a lazily loaded chunk; loading it once here keeps its
@@ -24,7 +25,7 @@ const info = (over: Partial<AppInfo> = {}): AppInfo => ({
 });
 
 /** An in-memory backend speaking the command protocol. */
-function fakeBackend(appInfo: AppInfo, picked: string | null) {
+function fakeBackend(appInfo: AppInfo, picked: string | null, startup: StartupState = startupState()) {
   const projects: Project[] = [];
   const log: string[] = [];
   const restoreEvents = setEventSource({ listen: async () => () => undefined });
@@ -59,7 +60,11 @@ function fakeBackend(appInfo: AppInfo, picked: string | null) {
           return project;
         }
         case "smoke_report":
+        case "forget_last_project":
+        case "remove_project":
           return null;
+        case "startup_state":
+          return startup;
         case "list_sessions":
           return [];
         default:
@@ -193,6 +198,52 @@ describe("App", () => {
     await screen.findByTestId("shortcuts-overlay");
     fireEvent.click(screen.getByTestId("shortcuts-close"));
     expect(screen.queryByTestId("shortcuts-overlay")).toBeNull();
+  });
+
+  it("opens on first run, not on the home screen, when onboarding is not done", async () => {
+    const fake = fakeBackend(info(), null, startupState({ onboarding_done: false }));
+    restore = fake.restore;
+    render(<App />);
+    await screen.findByTestId("onboarding");
+    expect(screen.queryByTestId("home")).toBeNull();
+  });
+
+  it("reopens the last project at start, and forgets it when the user goes home", async () => {
+    const project: Project = { id: 7, path: "/home/ana/src/widget", name: "widget", added_at_ms: 1, last_opened_ms: 2, trusted_at_ms: null, has_project_settings: false };
+    const last: LastProject = { kind: "reopened", project };
+    const fake = fakeBackend(info(), null, { ...startupState(), last_project: last });
+    restore = fake.restore;
+    render(<App />);
+    expect(await screen.findByTestId("session-project-name")).toHaveProperty("textContent", "widget");
+    expect(fake.log).not.toContain("forget_last_project");
+    fireEvent.click(screen.getByTestId("back-home"));
+    await screen.findByTestId("home");
+    expect(fake.log).toContain("forget_last_project");
+  });
+
+  it("says when the last project's folder is gone, and removes it on request", async () => {
+    const project: Project = { id: 7, path: "/gone/widget", name: "widget", added_at_ms: 1, last_opened_ms: 2, trusted_at_ms: null, has_project_settings: false };
+    const fake = fakeBackend(info(), null, { ...startupState(), last_project: { kind: "missing", project } });
+    restore = fake.restore;
+    render(<App />);
+    const notice = await screen.findByTestId("missing-project");
+    expect(notice.getAttribute("data-path")).toBe("/gone/widget");
+    expect(screen.getByTestId("home")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("missing-project-remove"));
+    await waitFor(() => expect(screen.queryByTestId("missing-project")).toBeNull());
+    expect(fake.log).toContain("remove_project");
+  });
+
+  it("shows a damaged database in the window with its way out, not the home screen", async () => {
+    const fake = fakeBackend(info({ database_error: "database /data/gatehouse.sqlite3: file is not a database" }), null);
+    restore = fake.restore;
+    render(<App />);
+    const problem = await screen.findByTestId("database-problem");
+    expect(screen.getByTestId("database-error").textContent).toContain("file is not a database");
+    expect(problem.textContent).toContain("/data/gatehouse.sqlite3");
+    expect(screen.getByTestId("database-reset")).toBeTruthy();
+    expect(screen.getByTestId("database-open-folder")).toBeTruthy();
+    expect(screen.queryByTestId("home")).toBeNull();
   });
 
   it("reports back on a smoke launch", async () => {

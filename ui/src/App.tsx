@@ -4,6 +4,10 @@ import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
 import { SessionView } from "./components/SessionView";
+import { DatabaseProblem } from "./onboarding/DatabaseProblem";
+import { MissingProject } from "./onboarding/MissingProject";
+import { Onboarding } from "./onboarding/Onboarding";
+import { startDefaults } from "./onboarding/startDefaults";
 import { ShortcutsOverlay } from "./shortcuts/ShortcutsOverlay";
 import { useShortcutsOverlay } from "./shortcuts/useShortcutsOverlay";
 import { isOverSession, NAVIGATION, useHome } from "./state/home";
@@ -35,6 +39,8 @@ export function App() {
           Gatehouse
         </h1>
         {state.info && <span className="version">v{state.info.version}</span>}
+        {/* First run and the damaged-database screen come before the app's screens. */}
+        {state.phase === "ready" && (
         <nav className="app-nav" aria-label="Screens">
           {NAVIGATION.map((item) => (
             <button
@@ -48,12 +54,31 @@ export function App() {
             </button>
           ))}
         </nav>
+        )}
       </header>
       {state.error !== null && (
         <div className="page-banner">
           <ErrorBanner message={state.error} onDismiss={actions.dismissError} />
         </div>
       )}
+      {state.missingProject !== null && state.phase === "ready" && (
+        <div className="page-banner">
+          <MissingProject
+            project={state.missingProject}
+            onRemove={() => void actions.removeMissingProject()}
+            onLocate={() => void actions.locateMissingProject()}
+          />
+        </div>
+      )}
+      {state.phase === "loading" ? (
+        <p className="muted page" data-testid="app-loading">
+          Loading…
+        </p>
+      ) : state.phase === "database" && state.info !== null ? (
+        <DatabaseProblem info={state.info} />
+      ) : state.phase === "onboarding" && state.startup !== null ? (
+        <Onboarding startup={state.startup} projects={state.projects ?? []} onDone={actions.finishOnboarding} />
+      ) : (
       <Suspense fallback={<p className="muted" data-testid="screen-loading">Loading…</p>}>
         {state.openProject && (
           // Hidden, not closed, while the rule editor or the MCP panel is over it.
@@ -65,6 +90,11 @@ export function App() {
               onBack={actions.goHome}
               onOpenStored={(sessionId) => actions.openStoredSession(sessionId)}
               onOpenSettings={() => actions.openScreen("settings")}
+              defaults={
+                state.startup === null
+                  ? undefined
+                  : startDefaults(state.startup.settings, state.openProject, state.startup.sample_project_path)
+              }
             />
           </div>
         )}
@@ -77,7 +107,12 @@ export function App() {
         ) : state.screen === "mcp" ? (
           <McpScreen projects={state.projects} onBack={actions.leaveOverlay} />
         ) : state.openProject ? null : state.screen === "settings" ? (
-          <SettingsScreen onBack={actions.goHome} />
+          <SettingsScreen
+            onBack={actions.goHome}
+            startup={state.startup}
+            dataDir={state.info?.data_dir}
+            onSettingsSaved={actions.settingsSaved}
+          />
         ) : state.screen === "sessions" ? (
           <BrowserScreen
             target={state.storedSession}
@@ -97,6 +132,7 @@ export function App() {
           />
         )}
       </Suspense>
+      )}
       {shortcuts.open && <ShortcutsOverlay onClose={shortcuts.close} />}
     </div>
   );

@@ -6,6 +6,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
+  AppSettings,
   CommandError,
   Commands,
   Event,
@@ -20,6 +21,7 @@ import type {
   PermissionAnswer,
   PermissionMode,
   ProviderChoice,
+  ProviderSetting,
   ReplayRuleEditsArgs,
   RuleEdits,
   RulesReplayProgress,
@@ -208,6 +210,16 @@ export const backend = {
   testHook: (args: TestHookArgs) => call("test_hook", args),
   // The rule editor's Skills view (ui/src/rules/skills).
   skillsView: (projectId: number) => call("skills_view", { project_id: projectId }),
+  // First run and the app's settings (ui/src/onboarding).
+  startupState: () => call("startup_state", {}),
+  saveAppSettings: (settings: AppSettings) => call("save_app_settings", { settings }),
+  testProviderConnection: (provider: ProviderSetting) => call("test_provider_connection", { provider }),
+  createSampleProject: () => call("create_sample_project", {}),
+  openDataDir: () => call("open_data_dir", {}),
+  resetDatabase: () => call("reset_database", {}),
+  removeProject: (id: number) => call("remove_project", { id }),
+  relocateProject: (id: number, path: string) => call("relocate_project", { id, path }),
+  forgetLastProject: () => call("forget_last_project", {}),
 };
 
 /** The channel on which the backend emits rule-replay progress. */

@@ -185,9 +185,15 @@ fn provider_choice(args: &RunArgs) -> anyhow::Result<ProviderChoice> {
     })
 }
 
-fn build_provider(args: &RunArgs, project: &Path) -> anyhow::Result<(Arc<dyn Provider>, String)> {
+fn build_provider(
+    args: &RunArgs,
+    project: &Path,
+    data_dir: &Path,
+) -> anyhow::Result<(Arc<dyn Provider>, String)> {
     let choice = provider_choice(args)?;
-    build_provider_for(&choice, project, &find_key).map_err(anyhow::Error::msg)
+    // The CLI always names a script (`--script`), so the demo's
+    // sample-project rule (its sample project is in `data_dir`) never applies.
+    build_provider_for(&choice, project, data_dir, &find_key).map_err(anyhow::Error::msg)
 }
 
 fn read_prompt(args: &RunArgs) -> anyhow::Result<String> {
@@ -248,6 +254,10 @@ pub fn run(
     store: Store,
     reopen: impl Fn() -> anyhow::Result<Store>,
 ) -> anyhow::Result<ExitCode> {
+    let data_dir = store
+        .path()
+        .parent()
+        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
     let setup = (|| -> anyhow::Result<_> {
         let project = args
             .project
@@ -256,7 +266,7 @@ pub fn run(
         if !project.is_dir() {
             bail!("{}: not a folder", project.display());
         }
-        let (provider, model) = build_provider(&args, &project)?;
+        let (provider, model) = build_provider(&args, &project, &data_dir)?;
         let prompt = read_prompt(&args)?;
         Ok((project, provider, model, prompt))
     })();
@@ -279,10 +289,6 @@ pub fn run(
             return Ok(ExitCode::from(2));
         }
     }
-    let data_dir = store
-        .path()
-        .parent()
-        .map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
     drop(store);
     // The host opens its own connections to the same database.
     drop(reopen);

@@ -22,6 +22,10 @@ use crate::mcp::{
     McpSetDisabledArgs,
 };
 use crate::mcp_auth::{McpServerArgs, McpSignInResult, McpSignOutResult};
+use crate::onboarding::{
+    AppSettings, ConnectionTest, DatabaseReset, RelocateProjectArgs, RemoveProjectArgs,
+    SaveAppSettingsArgs, StartupState, TestConnectionArgs,
+};
 use crate::permission::PermissionDecision;
 use crate::project::{AppInfo, Project};
 use crate::rules::{
@@ -278,4 +282,28 @@ commands! {
     /// A project's skills (user, and project ones with whether they load),
     /// each with its last use, and the skill folders that could not be read.
     skills_view(SkillsProjectArgs) -> SkillsView;
+    // ---- First run and the app's settings (issue 23). ----
+    /// The app's settings, the keychain's state and the project to reopen
+    /// (or the one whose folder is gone): what the window shows at start.
+    startup_state(NoArgs) -> StartupState;
+    /// Saves the app's settings (`<data dir>/settings.json`, atomically).
+    save_app_settings(SaveAppSettingsArgs) -> AppSettings;
+    /// Tries a provider for real (Anthropic's or the server's `/v1/models`)
+    /// and names the failure: no key, bad key, no network, wrong URL.
+    test_provider_connection(TestConnectionArgs) -> ConnectionTest;
+    /// Writes the sample project (for the offline demo) into the data
+    /// directory and adds it; the only folder the demo plays in.
+    create_sample_project(NoArgs) -> Project;
+    /// Opens the data directory in the OS file manager.
+    open_data_dir(NoArgs) -> ();
+    /// Sets a database that could not be opened aside (renamed with a
+    /// timestamp, never deleted); the app then restarts on a fresh one.
+    reset_database(NoArgs) -> DatabaseReset;
+    /// Forgets a project (its folder and stored sessions are untouched).
+    remove_project(RemoveProjectArgs) -> ();
+    /// Replaces a project whose folder is gone by its new folder.
+    relocate_project(RelocateProjectArgs) -> Project;
+    /// No project is to be reopened at the next start (the user closed
+    /// the project's view); opening one records it again.
+    forget_last_project(NoArgs) -> ();
 }

@@ -29,6 +29,8 @@
 //! * [`skills`] — the Skills panel: a project's skills and their last use.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 //! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
+//! * [`onboarding`] — first run, the app's settings, connection tests,
+//!   start-up problems (issue 23).
 
 pub mod browser;
 pub mod claude_code;
@@ -39,6 +41,7 @@ pub mod hooks;
 pub mod interaction;
 pub mod mcp;
 pub mod mcp_auth;
+pub mod onboarding;
 pub mod permission;
 pub mod progress;
 pub mod project;

@@ -4,6 +4,8 @@
 //! | module | what |
 //! |---|---|
 //! | [`host`] | [`SessionHost`]: open sessions (agent, engine, tools, tasks), start/resume, prompts, interrupts, modes, closing |
+//! | [`app_settings`] | the app's settings (`<data dir>/settings.json`): first run done, provider, default models and mode, the project to reopen; the sample project, the only folder the offline demo plays in |
+//! | [`connection`] | a provider tried for real (`…/models`), the failure named: no key, bad key, no network, wrong URL |
 //! | [`abandoned`] | sessions a stopped process left open, closed (`session_ended: app_closed`) or deleted (never prompted) at start-up |
 //! | [`claude_guard`] | guarding Claude Code: Gatehouse's hook entries in its settings, its hook calls decided by the engine and recorded as live `claude_code` sessions, the guard's status |
 //! | [`ask`] | [`ask::InteractiveAsk`]: permission prompts as `permission_requested` events answered by `answer_permission` |
@@ -32,8 +34,10 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod abandoned;
+pub mod app_settings;
 pub mod ask;
 pub mod claude_guard;
+pub mod connection;
 mod hooks;
 pub mod hooks_editor;
 pub mod host;

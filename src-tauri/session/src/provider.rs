@@ -16,10 +16,12 @@ pub type KeyFinder<'a> = &'a dyn Fn(&str) -> Result<Option<ApiKey>, String>;
 
 /// The provider and model for `choice` in `project`. Replay scripts get
 /// `${PROJECT_DIR}` replaced by the project folder; without a script the
-/// built-in demo plays.
+/// built-in demo plays — only in `data_dir`'s sample project
+/// ([`crate::app_settings::check_replay_folder`]), else it is refused.
 pub fn build_provider(
     choice: &ProviderChoice,
     project: &Path,
+    data_dir: &Path,
     find_key: KeyFinder<'_>,
 ) -> Result<(Arc<dyn Provider>, String), String> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
@@ -27,7 +29,10 @@ pub fn build_provider(
         ProviderChoice::Replay { script } => {
             let script = match script {
                 Some(path) => Script::load(Path::new(path))?,
-                None => gatehouse_agent::demo::script()?,
+                None => {
+                    crate::app_settings::check_replay_folder(project, data_dir)?;
+                    gatehouse_agent::demo::script()?
+                }
             };
             (
                 Arc::new(ReplayProvider::new(script.with_project_dir(project))),

@@ -19,6 +19,7 @@ mod projects;
 mod search;
 mod session_rules;
 mod sessions;
+mod set_aside;
 mod stats;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,7 @@ pub use session_rules::StoredSessionRule;
 pub use sessions::{
     NewSession, SessionProvenance, SessionSummary, UnendedSession, validate_session_id,
 };
+pub use set_aside::{set_aside_database, set_aside_file};
 pub use stats::SessionStatsBuilder;
 
 /// Environment variable that overrides the platform data directory.

@@ -120,4 +120,14 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))?
             .ok_or_else(|| StoreError::Invalid(format!("no project with id {id}")))
     }
+
+    /// Forgets project `id` (its stored sessions are kept: they name the
+    /// folder, not the row). Returns whether it was known.
+    pub fn remove_project(&self, id: i64) -> Result<bool, StoreError> {
+        let removed = self
+            .conn
+            .execute("DELETE FROM projects WHERE id = ?1", params![id])
+            .map_err(|e| self.sqlite_error(e))?;
+        Ok(removed > 0)
+    }
 }

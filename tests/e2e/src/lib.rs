@@ -68,9 +68,41 @@ pub struct App {
     driver: Option<Child>,
 }
 
+/// Marks first run as done in `data_dir`'s app settings, as a returning
+/// user's are (`gatehouse_session::app_settings`), with the offline demo as
+/// the configured provider when none is (so a project's start form offers
+/// replay scripts first, as these tests use). Other settings are kept.
+pub fn mark_onboarded(data_dir: &Path) -> anyhow::Result<()> {
+    use gatehouse_session::app_settings;
+    let mut settings = app_settings::read(data_dir).map_err(anyhow::Error::msg)?;
+    if settings.onboarding_done {
+        return Ok(());
+    }
+    settings.onboarding_done = true;
+    if settings.provider.is_none() {
+        settings.provider = Some(gatehouse_protocol::onboarding::ProviderSetting::Demo);
+    }
+    app_settings::save(data_dir, &settings).map_err(anyhow::Error::msg)?;
+    Ok(())
+}
+
 impl App {
-    /// Launches the app with `GATEHOUSE_DATA_DIR=data_dir` and extra env.
+    /// Launches the app with `GATEHOUSE_DATA_DIR=data_dir` and extra env, as
+    /// a returning user: first run is marked done first ([`mark_onboarded`]),
+    /// so the window opens on the home screen (or the project to reopen).
     pub async fn launch(
+        app: &Path,
+        driver: &Path,
+        data_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
+        mark_onboarded(data_dir)?;
+        Self::launch_first_run(app, driver, data_dir, env).await
+    }
+
+    /// Launches the app with `GATEHOUSE_DATA_DIR=data_dir` and extra env,
+    /// leaving the data directory as it is: on a fresh one, first run.
+    pub async fn launch_first_run(
         app: &Path,
         driver: &Path,
         data_dir: &Path,

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../App";
 import { setEventSource, setTransport, setWindowRequestSource } from "../client";
 import { NAVIGATION, useHome } from "../state/home";
+import { startupState } from "../onboarding/fixtures";
 
 const restores: (() => void)[] = [];
 afterEach(() => {
@@ -27,6 +28,8 @@ function emptyBackend() {
             return [];
           case "session_facets":
             return { projects: [], models: [] };
+          case "startup_state":
+            return startupState();
         }
         throw { message: `unexpected command ${command}` };
       },

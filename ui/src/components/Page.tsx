@@ -6,7 +6,7 @@
 import type { ReactNode } from "react";
 
 /** Which screen a page is (its `data-page`, for the e2e layout check). */
-export type PageName = "home" | "settings" | "rules" | "mcp" | "sessions" | "reader" | "project";
+export type PageName = "home" | "settings" | "rules" | "mcp" | "sessions" | "reader" | "project" | "onboarding";
 
 interface PageProps {
   name: PageName;

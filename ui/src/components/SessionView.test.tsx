@@ -103,6 +103,9 @@ describe("SessionView", () => {
     const f = fake();
     restore = f.restore;
     render(<SessionView project={project()} onBack={() => undefined} />);
+    // Without settings the form starts on Anthropic: a user folder never defaults to the demo.
+    expect((screen.getByTestId("provider-kind") as HTMLSelectElement).value).toBe("anthropic");
+    fireEvent.change(screen.getByTestId("provider-kind"), { target: { value: "replay" } });
     fireEvent.change(screen.getByTestId("replay-script"), { target: { value: "/tmp/s.json" } });
     fireEvent.click(screen.getByTestId("start-session"));
     await screen.findByTestId("session-screen");
@@ -222,7 +225,7 @@ describe("SessionView", () => {
     const fields = { script: " ", model: "m", baseUrl: "http://127.0.0.1:1/v1" };
     expect(providerChoice("replay", fields)).toEqual({ kind: "replay", script: null });
     expect(providerChoice("openai", fields)).toEqual({ kind: "openai", model: "m", base_url: "http://127.0.0.1:1/v1" });
-    expect(providerChoice("anthropic", { script: "", model: "", baseUrl: "" })).toEqual({
+    expect(providerChoice("anthropic", { script: "", model: "", baseUrl: "" }, "claude-sonnet-4-5")).toEqual({
       kind: "anthropic",
       model: "claude-sonnet-4-5",
       base_url: null,

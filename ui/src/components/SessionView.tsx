@@ -12,6 +12,7 @@ import { useLiveSession } from "../state/liveSession";
 import { plural, sessionLabels, sessionStateLabel } from "../format";
 import { SessionLabelView } from "./SessionLabelView";
 import { MODE_LABELS, MODES } from "../session/modes";
+import type { ProviderKind, StartDefaults } from "../onboarding/startDefaults";
 import { ErrorBanner } from "./ErrorBanner";
 import { Page, PageHeader } from "./Page";
 
@@ -30,7 +31,18 @@ interface Props {
   onOpenStored?(sessionId: string): void;
   /** Opens Settings (where API keys are entered). */
   onOpenSettings?(): void;
+  /** The start form's first values (from Settings); the Anthropic API otherwise. */
+  defaults?: StartDefaults | undefined;
 }
+
+/** Without settings (tests, a failed start-up): Anthropic, its usual model. */
+const FALLBACK_DEFAULTS: StartDefaults = {
+  kind: "anthropic",
+  model: "",
+  baseUrl: "",
+  mode: "default",
+  defaultModels: { anthropic: "claude-sonnet-4-5", openai: "" },
+};
 
 /** The provider's API key is missing: said on the start form, before Start. */
 function MissingKey({ kind, onOpenSettings }: { kind: "anthropic" | "openai"; onOpenSettings?: (() => void) | undefined }) {
@@ -48,12 +60,11 @@ function MissingKey({ kind, onOpenSettings }: { kind: "anthropic" | "openai"; on
   );
 }
 
-type ProviderKind = "replay" | "anthropic" | "openai";
-
-/** The provider picker's fields, turned into the backend's choice. */
+/** The provider picker's fields, turned into the backend's choice (`defaultModel` when the model is left empty). */
 export function providerChoice(
   kind: ProviderKind,
   fields: { script: string; model: string; baseUrl: string },
+  defaultModel = kind === "openai" ? "" : FALLBACK_DEFAULTS.defaultModels.anthropic,
 ): ProviderChoice {
   switch (kind) {
     case "replay":
@@ -61,11 +72,11 @@ export function providerChoice(
     case "anthropic":
       return {
         kind: "anthropic",
-        model: fields.model.trim() || "claude-sonnet-4-5",
+        model: fields.model.trim() || defaultModel,
         base_url: fields.baseUrl.trim() === "" ? null : fields.baseUrl.trim(),
       };
     case "openai":
-      return { kind: "openai", model: fields.model.trim(), base_url: fields.baseUrl.trim() };
+      return { kind: "openai", model: fields.model.trim() || defaultModel, base_url: fields.baseUrl.trim() };
   }
 }
 
@@ -101,15 +112,22 @@ function OnMounted({ run }: { run(): void }) {
 }
 
 /** A project's session view: pick a provider and start or resume a session. */
-export function SessionView({ project: initial, resumeSessionId = null, onBack, onOpenStored, onOpenSettings }: Props) {
+export function SessionView({
+  project: initial,
+  resumeSessionId = null,
+  onBack,
+  onOpenStored,
+  onOpenSettings,
+  defaults = FALLBACK_DEFAULTS,
+}: Props) {
   const [project, setProject] = useState(initial);
   const [trustAsked, setTrustAsked] = useState(false);
   const [state, actions] = useLiveSession();
-  const [kind, setKind] = useState<ProviderKind>("replay");
+  const [kind, setKind] = useState<ProviderKind>(defaults.kind);
   const [script, setScript] = useState("");
-  const [model, setModel] = useState("");
-  const [baseUrl, setBaseUrl] = useState("");
-  const [mode, setMode] = useState<PermissionMode>("default");
+  const [model, setModel] = useState(defaults.model);
+  const [baseUrl, setBaseUrl] = useState(defaults.baseUrl);
+  const [mode, setMode] = useState<PermissionMode>(defaults.mode);
   const [stored, setStored] = useState<SessionSummary[]>([]);
 
   const needsTrust =
@@ -137,7 +155,11 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
     }
   }, [resumeSessionId, needsTrust, actions]);
 
-  const choice = providerChoice(kind, { script, model, baseUrl });
+  const choice = providerChoice(
+    kind,
+    { script, model, baseUrl },
+    kind === "openai" ? defaults.defaultModels.openai : defaults.defaultModels.anthropic,
+  );
   const labels = sessionLabels(stored);
 
   return (
@@ -214,7 +236,7 @@ export function SessionView({ project: initial, resumeSessionId = null, onBack, 
               Model{" "}
               <input
                 data-testid="provider-model"
-                placeholder={kind === "anthropic" ? "claude-sonnet-4-5" : "llama3.1"}
+                placeholder={kind === "openai" ? defaults.defaultModels.openai || "llama3.1" : defaults.defaultModels.anthropic}
                 value={model}
                 onChange={(e) => setModel(e.target.value)}
               />

@@ -1,3 +1,7 @@
+import type { AppSettings, StartupState } from "../generated/protocol";
+import { DataFolder } from "../onboarding/DataFolder";
+import { ProviderSettings } from "../onboarding/ProviderSettings";
+import { SessionDefaults } from "../onboarding/SessionDefaults";
 import { useApiKeys } from "../state/apiKeys";
 import { Page, PageHeader } from "./Page";
 import { ThemeChoice } from "./ThemeChoice";
@@ -5,6 +9,11 @@ import { WebSearchSection } from "./WebSearchSection";
 
 interface Props {
   onBack(): void;
+  /** The app's settings and keychain state; their sections are left out until loaded. */
+  startup?: StartupState | null | undefined;
+  /** The data directory shown read-only. */
+  dataDir?: string | undefined;
+  onSettingsSaved?(settings: AppSettings): void;
 }
 
 const PROVIDERS: { id: string; label: string }[] = [
@@ -21,12 +30,22 @@ function describe(source: string | null | undefined): string {
 }
 
 /** API keys (typed into password fields, kept only in the OS keychain) and the web search provider. */
-export function SettingsScreen({ onBack }: Props) {
+export function SettingsScreen({ onBack, startup = null, dataDir, onSettingsSaved = () => undefined }: Props) {
   const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
   return (
     <Page name="settings" className="settings" testId="settings">
       <PageHeader title="Settings" back={{ label: "Back", testId: "settings-back", onClick: onBack }} />
       <ThemeChoice />
+      {startup !== null && (
+        <>
+          <ProviderSettings
+            settings={startup.settings}
+            keychainUnavailable={startup.keychain_unavailable}
+            onSaved={onSettingsSaved}
+          />
+          <SessionDefaults settings={startup.settings} onSaved={onSettingsSaved} />
+        </>
+      )}
       <h3>API keys</h3>
       {state.error !== null && (
         <p className="error" data-testid="settings-error" role="alert">
@@ -64,6 +83,7 @@ export function SettingsScreen({ onBack }: Props) {
         </form>
       ))}
       <WebSearchSection />
+      {dataDir !== undefined && <DataFolder dataDir={dataDir} />}
     </Page>
   );
 }

@@ -92,6 +92,33 @@ database_error: string | null,
 launch_folder: string | null, };
 
 /**
+ * The app's own settings, kept in `<data dir>/settings.json` beside the
+ * database whose projects they name.
+ */
+export type AppSettings = { 
+/**
+ * First run is over (finished or skipped): it is not shown again.
+ */
+onboarding_done: boolean, 
+/**
+ * The provider new sessions start with; `None` until one is chosen.
+ */
+provider: ProviderSetting | null, 
+/**
+ * The model per provider.
+ */
+default_models: DefaultModels, 
+/**
+ * The permission mode new sessions start in.
+ */
+default_mode: PermissionMode, 
+/**
+ * The folder of the project open when the app last closed a session
+ * view, reopened at start.
+ */
+last_project: string | null, };
+
+/**
  * Example commands for a Bash rule, decided by the real matcher.
  */
 export type BashExamples = { 
@@ -236,6 +263,29 @@ cancelled: boolean,
 full_rewrite: FullRewrite, };
 
 /**
+ * Why a connection test failed.
+ */
+export type ConnectionFailure = "no_key" | "bad_key" | "no_network" | "wrong_url" | "invalid_url" | "other";
+
+/**
+ * The outcome of `test_provider_connection`.
+ */
+export type ConnectionTest = { 
+/**
+ * `None` when the provider answered as expected.
+ */
+failure: ConnectionFailure | null, 
+/**
+ * What happened, naming the address (never the key).
+ */
+message: string, 
+/**
+ * The models the server lists (OpenAI-compatible servers; Anthropic's
+ * `/v1/models`), when it answered.
+ */
+models: Array<string>, };
+
+/**
  * A block of tool_result content, in the Anthropic Messages API's shape.
  */
 export type ContentBlock = { "type": "text", 
@@ -256,6 +306,16 @@ tool_name: string, };
  * Where the text of a `context_added` came from.
  */
 export type ContextSource = "task_notification" | "agent_message" | "stop_hook_feedback";
+
+/**
+ * The outcome of `reset_database`: where the damaged file went.
+ */
+export type DatabaseReset = { 
+/**
+ * The files set aside (the database and its `-wal` / `-shm`), renamed
+ * with a timestamp in the data directory.
+ */
+kept_as: Array<string>, };
 
 /**
  * How a session's permission decisions went.
@@ -335,6 +395,19 @@ answer: string, } | { "kind": "default",
  * Explanation of the default.
  */
 message: string, };
+
+/**
+ * The model each provider starts with when the start form names none.
+ */
+export type DefaultModels = { 
+/**
+ * Anthropic's model, e.g. `claude-sonnet-4-5`.
+ */
+anthropic: string, 
+/**
+ * The OpenAI-compatible server's model; empty until one is chosen.
+ */
+openai: string, };
 
 /**
  * Arguments of `delete_sessions`.
@@ -1640,6 +1713,19 @@ skipped_lines: number,
 problems: Array<LineProblem>, };
 
 /**
+ * How a project folder remembered from last time stands now.
+ */
+export type LastProject = { "kind": "none" } | { "kind": "reopened", 
+/**
+ * The project.
+ */
+project: Project, } | { "kind": "missing", 
+/**
+ * The project as stored.
+ */
+project: Project, };
+
+/**
  * A line of a transcript that could not be imported (it was skipped).
  */
 export type LineProblem = { 
@@ -2237,6 +2323,22 @@ model: string,
 base_url: string, };
 
 /**
+ * The model provider new sessions start with, chosen at first run or in
+ * Settings. Keys are never here: they live in the OS keychain or the
+ * environment.
+ */
+export type ProviderSetting = { "kind": "anthropic", 
+/**
+ * Another API address than Anthropic's (a proxy); `None`: the
+ * default (or `ANTHROPIC_BASE_URL`).
+ */
+base_url: string | null, } | { "kind": "openai", 
+/**
+ * The server's base URL, e.g. `http://127.0.0.1:11434/v1`.
+ */
+base_url: string, } | { "kind": "demo" };
+
+/**
  * One question of an AskUserQuestion call (Claude Code's input shape).
  */
 export type Question = { 
@@ -2292,6 +2394,28 @@ description: string, };
  * The pipeline stage that refused a call before it could run.
  */
 export type RejectionStage = "malformed" | "lookup" | "schema" | "validate_input";
+
+/**
+ * Arguments of `relocate_project`.
+ */
+export type RelocateProjectArgs = { 
+/**
+ * The project whose folder is gone.
+ */
+id: number, 
+/**
+ * Its new folder.
+ */
+path: string, };
+
+/**
+ * Arguments of `remove_project`.
+ */
+export type RemoveProjectArgs = { 
+/**
+ * The project's row id. Its stored sessions are kept.
+ */
+id: number, };
 
 /**
  * A stored call whose decision changes under the edited rules.
@@ -2745,6 +2869,15 @@ can_undo: boolean, };
  * A sandboxed command's network.
  */
 export type SandboxNetwork = "off";
+
+/**
+ * Arguments of `save_app_settings`.
+ */
+export type SaveAppSettingsArgs = { 
+/**
+ * The settings to keep.
+ */
+settings: AppSettings, };
 
 /**
  * Arguments of `save_hook_edit`.
@@ -3432,6 +3565,34 @@ provider: ProviderChoice,
 mode: PermissionMode, };
 
 /**
+ * Everything the window needs to decide what to show at start.
+ */
+export type StartupState = { 
+/**
+ * The settings (defaults when the file is absent or unreadable).
+ */
+settings: AppSettings, 
+/**
+ * Why `settings.json` could not be read (it was set aside, renamed
+ * with a timestamp, so the app can save again), if it could not.
+ */
+settings_error: string | null, 
+/**
+ * Why the OS keychain cannot be used (locked, no Secret Service), if
+ * it cannot: keys then come from the environment only.
+ */
+keychain_unavailable: string | null, 
+/**
+ * The project to open, or the one whose folder is gone; always
+ * `None` when onboarding is not done or the database is unusable.
+ */
+last_project: LastProject, 
+/**
+ * Where the sample project is (or would be) created.
+ */
+sample_project_path: string, };
+
+/**
  * Arguments of `stop_task`.
  */
 export type StopTaskArgs = { 
@@ -3567,6 +3728,15 @@ export type TaskKind = "process" | "agent";
  * The state of a background task.
  */
 export type TaskStatus = "running" | "completed" | "failed" | "stopped";
+
+/**
+ * Arguments of `test_provider_connection`.
+ */
+export type TestConnectionArgs = { 
+/**
+ * The provider to try (its key from the environment or the keychain).
+ */
+provider: ProviderSetting, };
 
 /**
  * Arguments of `test_hook`: a handler (as it would be written) and a
@@ -4197,4 +4367,27 @@ export interface Commands {
   /** A project's skills (user, and project ones with whether they load),
  each with its last use, and the skill folders that could not be read. */
   skills_view: { args: SkillsProjectArgs; result: SkillsView };
+  /** The app's settings, the keychain's state and the project to reopen
+ (or the one whose folder is gone): what the window shows at start. */
+  startup_state: { args: NoArgs; result: StartupState };
+  /** Saves the app's settings (`<data dir>/settings.json`, atomically). */
+  save_app_settings: { args: SaveAppSettingsArgs; result: AppSettings };
+  /** Tries a provider for real (Anthropic's or the server's `/v1/models`)
+ and names the failure: no key, bad key, no network, wrong URL. */
+  test_provider_connection: { args: TestConnectionArgs; result: ConnectionTest };
+  /** Writes the sample project (for the offline demo) into the data
+ directory and adds it; the only folder the demo plays in. */
+  create_sample_project: { args: NoArgs; result: Project };
+  /** Opens the data directory in the OS file manager. */
+  open_data_dir: { args: NoArgs; result: null };
+  /** Sets a database that could not be opened aside (renamed with a
+ timestamp, never deleted); the app then restarts on a fresh one. */
+  reset_database: { args: NoArgs; result: DatabaseReset };
+  /** Forgets a project (its folder and stored sessions are untouched). */
+  remove_project: { args: RemoveProjectArgs; result: null };
+  /** Replaces a project whose folder is gone by its new folder. */
+  relocate_project: { args: RelocateProjectArgs; result: Project };
+  /** No project is to be reopened at the next start (the user closed
+ the project's view); opening one records it again. */
+  forget_last_project: { args: NoArgs; result: null };
 }

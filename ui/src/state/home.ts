@@ -1,9 +1,18 @@
 // The home screen's state and actions: what the components render and call.
+// Start-up happens here and only here (app info, then the start-up state:
+// the damaged-database screen, first run, or the project to reopen), so a
+// request to open a folder at start joins this flow in one place.
 
 import { useCallback, useEffect, useState } from "react";
 
 import { backend } from "../client";
-import type { AppInfo, Project, SessionSummary } from "../generated/protocol";
+import type { AppInfo, AppSettings, Project, SessionSummary, StartupState } from "../generated/protocol";
+
+/**
+ * What the window shows first: nothing yet, the damaged-database screen,
+ * first run, or the app itself.
+ */
+export type Phase = "loading" | "database" | "onboarding" | "ready";
 
 export interface HomeState {
   info: AppInfo | null;
@@ -23,6 +32,12 @@ export interface HomeState {
   screen: Screen;
   /** The stored session the session browser's reader shows, if any. */
   storedSession: StoredSessionTarget | null;
+  /** What the window shows first. */
+  phase: Phase;
+  /** Settings, keychain state and the project to reopen, once loaded. */
+  startup: StartupState | null;
+  /** The project to reopen whose folder is gone, until removed or located. */
+  missingProject: Project | null;
 }
 
 /** A stored session to open in the reader, and the event to scroll to. */
@@ -78,6 +93,14 @@ export interface HomeActions {
   openStoredSession(sessionId: string, seq?: number): void;
   /** Closes the reader (back to the session browser's list). */
   closeStoredSession(): void;
+  /** First run is over (finished or skipped): shows the project chosen, else home. */
+  finishOnboarding(settings: AppSettings, project: Project | null): void;
+  /** The settings as saved (Settings, first run). */
+  settingsSaved(settings: AppSettings): void;
+  /** Forgets the project whose folder is gone. */
+  removeMissingProject(): Promise<void>;
+  /** Picks the new folder of the project whose folder is gone and opens it. */
+  locateMissingProject(): Promise<void>;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -91,6 +114,9 @@ export function useHome(): [HomeState, HomeActions] {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [screen, setScreen] = useState<Screen>("home");
   const [storedSession, setStoredSession] = useState<StoredSessionTarget | null>(null);
+  const [phase, setPhase] = useState<Phase>("loading");
+  const [startup, setStartup] = useState<StartupState | null>(null);
+  const [missingProject, setMissingProject] = useState<Project | null>(null);
 
   const refresh = useCallback(async () => {
     setProjects(await backend.listProjects());
@@ -115,20 +141,47 @@ export function useHome(): [HomeState, HomeActions] {
 
   useEffect(() => {
     let cancelled = false;
-    (async () => {
-      const appInfo = await backend.appInfo();
+    /** Settings, then the damaged-database screen, first run, or the app with the project to reopen. */
+    const start = async (appInfo: AppInfo) => {
+      const state = await backend.startupState();
       if (cancelled) return;
-      setInfo(appInfo);
+      setStartup(state);
+      if (state.settings_error !== null) setError(state.settings_error);
       if (appInfo.database_error !== null) {
         setError(appInfo.database_error);
         setProjects([]);
+        setPhase("database");
       } else {
         const list = await backend.listProjects();
         if (!cancelled) setProjects(list);
         const stored = await backend.listSessions({ project_path: null, limit: 20 });
         if (!cancelled) setSessions(stored);
-        // `gatehouse FOLDER`: that folder's session view, not the home screen.
-        if (!cancelled && appInfo.launch_folder !== null) await openFolder(appInfo.launch_folder);
+        if (cancelled) return;
+        if (!state.settings.onboarding_done) {
+          setPhase("onboarding");
+        } else if (appInfo.launch_folder !== null) {
+          // `gatehouse FOLDER`: that folder's session view, not the last project.
+          setPhase("ready");
+          await openFolder(appInfo.launch_folder);
+        } else {
+          if (state.last_project.kind === "reopened") setOpenProject(state.last_project.project);
+          if (state.last_project.kind === "missing") setMissingProject(state.last_project.project);
+          setPhase("ready");
+        }
+      }
+    };
+    (async () => {
+      const appInfo = await backend.appInfo();
+      if (cancelled) return;
+      setInfo(appInfo);
+      try {
+        await start(appInfo);
+      } catch (err) {
+        if (cancelled) return;
+        setError(message(err));
+        // Never a blank window: the home screen, with the error above it.
+        setPhase((p) => (p === "loading" ? "ready" : p));
+        setProjects((p) => p ?? []);
       }
       if (appInfo.smoke) {
         await backend.smokeReport(
@@ -137,12 +190,22 @@ export function useHome(): [HomeState, HomeActions] {
         );
       }
     })().catch((err: unknown) => {
-      if (!cancelled) setError(message(err));
+      if (cancelled) return;
+      setError(message(err));
+      setPhase((p) => (p === "loading" ? "ready" : p));
+      setProjects((p) => p ?? []);
     });
     return () => {
       cancelled = true;
     };
   }, [openFolder]);
+
+  /** Closes the project's view: no project is reopened at the next start. */
+  const closeProjectView = () => {
+    setOpenProject(null);
+    setResumeSessionId(null);
+    void backend.forgetLastProject().catch((err: unknown) => setError(message(err)));
+  };
 
   const actions: HomeActions = {
     pickAndAddFolder: async () => {
@@ -176,16 +239,12 @@ export function useHome(): [HomeState, HomeActions] {
       }
     },
     openScreen: (next) => {
-      if (!isOverSession(next)) {
-        setOpenProject(null);
-        setResumeSessionId(null);
-      }
+      if (!isOverSession(next) && openProject !== null) closeProjectView();
       setStoredSession(null);
       setScreen(next);
     },
     goHome: () => {
-      setOpenProject(null);
-      setResumeSessionId(null);
+      if (openProject !== null) closeProjectView();
       setScreen("home");
       void refresh().catch((err: unknown) => setError(message(err)));
     },
@@ -195,16 +254,62 @@ export function useHome(): [HomeState, HomeActions] {
     },
     dismissError: () => setError(null),
     openStoredSession: (sessionId, seq) => {
-      setOpenProject(null);
-      setResumeSessionId(null);
+      if (openProject !== null) closeProjectView();
       setScreen("sessions");
       setStoredSession((prev) => ({ sessionId, seq: seq ?? null, nonce: (prev?.nonce ?? 0) + 1 }));
     },
     closeStoredSession: () => setStoredSession(null),
+    finishOnboarding: (settings, project) => {
+      setStartup((prev) => (prev === null ? prev : { ...prev, settings }));
+      setPhase("ready");
+      setScreen("home");
+      if (project !== null) {
+        setResumeSessionId(null);
+        setOpenProject(project);
+      }
+      void refresh().catch((err: unknown) => setError(message(err)));
+    },
+    settingsSaved: (settings) => setStartup((prev) => (prev === null ? prev : { ...prev, settings })),
+    removeMissingProject: async () => {
+      if (missingProject === null) return;
+      try {
+        await backend.removeProject(missingProject.id);
+        setMissingProject(null);
+        await refresh();
+      } catch (err) {
+        setError(message(err));
+      }
+    },
+    locateMissingProject: async () => {
+      if (missingProject === null) return;
+      try {
+        const path = await backend.pickFolder();
+        if (path === null) return;
+        const project = await backend.relocateProject(missingProject.id, path);
+        setMissingProject(null);
+        setResumeSessionId(null);
+        setOpenProject(project);
+        await refresh();
+      } catch (err) {
+        setError(message(err));
+      }
+    },
   };
 
   return [
-    { info, projects, error, openProject, resumeSessionId, sessions, screen, storedSession },
+    {
+      info,
+      projects,
+      error,
+      openProject,
+      resumeSessionId,
+      sessions,
+      screen,
+      storedSession,
+      phase,
+      startup,
+      missingProject,
+    },
     actions,
   ];
 }
