@@ -5,6 +5,7 @@
 //! without a window belongs in a runtime crate, not here.
 
 mod browser;
+mod claude_code;
 mod commands;
 mod hooks;
 mod launch;
@@ -166,6 +167,13 @@ pub fn run() -> anyhow::Result<()> {
     };
     let menu_data_dir = info.data_dir.clone();
     let runtime_handle = runtime.handle().clone();
+    // Where Claude Code's settings files are ("always allow" writes there).
+    let home = match &host {
+        Ok(host) => host.home().to_path_buf(),
+        Err(_) => gatehouse_session::mcp_panel::home_dir(),
+    };
+    let claude_code_asks = claude_code::ClaudeCodeAsks::default();
+    let bridge_data_dir = data_dir.clone();
     builder
         .plugin(tauri_plugin_dialog::init())
         .plugin(
@@ -182,8 +190,18 @@ pub fn run() -> anyhow::Result<()> {
             // Events reach the window from now on.
             let _ = window_sink.app.set(app.handle().clone());
             runtime_handle.spawn(launch::quit_on_termination(app.handle().clone()));
+            // A guarded Claude Code's asks reach this window from now on.
+            use tauri::Manager as _;
+            claude_code::serve(
+                app.handle(),
+                &app.state::<claude_code::ClaudeCodeAsks>(),
+                bridge_data_dir,
+                home,
+                &runtime_handle,
+            );
             Ok(())
         })
+        .manage(claude_code_asks)
         .manage(rules::RulesState::default())
         .manage(AppState {
             store,
@@ -248,6 +266,7 @@ pub fn run() -> anyhow::Result<()> {
             hooks::save_hook_edit,
             hooks::test_hook,
             skills::skills_view,
+            claude_code::answer_claude_code_ask,
             onboarding::startup_state,
             onboarding::save_app_settings,
             onboarding::test_provider_connection,

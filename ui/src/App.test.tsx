@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { App } from "./App";
-import { setEventSource, setTransport, setWindowRequestSource } from "./client";
+import { setClaudeCodeAskSource, setEventSource, setTransport, setWindowRequestSource } from "./client";
 import type { AppInfo, LastProject, Project, StartupState, WindowRequest } from "./generated/protocol";
 import { startupState } from "./onboarding/fixtures";
 import "./styles.css";
@@ -29,6 +29,7 @@ function fakeBackend(appInfo: AppInfo, picked: string | null, startup: StartupSt
   const projects: Project[] = [];
   const log: string[] = [];
   const restoreEvents = setEventSource({ listen: async () => () => undefined });
+  const restoreAsks = setClaudeCodeAskSource({ listen: async () => () => undefined });
   // What the app shell sends: menu items, a second launch's folder.
   const windowListeners = new Set<(request: WindowRequest) => void>();
   const restoreWindow = setWindowRequestSource({
@@ -76,6 +77,7 @@ function fakeBackend(appInfo: AppInfo, picked: string | null, startup: StartupSt
     restoreTransport();
     restoreEvents();
     restoreWindow();
+    restoreAsks();
   };
   return { log, restore, sendWindowRequest };
 }

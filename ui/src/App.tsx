@@ -1,5 +1,6 @@
 import { lazy, Suspense } from "react";
 
+import { ClaudeCodeAsks } from "./claudeCode/ClaudeCodeAsks";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
@@ -134,6 +135,7 @@ export function App() {
       </Suspense>
       )}
       {shortcuts.open && <ShortcutsOverlay onClose={shortcuts.close} />}
+      <ClaudeCodeAsks />
     </div>
   );
 }

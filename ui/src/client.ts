@@ -6,6 +6,7 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
+  ClaudeCodeAskShown,
   AppSettings,
   CommandError,
   Commands,
@@ -210,6 +211,9 @@ export const backend = {
   testHook: (args: TestHookArgs) => call("test_hook", args),
   // The rule editor's Skills view (ui/src/rules/skills).
   skillsView: (projectId: number) => call("skills_view", { project_id: projectId }),
+  // A guarded Claude Code's asks (ui/src/claudeCode); `null` dismisses (it asks in its terminal).
+  answerClaudeCodeAsk: (requestId: string, answer: PermissionAnswer | null) =>
+    call("answer_claude_code_ask", { request_id: requestId, answer }),
   // First run and the app's settings (ui/src/onboarding).
   startupState: () => call("startup_state", {}),
   saveAppSettings: (settings: AppSettings) => call("save_app_settings", { settings }),
@@ -249,3 +253,14 @@ export const setWindowRequestSource = windowRequests.replace;
 
 /** Subscribes to window requests; resolves to an unsubscribe function. */
 export const onWindowRequest = windowRequests.listen;
+
+/** The channel on which the backend shows a guarded Claude Code's asks. */
+export const CLAUDE_CODE_ASK_CHANNEL = "gatehouse://claude-code-ask";
+
+const claudeCodeAsks = channel<ClaudeCodeAskShown>(CLAUDE_CODE_ASK_CHANNEL);
+
+/** Replaces the Claude Code ask source (unit tests only). Returns a function that restores it. */
+export const setClaudeCodeAskSource = claudeCodeAsks.replace;
+
+/** Subscribes to Claude Code asks; resolves to an unsubscribe function. */
+export const onClaudeCodeAsk = claudeCodeAsks.listen;

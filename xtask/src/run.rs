@@ -81,7 +81,15 @@ pub(crate) fn build_binaries<const N: usize>(
 /// UI benchmark both run through it; the caller adds the cargo arguments.
 pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<Command> {
     let driver = deps::ensure_tauri_driver()?;
-    let app = build_app(root, profile)?;
+    // The CLI too: the Claude Code e2e tests run its hook beside the window.
+    let [app, cli] = build_binaries(
+        root,
+        profile,
+        &[
+            ("gatehouse", "gatehouse"),
+            ("gatehouse-cli", "gatehouse-cli"),
+        ],
+    )?;
     let mut cmd = if deps::has_display() {
         Command::new("cargo")
     } else {
@@ -96,6 +104,7 @@ pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<C
     cmd.current_dir(root)
         .env("CARGO_TERM_COLOR", "never")
         .env("GATEHOUSE_E2E_APP", &app)
+        .env("GATEHOUSE_E2E_CLI", &cli)
         .env("GATEHOUSE_E2E_TAURI_DRIVER", &driver);
     Ok(cmd)
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::diff::FileDiff;
-use crate::permission::{DecisionReason, TraceStep};
+use crate::permission::{DecisionReason, RuleFile, TraceStep};
 use crate::session::PermissionAnswer;
 
 /// A Claude Code tool call waiting for the user, as the permission modal
@@ -52,4 +52,29 @@ pub enum BridgeReply {
     /// No answer (a bad token, the window closed, the user dismissed it):
     /// Claude Code asks in its terminal.
     Unanswered(String),
+}
+
+/// The Tauri event name [`ClaudeCodeAskShown`]s are emitted on.
+pub const CLAUDE_CODE_ASK_CHANNEL: &str = "gatehouse://claude-code-ask";
+
+/// A Claude Code ask for the window's permission modal, with what it needs
+/// to answer it: the id to answer with and where "always allow" can write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ClaudeCodeAskShown {
+    /// What `answer_claude_code_ask` names.
+    pub request_id: String,
+    /// The ask.
+    pub ask: ClaudeCodeAsk,
+    /// The settings files "always allow" can write to (Claude Code's own,
+    /// in its syntax), the first the default.
+    pub rule_files: Vec<RuleFile>,
+}
+
+/// Arguments of `answer_claude_code_ask`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AnswerClaudeCodeAskArgs {
+    /// The ask's `request_id`.
+    pub request_id: String,
+    /// The answer; `None` dismisses it (Claude Code asks in its terminal).
+    pub answer: Option<PermissionAnswer>,
 }

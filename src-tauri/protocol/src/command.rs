@@ -13,6 +13,7 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
     VacuumResult,
 };
+use crate::claude_code::AnswerClaudeCodeAskArgs;
 use crate::hooks::{
     HookSaveOutcome, HookTestResult, HooksProjectArgs, HooksView, SaveHookEditArgs, TestHookArgs,
 };
@@ -306,4 +307,8 @@ commands! {
     /// No project is to be reopened at the next start (the user closed
     /// the project's view); opening one records it again.
     forget_last_project(NoArgs) -> ();
+    // ---- Guarding Claude Code (issue 25). ----
+    /// Answers a Claude Code ask shown on `CLAUDE_CODE_ASK_CHANNEL` (or
+    /// dismisses it: Claude Code then asks in its terminal).
+    answer_claude_code_ask(AnswerClaudeCodeAskArgs) -> ();
 }

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, renderHook, screen, waitFor } from "@t
 import { afterEach, describe, expect, it } from "vitest";
 
 import { App } from "../App";
-import { setEventSource, setTransport, setWindowRequestSource } from "../client";
+import { setClaudeCodeAskSource, setEventSource, setTransport, setWindowRequestSource } from "../client";
 import { NAVIGATION, useHome } from "../state/home";
 import { startupState } from "../onboarding/fixtures";
 
@@ -16,6 +16,7 @@ afterEach(() => {
 function emptyBackend() {
   restores.push(setEventSource({ listen: async () => () => undefined }));
   restores.push(setWindowRequestSource({ listen: async () => () => undefined }));
+  restores.push(setClaudeCodeAskSource({ listen: async () => () => undefined }));
   restores.push(
     setTransport({
       invoke: async (command) => {

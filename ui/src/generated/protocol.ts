@@ -11,6 +11,19 @@ export type AddProjectArgs = {
 path: string, };
 
 /**
+ * Arguments of `answer_claude_code_ask`.
+ */
+export type AnswerClaudeCodeAskArgs = { 
+/**
+ * The ask's `request_id`.
+ */
+request_id: string, 
+/**
+ * The answer; `None` dismisses it (Claude Code asks in its terminal).
+ */
+answer: PermissionAnswer | null, };
+
+/**
  * Arguments of `answer_interaction`.
  */
 export type AnswerInteractionArgs = { 
@@ -177,6 +190,67 @@ project_id: number,
  * The unsaved edits.
  */
 edits: RuleEdits, };
+
+/**
+ * A Claude Code tool call waiting for the user, as the permission modal
+ * shows it (origin Claude Code).
+ */
+export type ClaudeCodeAsk = { 
+/**
+ * Claude Code's session id (also the Gatehouse session recording it).
+ */
+session_id: string, 
+/**
+ * Claude Code's id of the call.
+ */
+tool_use_id: string, 
+/**
+ * The tool.
+ */
+tool_name: string, 
+/**
+ * Its input.
+ */
+input: JsonValue, 
+/**
+ * The project (Claude Code's `CLAUDE_PROJECT_DIR`, else its cwd).
+ */
+project: string, 
+/**
+ * Why Gatehouse's engine would ask.
+ */
+reason: DecisionReason, 
+/**
+ * Every layer consulted.
+ */
+trace: Array<TraceStep>, 
+/**
+ * Rules "for this session" / "always" would add (Claude Code syntax).
+ */
+suggestions: Array<string>, 
+/**
+ * The change an Edit/Write would make.
+ */
+preview: FileDiff | null, };
+
+/**
+ * A Claude Code ask for the window's permission modal, with what it needs
+ * to answer it: the id to answer with and where "always allow" can write.
+ */
+export type ClaudeCodeAskShown = { 
+/**
+ * What `answer_claude_code_ask` names.
+ */
+request_id: string, 
+/**
+ * The ask.
+ */
+ask: ClaudeCodeAsk, 
+/**
+ * The settings files "always allow" can write to (Claude Code's own,
+ * in its syntax), the first the default.
+ */
+rule_files: Array<RuleFile>, };
 
 /**
  * What `discover_claude_transcripts` found.
@@ -4390,4 +4464,7 @@ export interface Commands {
   /** No project is to be reopened at the next start (the user closed
  the project's view); opening one records it again. */
   forget_last_project: { args: NoArgs; result: null };
+  /** Answers a Claude Code ask shown on `CLAUDE_CODE_ASK_CHANNEL` (or
+ dismisses it: Claude Code then asks in its terminal). */
+  answer_claude_code_ask: { args: AnswerClaudeCodeAskArgs; result: null };
 }

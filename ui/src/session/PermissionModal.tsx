@@ -1,4 +1,4 @@
-import { Bot, ShieldAlert } from "lucide-react";
+import { Bot, ShieldAlert, SquareTerminal } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import type { PermissionAnswer, RuleFile, RuleSource } from "../generated/protocol";
@@ -30,6 +30,8 @@ interface Props {
   destinations: readonly RuleFile[];
   /** The answer to one request. */
   onAnswer(toolUseId: string, answer: PermissionAnswer): void;
+  /** Who asks when it is not this window's session (a guarded Claude Code). */
+  origin?: string | null;
 }
 
 /**
@@ -41,7 +43,7 @@ interface Props {
  * where it was when the queue is empty. Several requests are answered in the
  * order they came; the header says how many wait.
  */
-export function PermissionModal({ requests, destinations, onAnswer }: Props) {
+export function PermissionModal({ requests, destinations, onAnswer, origin = null }: Props) {
   const first = requests[0];
   // Where focus was before the first dialog took it (set by the dialog,
   // whose effect runs before this component's).
@@ -60,7 +62,7 @@ export function PermissionModal({ requests, destinations, onAnswer }: Props) {
     restore.current ??= previous;
   };
   return (
-    <Dialog key={first.toolUseId} request={first} queued={requests.length} destinations={destinations} onAnswer={onAnswer} onOpen={remember} />
+    <Dialog key={first.toolUseId} request={first} queued={requests.length} destinations={destinations} onAnswer={onAnswer} onOpen={remember} origin={origin} />
   );
 }
 
@@ -70,6 +72,7 @@ function Dialog({
   destinations,
   onAnswer,
   onOpen,
+  origin,
 }: {
   request: PermissionRequest;
   queued: number;
@@ -77,6 +80,7 @@ function Dialog({
   onAnswer: Props["onAnswer"];
   /** Told where focus was before the dialog takes it. */
   onOpen(previous: Element | null): void;
+  origin: string | null;
 }) {
   const [destination, setDestination] = useState<RuleSource>(() => destinations[0]?.source ?? "local");
   const [rules, setRules] = useState<string[]>(() => suggestedFor(request, destinations[0]?.source ?? "local"));
@@ -211,6 +215,12 @@ function Dialog({
           )}
         </header>
         <div className="modal-body">
+          {origin !== null && (
+            <p className="perm-agent" data-testid="permission-origin">
+              <SquareTerminal size={14} aria-hidden="true" />
+              <span>{origin}</span>
+            </p>
+          )}
           {request.agent !== null && (
             <p className="perm-agent" data-testid="permission-agent" data-agent-session-id={request.agent.agent_session_id} data-subagent-type={request.agent.subagent_type}>
               <Bot size={14} aria-hidden="true" />

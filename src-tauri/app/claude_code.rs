@@ -1,0 +1,68 @@
+//! Guarding Claude Code (issue 25), the window's side: serves the hook
+//! processes' socket (`gatehouse_session::claude_guard::bridge`), shows
+//! each ask in the permission modal (`CLAUDE_CODE_ASK_CHANNEL`) and sends
+//! the modal's answer back (`answer_claude_code_ask`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_protocol::claude_code::{
+    AnswerClaudeCodeAskArgs, CLAUDE_CODE_ASK_CHANNEL, ClaudeCodeAsk, ClaudeCodeAskShown,
+};
+use gatehouse_protocol::permission::rule_files;
+use gatehouse_session::claude_guard::bridge;
+use gatehouse_session::claude_guard::window::PendingAsks;
+use tauri::{AppHandle, Emitter as _, State};
+
+use crate::commands::CommandResult;
+use crate::commands::error;
+
+/// How long the window keeps an ask: longer than any hook waits
+/// (`GATEHOUSE_CLAUDE_CODE_ASK_SECS` is at most 590 s), so the hook's own
+/// timeout always decides first and Claude Code then asks in its terminal.
+const WINDOW_WAIT: Duration = Duration::from_secs(600);
+
+/// The asks the window shows and has not answered.
+#[derive(Default)]
+pub(crate) struct ClaudeCodeAsks(Arc<PendingAsks>);
+
+/// Serves the socket in `data_dir` for the life of the app (on `runtime`);
+/// a second app instance, or a socket that cannot be made, is logged and
+/// the hooks then find no window (Claude Code asks in its terminal).
+pub(crate) fn serve(
+    app: &AppHandle,
+    asks: &ClaudeCodeAsks,
+    data_dir: PathBuf,
+    home: PathBuf,
+    runtime: &tokio::runtime::Handle,
+) {
+    let app = app.clone();
+    let show = move |request_id: String, ask: ClaudeCodeAsk| {
+        let shown = ClaudeCodeAskShown {
+            rule_files: rule_files(std::path::Path::new(&ask.project), &home),
+            request_id,
+            ask,
+        };
+        if let Err(e) = app.emit(CLAUDE_CODE_ASK_CHANNEL, &shown) {
+            eprintln!("gatehouse: could not show a Claude Code ask in the window: {e}");
+        }
+    };
+    let handler = asks.0.handler(show, WINDOW_WAIT);
+    runtime.spawn(async move {
+        match bridge::serve(&data_dir, handler).await {
+            // Held until the runtime stops with the app: dropping the
+            // handle removes the socket and its token.
+            Ok(_handle) => std::future::pending::<()>().await,
+            Err(e) => eprintln!("gatehouse: Claude Code asks will not reach this window: {e}"),
+        }
+    });
+}
+
+#[tauri::command]
+pub(crate) async fn answer_claude_code_ask(
+    asks: State<'_, ClaudeCodeAsks>,
+    args: AnswerClaudeCodeAskArgs,
+) -> CommandResult<()> {
+    asks.0.answer(&args.request_id, args.answer).map_err(error)
+}
