@@ -215,6 +215,22 @@ fn same_file(pinned: &Path, installed: &Path) -> bool {
     }
 }
 
+/// Installs exactly what `pins/package-lock.json` names into `cache`
+/// (`npm ci --prefix`), copying `package.json` and the lock file there
+/// first; the copied lock file is the stamp callers compare with.
+fn npm_ci_pinned(pins: &Path, cache: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
+    for file in ["package.json", "package-lock.json"] {
+        std::fs::copy(pins.join(file), cache.join(file))
+            .with_context(|| format!("copying {} into {}", file, cache.display()))?;
+    }
+    run_checked(
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(cache),
+    )
+}
+
 /// Installs the MCP servers the `gatehouse-mcp` tests talk to into
 /// `<root>/target/mcp-servers` from the pins in [`MCP_PINS_DIR`], skipping
 /// what was already installed from the same pins: the npm packages
@@ -237,15 +253,7 @@ pub(crate) fn ensure_mcp_test_servers(root: &Path) -> anyhow::Result<std::path::
             .exists();
     if !npm_ready {
         eprintln!("xtask: installing the pinned MCP test servers (npm ci)");
-        for file in ["package.json", lock] {
-            std::fs::copy(pins.join(file), cache.join(file))
-                .with_context(|| format!("copying {} into {}", file, cache.display()))?;
-        }
-        run_checked(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-                .arg(&cache),
-        )?;
+        npm_ci_pinned(&pins, &cache)?;
     }
 
     // Python: the requirements file copied into the venv is the stamp.
@@ -301,19 +309,27 @@ pub(crate) const CLAUDE_CODE_ENV: &str = "GATEHOUSE_CLAUDE_CODE";
 /// (`cargo xtask test --skip-claude-code`, for offline development).
 pub(crate) const SKIP_CLAUDE_CODE_ENV: &str = "GATEHOUSE_SKIP_CLAUDE_CODE";
 
-/// Installs the pinned `@anthropic-ai/claude-code` with npm into
-/// `<root>/target/claude-code/<version>` unless it is there already, and
-/// returns its `claude`. On Node 20 npm warns that the package wants Node
-/// 22 (`EBADENGINE`); it works. Fails, saying so, when npm cannot reach
-/// its registry.
+/// Where the Claude Code the tests run is pinned: `package.json` and a
+/// `package-lock.json` naming every package with its integrity hash.
+const CLAUDE_CODE_PINS_DIR: &str = "xtask/claude-code";
+
+/// Installs the pinned `@anthropic-ai/claude-code` (`npm ci` from
+/// [`CLAUDE_CODE_PINS_DIR`]) into `<root>/target/claude-code/<version>`
+/// unless it is there from the same lock file, and returns its `claude`.
+/// On Node 20 npm warns that the package wants Node 22 (`EBADENGINE`); it
+/// works. Fails, saying so, when npm cannot reach its registry.
 pub(crate) fn ensure_claude_code(root: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let pins = root.join(CLAUDE_CODE_PINS_DIR);
     let cache = root
         .join("target")
         .join("claude-code")
         .join(CLAUDE_CODE_VERSION);
     let claude = cache.join("node_modules/.bin/claude");
     let installed = || {
-        Command::new(&claude)
+        same_file(
+            &pins.join("package-lock.json"),
+            &cache.join("package-lock.json"),
+        ) && Command::new(&claude)
             .arg("--version")
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with(CLAUDE_CODE_VERSION))
@@ -321,15 +337,8 @@ pub(crate) fn ensure_claude_code(root: &Path) -> anyhow::Result<std::path::PathB
     if installed() {
         return Ok(claude);
     }
-    std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
-    eprintln!("xtask: installing @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} (npm)");
-    run_checked(
-        Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&cache)
-            .arg(format!("@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}")),
-    )
-    .with_context(|| {
+    eprintln!("xtask: installing @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} (npm ci)");
+    npm_ci_pinned(&pins, &cache).with_context(|| {
         format!(
             "npm could not install @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}: is the npm \
              registry reachable? (`cargo xtask test --skip-claude-code` runs without it)"
@@ -337,8 +346,9 @@ pub(crate) fn ensure_claude_code(root: &Path) -> anyhow::Result<std::path::PathB
     })?;
     if !installed() {
         anyhow::bail!(
-            "{} does not run as Claude Code {CLAUDE_CODE_VERSION} after npm install",
-            claude.display()
+            "{} does not run as Claude Code {CLAUDE_CODE_VERSION} after npm ci (is {} pinned to it?)",
+            claude.display(),
+            pins.display()
         );
     }
     Ok(claude)

@@ -16,7 +16,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -230,7 +230,11 @@ fn gatehouse_denies_git_push_in_a_real_claude_code_session_and_claude_code_passe
     assert_eq!(guarded["installed"], true);
 
     let (url, seen) = scripted_api();
-    let mut child = Command::new(&claude)
+    // Bounded by coreutils' `timeout`: a Claude Code that hangs is killed
+    // (exit 124/137) and the test fails with its output.
+    let child = Command::new("timeout")
+        .args(["--kill-after=5", "180"])
+        .arg(&claude)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &home)
@@ -246,15 +250,6 @@ fn gatehouse_denies_git_push_in_a_real_claude_code_session_and_claude_code_passe
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Bounded: a Claude Code that hangs is killed, and the test fails.
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(180) {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
