@@ -1,7 +1,9 @@
 //! Guarding Claude Code (issue 25), the window's side: serves the hook
 //! processes' socket (`gatehouse_session::claude_guard::bridge`), shows
 //! each ask in the permission modal (`CLAUDE_CODE_ASK_CHANNEL`) and sends
-//! the modal's answer back (`answer_claude_code_ask`).
+//! the modal's answer back (`answer_claude_code_ask`); Settings → Claude
+//! Code's switch and status (`claude_code_guard`, `set_claude_code_guard`,
+//! over `gatehouse_session::claude_guard::{guard_view, set_guard}`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,14 +11,15 @@ use std::time::Duration;
 
 use gatehouse_protocol::claude_code::{
     AnswerClaudeCodeAskArgs, CLAUDE_CODE_ASK_CHANNEL, ClaudeCodeAsk, ClaudeCodeAskShown,
+    ClaudeCodeGuard, ClaudeCodeGuardArgs, SetClaudeCodeGuardArgs,
 };
 use gatehouse_protocol::permission::rule_files;
-use gatehouse_session::claude_guard::bridge;
 use gatehouse_session::claude_guard::window::PendingAsks;
+use gatehouse_session::claude_guard::{self, bridge};
 use tauri::{AppHandle, Emitter as _, State};
 
-use crate::commands::CommandResult;
-use crate::commands::error;
+use crate::AppState;
+use crate::commands::{CommandResult, blocking, error, home};
 
 /// How long the window keeps an ask: longer than any hook waits
 /// (`GATEHOUSE_CLAUDE_CODE_ASK_SECS` is at most 590 s), so the hook's own
@@ -65,4 +68,41 @@ pub(crate) async fn answer_claude_code_ask(
     args: AnswerClaudeCodeAskArgs,
 ) -> CommandResult<()> {
     asks.0.answer(&args.request_id, args.answer).map_err(error)
+}
+
+/// The `gatehouse-cli` beside this app, or why there is none.
+fn cli() -> Result<PathBuf, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("the app could not find its own path: {e}"))?;
+    claude_guard::cli_beside(&exe)
+}
+
+#[tauri::command]
+pub(crate) async fn claude_code_guard(
+    state: State<'_, AppState>,
+    args: ClaudeCodeGuardArgs,
+) -> CommandResult<ClaudeCodeGuard> {
+    let home = home(&state);
+    let data_dir = PathBuf::from(&state.info.data_dir);
+    // Reads settings files (and canonicalizes paths): a blocking thread.
+    blocking(move || {
+        let project = args.project.map(PathBuf::from);
+        Ok::<_, String>(claude_guard::guard_view(
+            &home,
+            project.as_deref(),
+            &data_dir,
+            &cli(),
+        ))
+    })
+    .await
+}
+
+#[tauri::command]
+pub(crate) async fn set_claude_code_guard(
+    state: State<'_, AppState>,
+    args: SetClaudeCodeGuardArgs,
+) -> CommandResult<ClaudeCodeGuard> {
+    let home = home(&state);
+    let data_dir = PathBuf::from(&state.info.data_dir);
+    blocking(move || claude_guard::set_guard(&args, &home, &data_dir, &cli())).await
 }

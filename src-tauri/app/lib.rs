@@ -18,6 +18,7 @@ mod session_pages;
 mod sessions;
 mod skills;
 mod smoke;
+mod store_watch;
 mod test_browser;
 mod web_search;
 
@@ -174,6 +175,7 @@ pub fn run() -> anyhow::Result<()> {
     };
     let claude_code_asks = claude_code::ClaudeCodeAsks::default();
     let bridge_data_dir = data_dir.clone();
+    let database_ok = store.is_ok();
     builder
         .plugin(tauri_plugin_dialog::init())
         .plugin(
@@ -195,10 +197,14 @@ pub fn run() -> anyhow::Result<()> {
             claude_code::serve(
                 app.handle(),
                 &app.state::<claude_code::ClaudeCodeAsks>(),
-                bridge_data_dir,
+                bridge_data_dir.clone(),
                 home,
                 &runtime_handle,
             );
+            // Sessions other processes write show live in the browser.
+            if database_ok {
+                store_watch::start(app.handle().clone(), bridge_data_dir);
+            }
             Ok(())
         })
         .manage(claude_code_asks)
@@ -229,6 +235,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::close_session,
             sessions::list_sessions,
             sessions::session_events,
+            sessions::session_events_after,
             session_pages::session_events_before,
             sessions::set_api_key,
             sessions::delete_api_key,
@@ -267,6 +274,8 @@ pub fn run() -> anyhow::Result<()> {
             hooks::test_hook,
             skills::skills_view,
             claude_code::answer_claude_code_ask,
+            claude_code::claude_code_guard,
+            claude_code::set_claude_code_guard,
             onboarding::startup_state,
             onboarding::save_app_settings,
             onboarding::test_provider_connection,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use gatehouse_core::events::EventSink;
+use gatehouse_protocol::browser::SessionEventsAfterArgs;
 use gatehouse_protocol::command::{CommandError, SetProjectTrustArgs};
 use gatehouse_protocol::event::Event;
 use gatehouse_protocol::interaction::AnswerInteractionArgs;
@@ -298,6 +299,18 @@ pub(crate) async fn session_events(
 ) -> CommandResult<StoredEvents> {
     with_own_store(&state, move |store| {
         store.stored_events(&args.session_id, None)
+    })
+    .await
+}
+
+#[tauri::command]
+pub(crate) async fn session_events_after(
+    state: State<'_, AppState>,
+    args: SessionEventsAfterArgs,
+) -> CommandResult<StoredEvents> {
+    // A session's few new events: the shared connection serves them.
+    with_store(&state, move |store| {
+        store.stored_events_after(&args.session_id, args.after_seq)
     })
     .await
 }

@@ -113,6 +113,7 @@ export function App() {
             startup={state.startup}
             dataDir={state.info?.data_dir}
             onSettingsSaved={actions.settingsSaved}
+            projects={state.projects}
           />
         ) : state.screen === "sessions" ? (
           <BrowserScreen

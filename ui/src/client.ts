@@ -12,6 +12,7 @@ import type {
   Commands,
   Event,
   ExportFormat,
+  GuardScope,
   HookEditRequest,
   ListSessionsArgs,
   SearchSessionsArgs,
@@ -27,6 +28,7 @@ import type {
   RuleEdits,
   RulesReplayProgress,
   SearchProviderKind,
+  StoredSessionsChanged,
   TestHookArgs,
   TestRuleCallArgs,
   WindowRequest,
@@ -105,6 +107,25 @@ function channel<T>(name: string) {
       };
     },
     listen: (handler: (message: T) => void): Promise<UnlistenFn> => source.listen(handler),
+    /**
+     * Subscribes for an effect's lifetime: the returned function
+     * unsubscribes, also when the subscription is made after it was called.
+     */
+    subscribe(handler: (message: T) => void): () => void {
+      let stop: UnlistenFn | null = null;
+      let done = false;
+      source.listen(handler).then(
+        (unlisten) => {
+          if (done) unlisten();
+          else stop = unlisten;
+        },
+        () => undefined,
+      );
+      return () => {
+        done = true;
+        stop?.();
+      };
+    },
   };
 }
 
@@ -159,6 +180,9 @@ export const backend = {
   sessionEvents: (sessionId: string) => call("session_events", { session_id: sessionId }),
   sessionEventsBefore: (sessionId: string, count: number) =>
     call("session_events_before", { session_id: sessionId, count }),
+  /** The events stored after the first `afterSeq`: a live session's new ones. */
+  sessionEventsAfter: (sessionId: string, afterSeq: number) =>
+    call("session_events_after", { session_id: sessionId, after_seq: afterSeq }),
   /** A resumed handle's earlier part: the session's first `count` events with its sub-agents' written meanwhile. */
   sessionFamilyEventsBefore: (sessionId: string, count: number) =>
     call("session_events_before", { session_id: sessionId, count, subagents: true }),
@@ -214,6 +238,9 @@ export const backend = {
   // A guarded Claude Code's asks (ui/src/claudeCode); `null` dismisses (it asks in its terminal).
   answerClaudeCodeAsk: (requestId: string, answer: PermissionAnswer | null) =>
     call("answer_claude_code_ask", { request_id: requestId, answer }),
+  claudeCodeGuard: (project: string | null) => call("claude_code_guard", { project }),
+  setClaudeCodeGuard: (scope: GuardScope, project: string | null, on: boolean) =>
+    call("set_claude_code_guard", { scope, project, on }),
   // First run and the app's settings (ui/src/onboarding).
   startupState: () => call("startup_state", {}),
   saveAppSettings: (settings: AppSettings) => call("save_app_settings", { settings }),
@@ -264,3 +291,17 @@ export const setClaudeCodeAskSource = claudeCodeAsks.replace;
 
 /** Subscribes to Claude Code asks; resolves to an unsubscribe function. */
 export const onClaudeCodeAsk = claudeCodeAsks.listen;
+
+/** Subscribes to Claude Code asks for an effect's lifetime; returns the unsubscribe function. */
+export const subscribeClaudeCodeAsks = claudeCodeAsks.subscribe;
+
+/** The channel on which the backend names sessions written since it last did (other processes' too). */
+export const STORED_SESSIONS_CHANNEL = "gatehouse://stored-sessions-changed";
+
+const storedSessions = channel<StoredSessionsChanged>(STORED_SESSIONS_CHANNEL);
+
+/** Replaces the stored-sessions source (unit tests only). Returns a function that restores it. */
+export const setStoredSessionsSource = storedSessions.replace;
+
+/** Subscribes to stored sessions changing for an effect's lifetime; returns the unsubscribe function. */
+export const subscribeStoredSessions = storedSessions.subscribe;

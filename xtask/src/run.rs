@@ -44,9 +44,18 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
-/// Builds the desktop app and returns the path of its binary.
+/// Builds the desktop app, and `gatehouse-cli` beside it (Settings →
+/// Claude Code's switch installs hook entries that run it), and returns
+/// the path of the app's binary.
 pub(crate) fn build_app(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
-    let [app] = build_binaries(root, profile, &[("gatehouse", "gatehouse")])?;
+    let [app, _cli] = build_binaries(
+        root,
+        profile,
+        &[
+            ("gatehouse", "gatehouse"),
+            ("gatehouse-cli", "gatehouse-cli"),
+        ],
+    )?;
     Ok(app)
 }
 

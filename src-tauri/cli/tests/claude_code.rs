@@ -82,6 +82,12 @@ fn guard_status_and_off_through_the_binary() {
 
     let status = json_out(&cli(&e, &["claude-code", "status"], b""));
     assert_eq!(status["installed"][0]["file"], on["file"]);
+    // Whose file it is (added for Settings → Claude Code; additive).
+    assert_eq!(status["installed"][0]["scope"], "project");
+    assert_eq!(
+        status["installed"][0]["project"],
+        e.project.display().to_string()
+    );
     assert_eq!(
         status["installed"][0]["events"],
         json!(["PreToolUse", "PermissionRequest", "PostToolUse"])

@@ -271,3 +271,27 @@ pub enum FullRewrite {
         open_sessions: u32,
     },
 }
+
+/// The Tauri event name [`StoredSessionsChanged`] is emitted on.
+pub const STORED_SESSIONS_CHANNEL: &str = "gatehouse://stored-sessions-changed";
+
+/// Sessions another process (or the app itself) wrote to since the last
+/// such event: a guarded Claude Code's hooks and `gatehouse-cli run` write
+/// the database from their own processes, and the session browser shows
+/// their sessions growing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StoredSessionsChanged {
+    /// The sessions updated, latest first.
+    pub session_ids: Vec<String>,
+}
+
+/// Arguments of `session_events_after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionEventsAfterArgs {
+    /// The stored session.
+    pub session_id: String,
+    /// The events stored after this position (`seq`, from 1) are returned:
+    /// a reader passes how many it has read.
+    #[ts(type = "number")]
+    pub after_seq: u64,
+}

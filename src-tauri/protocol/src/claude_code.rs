@@ -78,3 +78,119 @@ pub struct AnswerClaudeCodeAskArgs {
     /// The answer; `None` dismisses it (Claude Code asks in its terminal).
     pub answer: Option<PermissionAnswer>,
 }
+
+/// Which settings file of Claude Code holds the guard's entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardScope {
+    /// `~/.claude/settings.json`: every project.
+    User,
+    /// `<project>/.claude/settings.local.json`: this project, this user
+    /// only (Claude Code keeps the file out of git, so the machine's path
+    /// of `gatehouse-cli` is never committed).
+    Project,
+}
+
+/// What a guard or unguard did to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardChange {
+    /// The entries were written (or removed).
+    Changed,
+    /// The file already was as asked; it was not written.
+    Unchanged,
+}
+
+/// Gatehouse's entries found in one settings file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct InstalledEntries {
+    /// The settings file.
+    pub file: String,
+    /// The events that have an entry, in the guard's event order.
+    pub events: Vec<String>,
+    /// The commands as written (one per entry).
+    pub commands: Vec<String>,
+    /// Whose file it is: the user's (every project) or one project's.
+    pub scope: GuardScope,
+    /// The project of a project file (`None` for the user's file).
+    pub project: Option<String>,
+}
+
+/// The last hook call Gatehouse answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LastCall {
+    /// The hook event (`PreToolUse`…).
+    pub event: String,
+    /// When, in milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub at_ms: i64,
+    /// Claude Code's version, read from its transcript (`version` of its
+    /// entries); `None` when the transcript did not say.
+    pub claude_code_version: Option<String>,
+    /// Claude Code's session id.
+    pub session_id: Option<String>,
+}
+
+/// Where the guard's entries are, and the last call they made
+/// (`gatehouse-cli claude-code status`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GuardStatus {
+    /// Files that hold Gatehouse's entries (user file, the project's local
+    /// file, and every file `guard` installed into), with their events.
+    pub installed: Vec<InstalledEntries>,
+    /// Files that could not be read (malformed, unreadable): `file:line:col: cause`.
+    pub problems: Vec<String>,
+    /// The last hook call Gatehouse answered.
+    pub last_call: Option<LastCall>,
+}
+
+/// What `guard` (or `guard --off`) did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GuardOutcome {
+    /// The settings file.
+    pub file: String,
+    /// The scope asked for.
+    pub scope: GuardScope,
+    /// Whether the entries are now installed there.
+    pub installed: bool,
+    /// Whether the file was written.
+    pub change: GuardChange,
+    /// A note for the user (e.g. the state file could not be updated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub note: Option<String>,
+}
+
+/// Settings → Claude Code: the guard's status and what the switch installs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ClaudeCodeGuard {
+    /// Where the entries are and the last call.
+    pub status: GuardStatus,
+    /// The user's settings file ("every project").
+    pub user_file: String,
+    /// Whether the user's file holds an entry for every guarded event.
+    pub user_guarded: bool,
+    /// The `gatehouse-cli` the entries run (installed beside the app).
+    pub cli: Option<String>,
+    /// Why the switch cannot install entries (no `gatehouse-cli` beside
+    /// the app); `None` when it can.
+    pub cli_problem: Option<String>,
+}
+
+/// Arguments of `claude_code_guard`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ClaudeCodeGuardArgs {
+    /// A project whose local settings file is also looked at.
+    pub project: Option<String>,
+}
+
+/// Arguments of `set_claude_code_guard`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetClaudeCodeGuardArgs {
+    /// Whose settings file.
+    pub scope: GuardScope,
+    /// The project, for [`GuardScope::Project`].
+    pub project: Option<String>,
+    /// Install (`true`) or remove (`false`) the entries.
+    pub on: bool,
+}

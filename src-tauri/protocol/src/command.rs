@@ -13,7 +13,9 @@ use crate::browser::{
     ImportFileResult, RetentionResult, SessionFacets, SessionStats, SetRetentionArgs, StorageInfo,
     VacuumResult,
 };
-use crate::claude_code::AnswerClaudeCodeAskArgs;
+use crate::claude_code::{
+    AnswerClaudeCodeAskArgs, ClaudeCodeGuard, ClaudeCodeGuardArgs, SetClaudeCodeGuardArgs,
+};
 use crate::hooks::{
     HookSaveOutcome, HookTestResult, HooksProjectArgs, HooksView, SaveHookEditArgs, TestHookArgs,
 };
@@ -185,6 +187,9 @@ commands! {
     /// The first `count` stored events of a session, oldest first: what a
     /// resumed handle's `earlier_events` left out.
     session_events_before(SessionEventsBeforeArgs) -> StoredEvents;
+    /// The events of a stored session after a position: a reader's new
+    /// events once `STORED_SESSIONS_CHANNEL` names the session.
+    session_events_after(crate::browser::SessionEventsAfterArgs) -> StoredEvents;
     /// Stores a provider's API key in the OS keychain.
     set_api_key(SetApiKeyArgs) -> ApiKeyStatus;
     /// Removes a provider's API key from the OS keychain.
@@ -311,4 +316,10 @@ commands! {
     /// Answers a Claude Code ask shown on `CLAUDE_CODE_ASK_CHANNEL` (or
     /// dismisses it: Claude Code then asks in its terminal).
     answer_claude_code_ask(AnswerClaudeCodeAskArgs) -> ();
+    /// Settings → Claude Code: where the guard's entries are, the last
+    /// call, and the `gatehouse-cli` the switch installs.
+    claude_code_guard(ClaudeCodeGuardArgs) -> ClaudeCodeGuard;
+    /// The switch: installs (or removes) the guard's entries in the user's
+    /// or a project's Claude Code settings file, every other key kept.
+    set_claude_code_guard(SetClaudeCodeGuardArgs) -> ClaudeCodeGuard;
 }

@@ -69,6 +69,8 @@ pub fn bindings() -> String {
     collector.visit::<crate::rules::RulesReplayProgress>();
     // Emitted on `WINDOW_REQUEST_CHANNEL` (menu items, a second launch).
     collector.visit::<crate::window::WindowRequest>();
+    // Emitted on `STORED_SESSIONS_CHANNEL`.
+    collector.visit::<crate::browser::StoredSessionsChanged>();
     // Emitted on `CLAUDE_CODE_ASK_CHANNEL` (issue 25).
     collector.visit::<crate::claude_code::ClaudeCodeAskShown>();
     // Transcript types the CLI prints; most are also reached through the

@@ -23,6 +23,7 @@
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
 //! | [`skills`] | the Skill tool of a session with skills (`.claude/skills/<name>/SKILL.md`) |
+//! | [`store_watch`] | sessions written by other processes (a guarded Claude Code's hooks, `gatehouse-cli run`) noticed for the session browser |
 //! | [`web_search`] | the session's WebSearch provider from `~/.gatehouse/settings.json` (`webSearch`), or why it is unavailable |
 //! | [`web_search_settings`] | Settings → Web search: the provider saved into `~/.gatehouse/settings.json`, Brave Search's key status, WebSearch's availability |
 //! | [`web_prompt`] | WebFetch's `prompt` applied by a small, fast model through the session's provider (`ANTHROPIC_DEFAULT_HAIKU_MODEL`, `smallFastModel`) |
@@ -53,6 +54,7 @@ pub mod provider;
 pub mod rules;
 pub mod rules_editor;
 pub mod skills;
+pub mod store_watch;
 pub mod subagents;
 pub mod todos;
 pub mod tool_search;

@@ -413,15 +413,38 @@ impl Store {
     /// with the positions of those this build cannot read: what a reader
     /// needs to say so and to find a stored position's event.
     pub fn stored_events(&self, id: &str, limit: Option<u32>) -> Result<StoredEvents, StoreError> {
+        self.stored_events_from(id, 0, limit)
+    }
+
+    /// The events of session `id` stored after position `after_seq`, as
+    /// [`Self::stored_events`] reads them: what a reader showing a session
+    /// that is still being written (a guarded Claude Code's, a CLI run's)
+    /// appends.
+    pub fn stored_events_after(
+        &self,
+        id: &str,
+        after_seq: u64,
+    ) -> Result<StoredEvents, StoreError> {
+        self.stored_events_from(id, after_seq, None)
+    }
+
+    fn stored_events_from(
+        &self,
+        id: &str,
+        after_seq: u64,
+        limit: Option<u32>,
+    ) -> Result<StoredEvents, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT seq, body FROM session_events WHERE session_id = ?1 ORDER BY seq LIMIT ?2",
+                "SELECT seq, body FROM session_events WHERE session_id = ?1 AND seq > ?2
+                 ORDER BY seq LIMIT ?3",
             )
             .map_err(|e| self.sqlite_error(e))?;
         let limit = limit.map_or(-1, i64::from);
+        let after = i64::try_from(after_seq).unwrap_or(i64::MAX);
         let mut rows = stmt
-            .query(params![id, limit])
+            .query(params![id, after, limit])
             .map_err(|e| self.sqlite_error(e))?;
         let mut read = StoredEvents {
             events: Vec::new(),

@@ -360,6 +360,37 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))
     }
 
+    /// SQLite's `data_version` of this connection: it changes when another
+    /// connection (another process's too) commits. Cheap enough to poll:
+    /// how the window notices sessions written by `gatehouse-cli` (a
+    /// guarded Claude Code's hooks, `run`).
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// The sessions updated at or after `since_ms` (ms since the Unix
+    /// epoch), with their `updated_at_ms`, latest first, at most `limit`.
+    pub fn sessions_updated_since(
+        &self,
+        since_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, updated_at_ms FROM sessions WHERE updated_at_ms >= ?1
+                 ORDER BY updated_at_ms DESC LIMIT ?2",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = stmt
+            .query_map(params![since_ms, limit], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
     /// Sub-agent sessions started by session `id` (imports), oldest first.
     pub fn child_sessions(&self, id: &str) -> Result<Vec<SessionSummary>, StoreError> {
         let sql = format!(

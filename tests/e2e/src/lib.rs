@@ -352,6 +352,19 @@ impl App {
         Ok(true)
     }
 
+    /// Scrolls the first element matching `css` to the top of its
+    /// scrolling container (for a screenshot of a section further down).
+    pub async fn scroll_into_view(&self, css: &str) -> anyhow::Result<()> {
+        let element = self.wait_for(css).await?;
+        let arg = serde_json::to_value(&element)
+            .with_context(|| format!("passing `{css}` to a script"))?;
+        self.client
+            .execute("arguments[0].scrollIntoView({block: 'start'});", vec![arg])
+            .await
+            .with_context(|| format!("scrolling `{css}` into view"))?;
+        Ok(())
+    }
+
     /// Saves a PNG screenshot of the window as `<name>.png` in
     /// [`screenshot_dir`] and prints its path.
     pub async fn screenshot(&self, name: &str) -> anyhow::Result<PathBuf> {

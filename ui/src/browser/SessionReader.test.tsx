@@ -12,9 +12,12 @@ import { READER_HEAD_EVENTS } from "./state";
 installTranscriptLayout();
 
 let restore: (() => void) | null = null;
+/** The summary's `source_path`: set for an imported transcript. */
+let sourcePath: string | null = null;
 afterEach(() => {
   cleanup();
   restore?.();
+  sourcePath = null;
 });
 
 function events() {
@@ -70,7 +73,7 @@ function summary(origin: SessionSummary["origin"]): SessionSummary {
     input_tokens: 100,
     output_tokens: 20,
     parent_session_id: null,
-    source_path: null,
+    source_path: sourcePath,
     end_reason: null,
   };
 }
@@ -178,6 +181,18 @@ describe("SessionReader", () => {
     fireEvent.click(screen.getByTestId("export-html"));
     expect((await screen.findByTestId("export-result")).dataset["path"]).toBe("/out/ses_r.html");
     expect(calls.find(([c]) => c === "export_session")?.[1]).toEqual({ session_id: "ses_r", format: "html" });
+  });
+
+  it("says whether a Claude Code session was imported from its transcript or recorded live by the guard", async () => {
+    renderReader("claude_code");
+    await waitFor(() =>
+      expect(screen.getByTestId("stored-session").textContent).toContain("recorded live from a guarded Claude Code"),
+    );
+    cleanup();
+    sourcePath = "/home/me/.claude/projects/p/ses_r.jsonl";
+    renderReader("claude_code");
+    await waitFor(() => expect(screen.getByTestId("stored-session").textContent).toContain("imported from Claude Code"));
+    expect(screen.getByTestId("stored-session").textContent).not.toContain("recorded live");
   });
 
   it("opens at a stored event: the call's group is expanded and marked", async () => {

@@ -167,9 +167,12 @@ export function SessionReader({
             {summary && (
               <>
                 {" "}
-                · {summary.model} · {startedLabel(summary.created_at_ms)} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
+                {summary.model !== "" && `· ${summary.model} `}· {startedLabel(summary.created_at_ms)} · {formatMs(summary.duration_ms)} active · {plural(summary.tool_calls, "call")} ·{" "}
                 {formatCount(summary.input_tokens + summary.output_tokens)} tokens
-                {summary.origin === "claude_code" && " · imported from Claude Code"}
+                {summary.origin === "claude_code" &&
+                  (summary.source_path === null
+                    ? " · recorded live from a guarded Claude Code"
+                    : " · imported from Claude Code")}
               </>
             )}
           </span>

@@ -5,7 +5,7 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { backend, onEvent } from "../client";
+import { backend, onEvent, subscribeStoredSessions } from "../client";
 import type {
   ClaudeDiscovery,
   Event,
@@ -127,6 +127,9 @@ export function useSessionList(): [SessionListState, SessionListActions] {
   }, [query, generation]);
 
   const refresh = useCallback(() => setGeneration((g) => g + 1), []);
+  // Sessions written meanwhile (a guarded Claude Code's, a CLI run's, the
+  // app's own) appear and update in the list without a manual refresh.
+  useEffect(() => subscribeStoredSessions(refresh), [refresh]);
   const listed = (sessions ?? []).map((s) => s.id);
   return [
     { query, sessions, facets, error, selected: selectedIds },
@@ -267,6 +270,57 @@ export function useReader(sessionId: string, seq: number | null = null): [Reader
       .catch((err: unknown) => !cancelled && setError(message(err)));
     return () => {
       cancelled = true;
+    };
+  }, [sessionId]);
+
+  // A session still being written (a guarded Claude Code's, a CLI run's)
+  // grows in place: its new events are appended when the backend names it.
+  const readRef = useRef<StoredEvents | null>(null);
+  useEffect(() => {
+    readRef.current = partial ? null : read;
+  }, [partial, read]);
+  useEffect(() => {
+    let cancelled = false;
+    let fetching = false;
+    let again = false;
+    const append = async () => {
+      const current = readRef.current;
+      if (current === null) return;
+      if (fetching) {
+        again = true;
+        return;
+      }
+      fetching = true;
+      try {
+        const after = current.events.length + current.unreadable;
+        const [more, s] = await Promise.all([
+          backend.sessionEventsAfter(sessionId, after),
+          backend.sessionSummary(sessionId),
+        ]);
+        if (cancelled) return;
+        setSummary(s);
+        if (more.events.length + more.unreadable > 0) {
+          setRead((r) => (r === null ? r : appended(r, more)));
+          // The statistics count the new calls too.
+          const st = await backend.sessionStats(sessionId);
+          if (!cancelled) setStats(st);
+        }
+      } catch (err) {
+        if (!cancelled) setError(message(err));
+      } finally {
+        fetching = false;
+      }
+      if (again && !cancelled) {
+        again = false;
+        await append();
+      }
+    };
+    const unsubscribe = subscribeStoredSessions((changed) => {
+      if (changed.session_ids.includes(sessionId)) void append();
+    });
+    return () => {
+      cancelled = true;
+      unsubscribe();
     };
   }, [sessionId]);
 
@@ -470,3 +524,13 @@ export function useHousekeeping(onChanged: () => void): [HousekeepingState, Hous
     },
   ];
 }
+
+/** `read` with the events stored after it. */
+function appended(read: StoredEvents, more: StoredEvents): StoredEvents {
+  return {
+    events: [...read.events, ...more.events],
+    unreadable_seqs: [...read.unreadable_seqs, ...more.unreadable_seqs],
+    unreadable: read.unreadable + more.unreadable,
+  };
+}
+

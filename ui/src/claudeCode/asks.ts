@@ -4,7 +4,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 
-import { backend, onClaudeCodeAsk } from "../client";
+import { backend, subscribeClaudeCodeAsks } from "../client";
 import type { ClaudeCodeAskShown, PermissionAnswer, RuleFile } from "../generated/protocol";
 import type { PermissionRequest } from "../session/model";
 
@@ -47,16 +47,7 @@ export function useClaudeCodeAsks(): ClaudeCodeAskQueue {
   const [asks, setAsks] = useState<ReceivedAsk[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    let unlisten: (() => void) | null = null;
-    let stopped = false;
-    void onClaudeCodeAsk((shown) => setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }])).then((stop) => {
-      if (stopped) stop();
-      else unlisten = stop;
-    });
-    return () => {
-      stopped = true;
-      unlisten?.();
-    };
+    return subscribeClaudeCodeAsks((shown) => setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }]));
   }, []);
   const answer = useCallback((requestId: string, value: PermissionAnswer) => {
     setAsks((queue) => queue.filter((a) => a.shown.request_id !== requestId));

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../client";
 import { SettingsScreen } from "./SettingsScreen";
-import { webSearchView } from "./fixtures";
+import { claudeCodeGuardView, webSearchView } from "./fixtures";
 import { startupState } from "../onboarding/fixtures";
 import type { AppSettings } from "../generated/protocol";
 
@@ -22,6 +22,7 @@ describe("SettingsScreen", () => {
         const args = payload["args"] as Record<string, unknown>;
         calls.push([command, args]);
         if (command === "web_search_settings") return webSearchView();
+        if (command === "claude_code_guard") return claudeCodeGuardView();
         const provider = String(args["provider"]);
         if (command === "set_api_key") stored.add(provider);
         if (command === "delete_api_key") stored.delete(provider);
@@ -51,6 +52,7 @@ describe("SettingsScreen", () => {
         const args = payload["args"] as Record<string, unknown>;
         calls.push([command, args]);
         if (command === "web_search_settings") return webSearchView();
+        if (command === "claude_code_guard") return claudeCodeGuardView();
         if (command === "save_app_settings") return args["settings"];
         if (command === "open_data_dir") return null;
         return { provider: String(args["provider"]), source: null };

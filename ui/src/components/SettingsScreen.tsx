@@ -1,4 +1,5 @@
-import type { AppSettings, StartupState } from "../generated/protocol";
+import { ClaudeCodeGuardSection } from "../claudeCode/ClaudeCodeGuardSection";
+import type { AppSettings, Project, StartupState } from "../generated/protocol";
 import { DataFolder } from "../onboarding/DataFolder";
 import { ProviderSettings } from "../onboarding/ProviderSettings";
 import { SessionDefaults } from "../onboarding/SessionDefaults";
@@ -14,6 +15,8 @@ interface Props {
   /** The data directory shown read-only. */
   dataDir?: string | undefined;
   onSettingsSaved?(settings: AppSettings): void;
+  /** Recent projects, offered for guarding one project's Claude Code. */
+  projects?: Project[] | null;
 }
 
 const PROVIDERS: { id: string; label: string }[] = [
@@ -29,8 +32,14 @@ function describe(source: string | null | undefined): string {
   return "…";
 }
 
-/** API keys (typed into password fields, kept only in the OS keychain) and the web search provider. */
-export function SettingsScreen({ onBack, startup = null, dataDir, onSettingsSaved = () => undefined }: Props) {
+/** API keys (typed into password fields, kept only in the OS keychain), the web search provider and Claude Code's guard. */
+export function SettingsScreen({
+  onBack,
+  startup = null,
+  dataDir,
+  onSettingsSaved = () => undefined,
+  projects = null,
+}: Props) {
   const [state, actions] = useApiKeys(PROVIDERS.map((p) => p.id));
   return (
     <Page name="settings" className="settings" testId="settings">
@@ -83,6 +92,7 @@ export function SettingsScreen({ onBack, startup = null, dataDir, onSettingsSave
         </form>
       ))}
       <WebSearchSection />
+      <ClaudeCodeGuardSection projects={projects} />
       {dataDir !== undefined && <DataFolder dataDir={dataDir} />}
     </Page>
   );

@@ -1,6 +1,6 @@
 // Test data shared by the home screen, session view and settings tests.
 
-import type { SessionSummary, WebSearchSettings } from "../generated/protocol";
+import type { ClaudeCodeGuard, SessionSummary, WebSearchSettings } from "../generated/protocol";
 
 /** The Web search settings as the backend reports them, with `over` applied. */
 export const webSearchView = (over: Partial<WebSearchSettings> = {}): WebSearchSettings => ({
@@ -41,3 +41,14 @@ export const storedSession = (over: Partial<SessionSummary> = {}): SessionSummar
   source_path: null,
   ...over,
 });
+
+/** Settings → Claude Code with no guard installed and `gatehouse-cli` beside the app. */
+export function claudeCodeGuardView(): ClaudeCodeGuard {
+  return {
+    status: { installed: [], problems: [], last_call: null },
+    user_file: "/home/me/.claude/settings.json",
+    user_guarded: false,
+    cli: "/usr/bin/gatehouse-cli",
+    cli_problem: null,
+  };
+}

@@ -253,6 +253,41 @@ ask: ClaudeCodeAsk,
 rule_files: Array<RuleFile>, };
 
 /**
+ * Settings → Claude Code: the guard's status and what the switch installs.
+ */
+export type ClaudeCodeGuard = { 
+/**
+ * Where the entries are and the last call.
+ */
+status: GuardStatus, 
+/**
+ * The user's settings file ("every project").
+ */
+user_file: string, 
+/**
+ * Whether the user's file holds an entry for every guarded event.
+ */
+user_guarded: boolean, 
+/**
+ * The `gatehouse-cli` the entries run (installed beside the app).
+ */
+cli: string | null, 
+/**
+ * Why the switch cannot install entries (no `gatehouse-cli` beside
+ * the app); `None` when it can.
+ */
+cli_problem: string | null, };
+
+/**
+ * Arguments of `claude_code_guard`.
+ */
+export type ClaudeCodeGuardArgs = { 
+/**
+ * A project whose local settings file is also looked at.
+ */
+project: string | null, };
+
+/**
  * What `discover_claude_transcripts` found.
  */
 export type ClaudeDiscovery = { 
@@ -1226,6 +1261,30 @@ export type FullRewrite = { "status": "not_needed" } | { "status": "done" } | { 
 open_sessions: number, };
 
 /**
+ * Which settings file of Claude Code holds the guard's entries.
+ */
+export type GuardScope = "user" | "project";
+
+/**
+ * Where the guard's entries are, and the last call they made
+ * (`gatehouse-cli claude-code status`).
+ */
+export type GuardStatus = { 
+/**
+ * Files that hold Gatehouse's entries (user file, the project's local
+ * file, and every file `guard` installed into), with their events.
+ */
+installed: Array<InstalledEntries>, 
+/**
+ * Files that could not be read (malformed, unreadable): `file:line:col: cause`.
+ */
+problems: Array<string>, 
+/**
+ * The last hook call Gatehouse answered.
+ */
+last_call: LastCall | null, };
+
+/**
  * One change to a file's hooks.
  */
 export type HookEditRequest = { "kind": "add", 
@@ -1726,6 +1785,31 @@ bytes_done: number,
 bytes_total: number, };
 
 /**
+ * Gatehouse's entries found in one settings file.
+ */
+export type InstalledEntries = { 
+/**
+ * The settings file.
+ */
+file: string, 
+/**
+ * The events that have an entry, in the guard's event order.
+ */
+events: Array<string>, 
+/**
+ * The commands as written (one per entry).
+ */
+commands: Array<string>, 
+/**
+ * Whose file it is: the user's (every project) or one project's.
+ */
+scope: GuardScope, 
+/**
+ * The project of a project file (`None` for the user's file).
+ */
+project: string | null, };
+
+/**
  * What the user is asked in place of a plain permission prompt.
  */
 export type Interaction = { "kind": "questions", 
@@ -1785,6 +1869,28 @@ skipped_lines: number,
  * The skipped lines, with why.
  */
 problems: Array<LineProblem>, };
+
+/**
+ * The last hook call Gatehouse answered.
+ */
+export type LastCall = { 
+/**
+ * The hook event (`PreToolUse`…).
+ */
+event: string, 
+/**
+ * When, in milliseconds since the Unix epoch.
+ */
+at_ms: number, 
+/**
+ * Claude Code's version, read from its transcript (`version` of its
+ * entries); `None` when the transcript did not say.
+ */
+claude_code_version: string | null, 
+/**
+ * Claude Code's session id.
+ */
+session_id: string | null, };
 
 /**
  * How a project folder remembered from last time stands now.
@@ -3183,6 +3289,20 @@ export type SessionEndReason = "closed" | "app_closed";
 export type SessionErrorKind = "authentication" | "invalid_request" | "overloaded" | "server" | "network" | "timeout" | "malformed_stream" | "unknown_stop_reason" | "turn_limit" | "max_tokens" | "script" | "storage" | "hook_blocked";
 
 /**
+ * Arguments of `session_events_after`.
+ */
+export type SessionEventsAfterArgs = { 
+/**
+ * The stored session.
+ */
+session_id: string, 
+/**
+ * The events stored after this position (`seq`, from 1) are returned:
+ * a reader passes how many it has read.
+ */
+after_seq: number, };
+
+/**
  * Arguments of `session_events_before`.
  */
 export type SessionEventsBeforeArgs = { 
@@ -3444,6 +3564,23 @@ provider: string,
  * The key; stored in the OS keychain only, never echoed back.
  */
 key: string, };
+
+/**
+ * Arguments of `set_claude_code_guard`.
+ */
+export type SetClaudeCodeGuardArgs = { 
+/**
+ * Whose settings file.
+ */
+scope: GuardScope, 
+/**
+ * The project, for [`GuardScope::Project`].
+ */
+project: string | null, 
+/**
+ * Install (`true`) or remove (`false`) the entries.
+ */
+on: boolean, };
 
 /**
  * Arguments of `set_mode`.
@@ -3765,6 +3902,18 @@ unreadable_seqs: number[],
  * How many events could not be read in all.
  */
 unreadable: number, };
+
+/**
+ * Sessions another process (or the app itself) wrote to since the last
+ * such event: a guarded Claude Code's hooks and `gatehouse-cli run` write
+ * the database from their own processes, and the session browser shows
+ * their sessions growing.
+ */
+export type StoredSessionsChanged = { 
+/**
+ * The sessions updated, latest first.
+ */
+session_ids: Array<string>, };
 
 /**
  * Where a sub-agent is (see [`ToolProgressData::Subagent`]).
@@ -4344,6 +4493,9 @@ export interface Commands {
   /** The first `count` stored events of a session, oldest first: what a
  resumed handle's `earlier_events` left out. */
   session_events_before: { args: SessionEventsBeforeArgs; result: StoredEvents };
+  /** The events of a stored session after a position: a reader's new
+ events once `STORED_SESSIONS_CHANNEL` names the session. */
+  session_events_after: { args: SessionEventsAfterArgs; result: StoredEvents };
   /** Stores a provider's API key in the OS keychain. */
   set_api_key: { args: SetApiKeyArgs; result: ApiKeyStatus };
   /** Removes a provider's API key from the OS keychain. */
@@ -4467,4 +4619,10 @@ export interface Commands {
   /** Answers a Claude Code ask shown on `CLAUDE_CODE_ASK_CHANNEL` (or
  dismisses it: Claude Code then asks in its terminal). */
   answer_claude_code_ask: { args: AnswerClaudeCodeAskArgs; result: null };
+  /** Settings → Claude Code: where the guard's entries are, the last
+ call, and the `gatehouse-cli` the switch installs. */
+  claude_code_guard: { args: ClaudeCodeGuardArgs; result: ClaudeCodeGuard };
+  /** The switch: installs (or removes) the guard's entries in the user's
+ or a project's Claude Code settings file, every other key kept. */
+  set_claude_code_guard: { args: SetClaudeCodeGuardArgs; result: ClaudeCodeGuard };
 }

@@ -15,12 +15,12 @@ use gatehouse_permissions::settings::locate::{scan, scan_depth};
 use gatehouse_permissions::writeback::{
     append_element, indent_at, insert_member, remove_element, remove_member,
 };
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::GuardError;
 
 pub use gatehouse_hooks::guard_entry::{CLI_NAME, GUARD_EVENTS, guard_event_of};
+pub use gatehouse_protocol::claude_code::{GuardChange, GuardScope, InstalledEntries};
 
 /// Seconds Claude Code gives each entry before going on without it. A
 /// PermissionRequest waits for the user in the window, so it gets longer
@@ -33,45 +33,12 @@ fn timeout_secs(event: &str) -> u64 {
     }
 }
 
-/// Which settings file of Claude Code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GuardScope {
-    /// `~/.claude/settings.json`: every project.
-    User,
-    /// `<project>/.claude/settings.local.json`: this project, this user
-    /// only (Claude Code keeps the file out of git, so the machine's path
-    /// of `gatehouse-cli` is never committed).
-    Project,
-}
-
 /// The settings file of `scope`.
 pub fn settings_file(scope: &GuardScope, home: &Path, project: &Path) -> PathBuf {
     match scope {
         GuardScope::User => home.join(".claude").join("settings.json"),
         GuardScope::Project => project.join(".claude").join("settings.local.json"),
     }
-}
-
-/// What a guard or unguard did to the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GuardChange {
-    /// The entries were written (or removed).
-    Changed,
-    /// The file already was as asked; it was not written.
-    Unchanged,
-}
-
-/// Gatehouse's entries found in one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct InstalledEntries {
-    /// The settings file.
-    pub file: String,
-    /// The events that have an entry, in [`GUARD_EVENTS`] order.
-    pub events: Vec<String>,
-    /// The commands as written (one per entry).
-    pub commands: Vec<String>,
 }
 
 /// The command line of an entry for `event`, running `cli`.
@@ -171,9 +138,28 @@ fn read_settings(path: &Path) -> Result<Option<(String, Value)>, GuardError> {
     Ok(Some((text, value)))
 }
 
+/// Whose file `path` is: the user's (`home`'s) or a project's local file
+/// (`<project>/.claude/settings.local.json`, the project returned).
+pub fn scope_of(path: &Path, home: &Path) -> (GuardScope, Option<PathBuf>) {
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    };
+    if same(path, &settings_file(&GuardScope::User, home, Path::new(""))) {
+        return (GuardScope::User, None);
+    }
+    let project = path
+        .parent()
+        .filter(|dir| dir.file_name().is_some_and(|n| n == ".claude"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    (GuardScope::Project, project)
+}
+
 /// Gatehouse's entries in the settings file at `path` (none when the file
-/// does not exist); a malformed file is an error naming its position.
-pub fn installed_in(path: &Path) -> Result<InstalledEntries, GuardError> {
+/// does not exist), with whose file it is (`home` tells the user's); a
+/// malformed file is an error naming its position.
+pub fn installed_in(path: &Path, home: &Path) -> Result<InstalledEntries, GuardError> {
     let entries = match read_settings(path)? {
         Some((_, value)) => our_entries(value.get("hooks").unwrap_or(&Value::Null)),
         None => Vec::new(),
@@ -183,10 +169,13 @@ pub fn installed_in(path: &Path) -> Result<InstalledEntries, GuardError> {
         .filter(|e| entries.iter().any(|(ev, ..)| ev == *e))
         .map(|e| (*e).to_owned())
         .collect();
+    let (scope, project) = scope_of(path, home);
     Ok(InstalledEntries {
         file: path.display().to_string(),
         events,
         commands: entries.into_iter().map(|(.., c)| c).collect(),
+        scope,
+        project: project.map(|p| p.display().to_string()),
     })
 }
 

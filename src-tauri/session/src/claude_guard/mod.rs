@@ -14,14 +14,15 @@ pub mod hook;
 pub mod install;
 mod permission_request;
 pub mod state;
+mod switch;
 pub mod window;
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
+pub use gatehouse_protocol::claude_code::{GuardOutcome, GuardStatus};
 pub use install::{GUARD_EVENTS, GuardChange, GuardScope, InstalledEntries, settings_file};
 pub use state::LastCall;
+pub use switch::{cli_beside, guard_view, set_guard};
 
 /// Why guarding (or unguarding) failed; nothing was written.
 #[derive(Debug, thiserror::Error)]
@@ -57,22 +58,6 @@ pub enum GuardError {
     /// Writing the settings file failed.
     #[error("{0}")]
     Write(String),
-}
-
-/// What `guard` (or `guard --off`) did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GuardOutcome {
-    /// The settings file.
-    pub file: String,
-    /// The scope asked for.
-    pub scope: GuardScope,
-    /// Whether the entries are now installed there.
-    pub installed: bool,
-    /// Whether the file was written.
-    pub change: GuardChange,
-    /// A note for the user (e.g. the state file could not be updated).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// Installs (or with `off`, removes) Gatehouse's entries in the settings
@@ -122,18 +107,6 @@ pub fn guard(
     })
 }
 
-/// What `gatehouse-cli claude-code status` prints.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GuardStatus {
-    /// Files that hold Gatehouse's entries (user file, the project's local
-    /// file, and every file `guard` installed into), with their events.
-    pub installed: Vec<InstalledEntries>,
-    /// Files that could not be read (malformed, unreadable): `file:line:col: cause`.
-    pub problems: Vec<String>,
-    /// The last hook call Gatehouse answered.
-    pub last_call: Option<LastCall>,
-}
-
 /// Where Gatehouse's entries are, and the last call they made.
 pub fn status(home: &Path, project: Option<&Path>, data_dir: &Path) -> GuardStatus {
     let (state, state_problem) = state::read_state(data_dir);
@@ -151,7 +124,7 @@ pub fn status(home: &Path, project: Option<&Path>, data_dir: &Path) -> GuardStat
             continue;
         }
         seen.push(canonical);
-        match install::installed_in(&file) {
+        match install::installed_in(&file, home) {
             Ok(entries) if !entries.events.is_empty() => installed.push(entries),
             Ok(_) => {}
             Err(e) => problems.push(e.to_string()),

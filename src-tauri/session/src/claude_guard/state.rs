@@ -18,19 +18,7 @@ const MAX_STATE_BYTES: u64 = 256 * 1024;
 /// How much of a transcript's end is read to find Claude Code's version.
 const VERSION_TAIL_BYTES: u64 = 64 * 1024;
 
-/// The last hook call Gatehouse answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LastCall {
-    /// The hook event (`PreToolUse`…).
-    pub event: String,
-    /// When, in milliseconds since the Unix epoch.
-    pub at_ms: i64,
-    /// Claude Code's version, read from its transcript (`version` of its
-    /// entries); `None` when the transcript did not say.
-    pub claude_code_version: Option<String>,
-    /// Claude Code's session id.
-    pub session_id: Option<String>,
-}
+pub use gatehouse_protocol::claude_code::LastCall;
 
 /// What the state file holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
