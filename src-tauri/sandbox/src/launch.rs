@@ -193,6 +193,12 @@ impl Sandbox {
                 for var in PROXY_VARS {
                     cmd.env(var, &url);
                 }
+                // The sandbox's own loopback (a server the command starts)
+                // is reached directly; a host's `NO_PROXY` would send other
+                // names around the proxy, where there is no route.
+                for var in ["NO_PROXY", "no_proxy"] {
+                    cmd.env(var, "localhost,127.0.0.1,::1");
+                }
             }
         }
         cmd.args(w.args)

@@ -156,6 +156,8 @@ async fn serve(listener: UnixListener, rules: Arc<ProxyRules>, log: Log) {
     let mut accepted = 0usize;
     loop {
         let Ok((mut client, _)) = listener.accept().await else {
+            // Out of fds, say: do not spin.
+            tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         };
         // Reap finished relays so the set stays small.

@@ -163,6 +163,21 @@ async fn sandbox_allows_an_allowed_host_through_the_proxy() {
 }
 
 #[tokio::test]
+async fn the_proxy_variables_point_at_the_bridge() {
+    let n = net(&["allowed.test"], ProxyLimits::default());
+    let (code, out, _) = run(
+        &n,
+        "echo $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY $no_proxy",
+    )
+    .await;
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.trim(),
+        "http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1 localhost,127.0.0.1,::1"
+    );
+}
+
+#[tokio::test]
 async fn sandbox_blocks_a_host_not_allowed_with_a_403_and_records_it() {
     let (port, served) = http_server().await;
     let n = net(&["allowed.test", "*.allowed.test"], ProxyLimits::default());
