@@ -18,6 +18,12 @@ use gatehouse_tools::bash::sandboxed::{BashSandbox, SandboxLauncher};
 
 use crate::pool::{EngineSetup, settings_layout};
 
+/// Call first thing in a Gatehouse binary's `main`: when the process was
+/// started as the sandbox's network bridge, runs it and returns its exit
+/// code; otherwise lets this executable serve as the bridge for
+/// `sandbox.network.allowedDomains` (see `gatehouse_sandbox::bridge`).
+pub use gatehouse_sandbox::bridge::run_if_requested as run_network_bridge_if_requested;
+
 /// The largest settings file read for its `sandbox` key.
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -35,10 +41,25 @@ pub fn load_sandbox_config(setup: &EngineSetup) -> (SandboxConfig, Vec<String>) 
         let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
             continue;
         };
+        let layer = layer(file.source, setup.trust_project);
         match SandboxSettings::from_document(&doc) {
             Ok(None) => {}
-            Ok(Some(settings)) => layers.push((layer(file.source, setup.trust_project), settings)),
-            Err(e) => problems.push(format!("{}: {e}", file.path.display())),
+            Ok(Some(settings)) => layers.push((layer, settings)),
+            Err(e) => {
+                problems.push(format!("{}: {e}", file.path.display()));
+                // A bad key never turns the sandbox off: when the file
+                // turns it on, it stays on (with nothing else of the key,
+                // so no network, no extra writable roots).
+                if doc.pointer("/sandbox/enabled") == Some(&serde_json::Value::Bool(true)) {
+                    layers.push((
+                        layer,
+                        SandboxSettings {
+                            enabled: Some(true),
+                            ..SandboxSettings::default()
+                        },
+                    ));
+                }
+            }
         }
     }
     (
@@ -97,6 +118,15 @@ pub async fn start_bash_sandbox(
         }
     }
     policy.deny_read.extend(config.deny_read.iter().cloned());
+    if !config.allowed_domains.is_empty() {
+        if gatehouse_sandbox::bridge::program().is_some() {
+            policy.allow_domains(config.allowed_domains.clone());
+        } else {
+            problems.push(
+                "`sandbox.network.allowedDomains`: this program cannot start the sandbox's network bridge; the network stays off".into(),
+            );
+        }
+    }
     let sandbox = match Sandbox::new(bwrap, policy) {
         Ok(s) => s,
         Err(e) => return unavailable(e.to_string()),

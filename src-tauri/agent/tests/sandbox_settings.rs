@@ -18,6 +18,19 @@ fn setup(project: &Path, home: &Path, trusted: bool) -> EngineSetup {
     }
 }
 
+/// The session's sandbox with bwrap from `PATH`, and the problems found.
+async fn start_with_bwrap(
+    config: gatehouse_sandbox::SandboxConfig,
+    home: &Path,
+    project: &Path,
+) -> (BashSandbox, Vec<String>) {
+    let mut problems = Vec::new();
+    let path = std::env::var_os("PATH");
+    let sandbox =
+        start_bash_sandbox(config, home, None, project, path.as_deref(), &mut problems).await;
+    (sandbox, problems)
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -40,8 +53,29 @@ fn a_setting_of_the_wrong_shape_names_the_file_and_the_setting() {
             user.display()
         )]
     );
-    // That file's sandbox key is left out; nothing else enabled it.
-    assert!(!config.enabled);
+    // That file's sandbox key is left out, except that it turned the
+    // sandbox on: a bad key never turns it off.
+    assert!(config.enabled);
+    assert!(config.excluded_commands.is_empty());
+}
+
+#[test]
+fn a_domain_pattern_that_does_not_parse_names_it_and_keeps_the_network_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    let user = home.join(".claude/settings.json");
+    write(
+        &user,
+        r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["docs.rs", "https://evil.test/x"]}}}"#,
+    );
+    let (config, problems) = load_sandbox_config(&setup(&project, &home, true));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("`sandbox.network.allowedDomains` has `https://evil.test/x`"),
+        "{problems:?}"
+    );
+    assert!(config.enabled);
+    assert!(config.allowed_domains.is_empty());
 }
 
 #[test]
@@ -119,20 +153,43 @@ async fn an_allow_write_root_that_does_not_exist_is_reported() {
         r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/nope"]}}}"#,
     );
     let (config, _) = load_sandbox_config(&setup(&project, &home, true));
-    let mut problems = Vec::new();
-    let _ = start_bash_sandbox(
-        config,
-        &home,
-        None,
-        &project,
-        std::env::var_os("PATH").as_deref(),
-        &mut problems,
-    )
-    .await;
+    let (_, problems) = start_with_bwrap(config, &home, &project).await;
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].contains("`sandbox.filesystem.allowWrite`"),
         "{problems:?}"
     );
     assert!(problems[0].contains("nope"), "{problems:?}");
+}
+
+/// This test binary did not call `run_network_bridge_if_requested`, so it
+/// cannot serve as the bridge: allowed domains are reported and the
+/// sandbox runs with the network off rather than failing or running open.
+#[tokio::test]
+async fn allowed_domains_without_a_bridge_keep_the_network_off_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    std::fs::create_dir_all(&project).unwrap();
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["docs.rs"]}}}"#,
+    );
+    let (config, problems) = load_sandbox_config(&setup(&project, &home, true));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(config.allowed_domains.len(), 1);
+    let (sandbox, problems) = start_with_bwrap(config, &home, &project).await;
+    let BashSandbox::On { launcher, .. } = &sandbox else {
+        panic!("this test needs bubblewrap (apt-get install bubblewrap): {sandbox:?}");
+    };
+    assert_eq!(
+        launcher.sandbox().policy().network,
+        gatehouse_sandbox::NetworkPolicy::Off
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("`sandbox.network.allowedDomains`")
+                && p.contains("network stays off")),
+        "{problems:?}"
+    );
 }

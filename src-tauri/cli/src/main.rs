@@ -107,6 +107,11 @@ enum ProjectsCommand {
 }
 
 fn main() -> ExitCode {
+    // The sandbox's network bridge (a hidden first argument, not a
+    // subcommand: it never reaches the argument parser).
+    if let Some(code) = gatehouse_agent::sandbox::run_network_bridge_if_requested() {
+        std::process::exit(code);
+    }
     let cli = Cli::parse();
     // `<data dir>/logs/gatehouse-cli.log.*`; never stdout or stderr, which
     // are the CLI's contract. Kept (and flushed on drop) until exit.

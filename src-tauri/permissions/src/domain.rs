@@ -58,6 +58,17 @@ impl DomainPattern {
     }
 }
 
+impl std::fmt::Display for DomainPattern {
+    /// The pattern as parsed (`example.com`, `*.example.com`), normalised.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.subdomains {
+            write!(f, "*.{}", self.host)
+        } else {
+            f.write_str(&self.host)
+        }
+    }
+}
+
 /// The normalised host a fetch of `url` would contact, or `None` when the
 /// text is not an absolute http(s) URL with a host.
 pub fn url_host(url: &str) -> Option<String> {

@@ -66,6 +66,15 @@ pub enum ToolProgressData {
         #[serde(default)]
         output_path: Option<String>,
     },
+    /// The connections a sandboxed Bash command asked the network proxy
+    /// for (`sandbox.network.allowedDomains`), allowed and refused, with
+    /// the bytes relayed; sent once when the command has ended, before
+    /// the call's `tool_completed` (not sent when it asked for none).
+    #[serde(rename = "network")]
+    BashNetwork {
+        /// In the order asked.
+        connections: Vec<SandboxConnection>,
+    },
     /// The change an Edit/Write/NotebookEdit call made.
     FileDiff {
         /// The change.
@@ -287,6 +296,11 @@ pub enum BashSandboxUse {
         writable_roots: Vec<String>,
         /// Its network.
         network: SandboxNetwork,
+        /// With [`SandboxNetwork::Proxy`]: the domain patterns the proxy
+        /// lets through (`example.com`, `*.example.com`), normalised.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        allowed_domains: Option<Vec<String>>,
     },
     /// It runs outside: one of `sandbox.excludedCommands`.
     Excluded,
@@ -306,4 +320,27 @@ pub enum BashSandboxUse {
 pub enum SandboxNetwork {
     /// No network at all.
     Off,
+    /// Only the hosts of `sandbox.network.allowedDomains`, through the
+    /// filtering proxy (listed in the use's `allowed_domains`).
+    Proxy,
+}
+
+/// One connection a sandboxed command asked the network proxy for
+/// (`sandbox.network.allowedDomains`), in the order asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxConnection {
+    /// The host asked for, normalised (lower case, no trailing dot).
+    pub host: String,
+    /// The port.
+    pub port: u16,
+    /// Whether the allowed domains let it through (else it got `403`).
+    pub allowed: bool,
+    /// Bytes from the command to the host.
+    pub bytes_up: u64,
+    /// Bytes from the host to the command.
+    pub bytes_down: u64,
+    /// Why an allowed connection failed (resolving, connecting), if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
 }

@@ -33,6 +33,7 @@ fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::proces
                 env: &[],
                 working_dirs: &[dir.to_path_buf()],
                 writable_files: &[],
+                proxy: None,
             })
             .unwrap(),
         None => {

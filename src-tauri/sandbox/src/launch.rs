@@ -15,7 +15,19 @@ use std::time::Duration;
 use command_fds::{CommandFdExt, FdMapping};
 
 use crate::policy::Mounts;
-use crate::{SandboxError, SandboxPolicy, seccomp};
+use crate::proxy::{NetProxy, ProxyRules};
+use crate::{NetworkPolicy, SandboxError, SandboxPolicy, bridge, seccomp};
+
+/// The variables pointed at the bridge when domains are allowed (both
+/// spellings: curl reads only the lower-case `http_proxy`).
+pub const PROXY_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
 
 /// The fd number bwrap reads the seccomp filter from.
 pub const FILTER_FD: i32 = 3;
@@ -56,6 +68,10 @@ pub struct Sandbox {
     bwrap: Bwrap,
     policy: SandboxPolicy,
     filter: Arc<[u8]>,
+    /// The executable run as the network bridge (allowed domains only).
+    bridge: Option<PathBuf>,
+    /// The proxy's rules, built once.
+    proxy_rules: Arc<ProxyRules>,
 }
 
 /// One command to wrap.
@@ -73,17 +89,54 @@ pub struct Wrapped<'a> {
     pub working_dirs: &'a [PathBuf],
     /// Files outside the roots the command must be able to write.
     pub writable_files: &'a [PathBuf],
+    /// This call's proxy ([`Sandbox::start_proxy`]); required when the
+    /// policy allows domains.
+    pub proxy: Option<&'a NetProxy>,
 }
 
 impl Sandbox {
     /// Compiles the filter for `policy`.
     pub fn new(bwrap: Bwrap, policy: SandboxPolicy) -> Result<Self, SandboxError> {
         let filter = seccomp::filter_bytes(policy.network)?;
+        let proxy_rules = Arc::new(ProxyRules {
+            allowed: policy.allowed_domains.clone(),
+            ..ProxyRules::default()
+        });
         Ok(Self {
             bwrap,
             policy,
             filter: filter.into(),
+            bridge: crate::bridge::program(),
+            proxy_rules,
         })
+    }
+
+    /// Uses `program` as the network bridge (an executable whose `main`
+    /// calls [`crate::bridge::run_if_requested`]); by default the current
+    /// executable when it did.
+    pub fn with_bridge(mut self, program: PathBuf) -> Self {
+        self.bridge = Some(program);
+        self
+    }
+
+    /// Replaces the proxy's rules (its resolver and limits; the allowed
+    /// domains stay the policy's).
+    pub fn with_proxy_rules(mut self, mut rules: ProxyRules) -> Self {
+        rules.allowed = self.policy.allowed_domains.clone();
+        self.proxy_rules = Arc::new(rules);
+        self
+    }
+
+    /// A proxy for one call, when the policy allows domains (`None` with
+    /// the network off). Must be called inside a tokio runtime; keep it
+    /// until the command has ended.
+    pub fn start_proxy(&self) -> Result<Option<NetProxy>, SandboxError> {
+        match self.policy.network {
+            NetworkPolicy::Off => Ok(None),
+            NetworkPolicy::Proxy => NetProxy::start(Arc::clone(&self.proxy_rules))
+                .map(Some)
+                .map_err(|e| SandboxError::Proxy(e.to_string())),
+        }
     }
 
     /// The policy.
@@ -110,12 +163,45 @@ impl Sandbox {
     pub fn command(&self, w: &Wrapped<'_>) -> Result<tokio::process::Command, SandboxError> {
         let mounts = self.mounts(w.working_dirs, w.writable_files)?;
         let mut cmd = tokio::process::Command::new(&self.bwrap.0);
-        cmd.args(mounts.bwrap_args(self.policy.network, w.cwd))
-            .arg("--seccomp")
-            .arg(FILTER_FD.to_string())
-            .arg("--")
-            .arg(w.program)
-            .args(w.args)
+        cmd.args(mounts.bwrap_args(self.policy.network, w.cwd));
+        match self.policy.network {
+            NetworkPolicy::Off => {
+                cmd.arg("--seccomp")
+                    .arg(FILTER_FD.to_string())
+                    .arg("--")
+                    .arg(w.program);
+            }
+            NetworkPolicy::Proxy => {
+                let proxy = w.proxy.ok_or_else(|| {
+                    SandboxError::Proxy("no proxy was started for this command".into())
+                })?;
+                let bridge = self.bridge.as_ref().ok_or_else(|| {
+                    SandboxError::Proxy(
+                        "this program cannot start the network bridge inside the sandbox".into(),
+                    )
+                })?;
+                let url = format!("http://127.0.0.1:{}", bridge::BRIDGE_PORT);
+                cmd.arg("--bind")
+                    .arg(proxy.socket_path())
+                    .arg(bridge::SOCKET_IN_SANDBOX)
+                    .arg("--seccomp")
+                    .arg(FILTER_FD.to_string())
+                    .arg("--")
+                    .arg(bridge)
+                    .args(bridge::args(bridge::SOCKET_IN_SANDBOX, bridge::BRIDGE_PORT))
+                    .arg(w.program);
+                for var in PROXY_VARS {
+                    cmd.env(var, &url);
+                }
+                // The sandbox's own loopback (a server the command starts)
+                // is reached directly; a host's `NO_PROXY` would send other
+                // names around the proxy, where there is no route.
+                for var in ["NO_PROXY", "no_proxy"] {
+                    cmd.env(var, "localhost,127.0.0.1,::1");
+                }
+            }
+        }
+        cmd.args(w.args)
             .current_dir(w.cwd)
             .envs(w.env.iter().map(|(k, v)| (k, v)));
         let fd = filter_pipe(&self.filter)?;
@@ -148,6 +234,10 @@ fn filter_pipe(bytes: &[u8]) -> Result<OwnedFd, SandboxError> {
 pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
     let dirs = [dir.to_path_buf()];
     let args = [OsStr::new("-c"), OsStr::new(":")];
+    // With allowed domains the probe starts the bridge too.
+    let proxy = sandbox
+        .start_proxy()
+        .map_err(|e| Unavailable(e.to_string()))?;
     let mut cmd = sandbox
         .command(&Wrapped {
             program: Path::new("/bin/sh"),
@@ -156,6 +246,7 @@ pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
             env: &[],
             working_dirs: &dirs,
             writable_files: &[],
+            proxy: proxy.as_ref(),
         })
         .map_err(|e| Unavailable(e.to_string()))?;
     cmd.stdin(std::process::Stdio::null())

@@ -3,9 +3,12 @@
 //! working directories writable (minus the protected paths inside them),
 //! home-directory secrets hidden, a private `/tmp`, their own PID and
 //! network namespaces, no capabilities, `NO_NEW_PRIVS` and a seccomp filter.
+//! With `sandbox.network.allowedDomains`, the named hosts are reachable
+//! through a filtering proxy on a Unix socket, nothing else.
 //!
 //! Kept apart from the tools (as Codex keeps its sandbox apart) so it has no
-//! Tauri, tool or permission dependency and can be read on its own:
+//! Tauri or tool dependency (of the permission engine it uses only WebFetch's
+//! domain matcher, so hosts are decided one way) and can be read on its own:
 //!
 //! | module | what |
 //! |---|---|
@@ -13,17 +16,22 @@
 //! | [`seccomp`] | the seccomp filter (sockets, ptrace, keyrings) as BPF bytes |
 //! | [`launch`] | finding bwrap, the availability probe, building the command |
 //! | [`settings`] | Claude Code's `sandbox` settings, read and merged |
+//! | [`proxy`] | the filtering HTTP/HTTPS proxy for `allowedDomains` (host side) |
+//! | [`bridge`] | the loopback-to-socket bridge started inside the sandbox |
 //!
 //! What the sandbox does not protect against is written down in the
 //! README ("What the sandbox does not protect against") and NOTES.md.
 
+pub mod bridge;
 pub mod launch;
 pub mod policy;
+pub mod proxy;
 pub mod seccomp;
 pub mod settings;
 
 pub use launch::{Bwrap, Sandbox, Unavailable, find_bwrap, probe};
 pub use policy::{NetworkPolicy, SandboxPolicy};
+pub use proxy::{NetProxy, ProxyConnection, ProxyLimits, ProxyRules};
 pub use settings::{SandboxConfig, SandboxSettings, SettingsLayer, SettingsShapeError};
 
 /// Why a sandboxed command could not be built.
@@ -47,6 +55,9 @@ pub enum SandboxError {
     /// The seccomp filter could not be compiled for this machine.
     #[error("the seccomp filter cannot be built: {0}")]
     Seccomp(String),
+    /// The network proxy for allowed domains cannot serve this command.
+    #[error("the network proxy (sandbox.network.allowedDomains) cannot be started: {0}")]
+    Proxy(String),
     /// Passing the filter to bwrap failed (pipe, write, fd mapping).
     #[error("the seccomp filter cannot be handed to bwrap: {0}")]
     FilterFd(String),

@@ -9,6 +9,8 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
+use gatehouse_permissions::domain::DomainPattern;
+
 use crate::SandboxError;
 
 /// Names inside every writable root that stay read-only: what a command
@@ -38,6 +40,12 @@ pub enum NetworkPolicy {
     /// device that is down) and no non-Unix sockets (seccomp).
     #[default]
     Off,
+    /// Only through the filtering proxy (`sandbox.network.allowedDomains`):
+    /// a network namespace of its own with loopback up, where the
+    /// [`crate::bridge`] forwards a port to the proxy's Unix socket;
+    /// Internet sockets are allowed (there is no route out of the
+    /// namespace), other non-Unix sockets are not.
+    Proxy,
 }
 
 impl NetworkPolicy {
@@ -45,6 +53,7 @@ impl NetworkPolicy {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Off => "off",
+            Self::Proxy => "proxy",
         }
     }
 }
@@ -59,8 +68,11 @@ pub struct SandboxPolicy {
     /// Paths hidden from the command: directories become empty, files
     /// read as empty. Missing ones are skipped.
     pub deny_read: Vec<PathBuf>,
-    /// The network.
+    /// The network: [`NetworkPolicy::Proxy`] exactly when
+    /// `allowed_domains` is not empty (see [`Self::allow_domains`]).
     pub network: NetworkPolicy,
+    /// `sandbox.network.allowedDomains`: the hosts the proxy lets through.
+    pub allowed_domains: Vec<DomainPattern>,
 }
 
 impl SandboxPolicy {
@@ -74,7 +86,19 @@ impl SandboxPolicy {
             writable_roots: Vec::new(),
             deny_read,
             network: NetworkPolicy::Off,
+            allowed_domains: Vec::new(),
         }
+    }
+
+    /// Lets commands reach `domains` through the proxy; an empty list
+    /// keeps (or turns) the network off.
+    pub fn allow_domains(&mut self, domains: Vec<DomainPattern>) {
+        self.network = if domains.is_empty() {
+            NetworkPolicy::Off
+        } else {
+            NetworkPolicy::Proxy
+        };
+        self.allowed_domains = domains;
     }
 }
 
@@ -203,8 +227,10 @@ impl Mounts {
         .iter()
         .map(OsString::from)
         .collect();
+        // Proxy too: its own namespace (bwrap brings its loopback up), the
+        // proxy's socket being the only way out.
         match network {
-            NetworkPolicy::Off => args.push("--unshare-net".into()),
+            NetworkPolicy::Off | NetworkPolicy::Proxy => args.push("--unshare-net".into()),
         }
         // As root, bwrap keeps every capability unless told otherwise; with
         // CAP_SYS_ADMIN the command could remount the root read-write.

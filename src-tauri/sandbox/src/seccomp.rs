@@ -3,7 +3,8 @@
 //! the raw `struct sock_filter` array bwrap reads.
 //!
 //! Refused with `EPERM`: creating any socket that is not a Unix socket
-//! (when the network is off), `io_uring_setup` (io_uring can open sockets
+//! (when the network is off; with allowed domains, Internet sockets are
+//! allowed too, for the loopback bridge), `io_uring_setup` (io_uring can open sockets
 //! without the `socket` syscall), `ptrace` and `process_vm_readv/writev`
 //! (reading or steering other processes), and the kernel keyring calls
 //! `keyctl`, `add_key`, `request_key` (the keyutils keychain). Everything
@@ -21,6 +22,8 @@ use crate::{NetworkPolicy, SandboxError};
 
 const EPERM: u32 = 1;
 const AF_UNIX: u64 = 1;
+const AF_INET: u64 = 2;
+const AF_INET6: u64 = 10;
 
 /// The BPF program for `network`, as the bytes bwrap's `--seccomp` reads.
 /// Errors on an architecture seccompiler cannot target (the sandbox is then
@@ -40,17 +43,23 @@ pub fn filter_bytes(network: NetworkPolicy) -> Result<Vec<u8>, SandboxError> {
     for nr in always {
         rules.insert(nr, Vec::new());
     }
-    match network {
-        NetworkPolicy::Off => {
-            let not_unix =
-                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, AF_UNIX)
-                    .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-            let rule = SeccompRule::new(vec![not_unix])
-                .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-            rules.insert(sys::SOCKET, vec![rule]);
-            rules.insert(sys::IO_URING_SETUP, Vec::new());
-        }
-    }
+    // The socket families a command may create: Unix only with the network
+    // off; with the proxy also Internet sockets, which the namespace (only
+    // `lo`) keeps on loopback, where the bridge listens.
+    let families: &[u64] = match network {
+        NetworkPolicy::Off => &[AF_UNIX],
+        NetworkPolicy::Proxy => &[AF_UNIX, AF_INET, AF_INET6],
+    };
+    // One rule whose conditions all hold (the family is none of these)
+    // refuses the call.
+    let not_allowed = families
+        .iter()
+        .map(|f| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *f))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+    let rule = SeccompRule::new(not_allowed).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+    rules.insert(sys::SOCKET, vec![rule]);
+    rules.insert(sys::IO_URING_SETUP, Vec::new());
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
@@ -123,8 +132,10 @@ mod tests {
 
     #[test]
     fn the_filter_is_whole_instructions() {
-        let bytes = filter_bytes(NetworkPolicy::Off).unwrap();
-        assert!(!bytes.is_empty());
-        assert_eq!(bytes.len() % 8, 0);
+        for network in [NetworkPolicy::Off, NetworkPolicy::Proxy] {
+            let bytes = filter_bytes(network).unwrap();
+            assert!(!bytes.is_empty());
+            assert_eq!(bytes.len() % 8, 0);
+        }
     }
 }

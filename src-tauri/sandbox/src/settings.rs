@@ -2,18 +2,20 @@
 //! merged.
 //!
 //! Read: `sandbox.enabled`, `sandbox.autoAllowBashIfSandboxed`,
-//! `sandbox.excludedCommands`, `sandbox.filesystem.allowWrite` and
-//! `sandbox.filesystem.denyRead`. Other keys under `sandbox` are left alone
-//! (the network stays off whatever they say).
+//! `sandbox.excludedCommands`, `sandbox.filesystem.allowWrite`,
+//! `sandbox.filesystem.denyRead` and `sandbox.network.allowedDomains`
+//! (WebFetch's domain patterns: `example.com`, `*.example.com`). Other keys
+//! under `sandbox` are left alone.
 //!
 //! Merging follows the sources' precedence (highest first), except that
 //! nothing loosens what the managed policy tightens, and a project the user
 //! has not trusted may only tighten: it can turn the sandbox on and hide
-//! paths, never turn it off, auto-allow, exclude commands or add writable
-//! roots.
+//! paths, never turn it off, auto-allow, exclude commands, add writable
+//! roots or allow domains.
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_permissions::domain::DomainPattern;
 use serde_json::Value;
 
 /// A `sandbox` key of the wrong shape: which setting and what it must be.
@@ -39,6 +41,8 @@ pub struct SandboxSettings {
     pub allow_write: Vec<String>,
     /// `sandbox.filesystem.denyRead`, as written.
     pub deny_read: Vec<String>,
+    /// `sandbox.network.allowedDomains`, parsed.
+    pub allowed_domains: Vec<DomainPattern>,
 }
 
 impl SandboxSettings {
@@ -73,6 +77,24 @@ impl SandboxSettings {
                 out.deny_read = strings_at(fs.get("denyRead"), "sandbox.filesystem.denyRead")?;
             }
             Some(_) => return Err(shape("sandbox.filesystem", "must be an object")),
+        }
+        match map.get("network") {
+            None => {}
+            Some(Value::Object(net)) => {
+                const KEY: &str = "sandbox.network.allowedDomains";
+                for text in strings_at(net.get("allowedDomains"), KEY)? {
+                    let pattern = DomainPattern::parse(text.trim()).map_err(|e| {
+                        shape(
+                            KEY,
+                            &format!(
+                                "has `{text}`, which is not a domain pattern ({e}); write `example.com` or `*.example.com`"
+                            ),
+                        )
+                    })?;
+                    out.allowed_domains.push(pattern);
+                }
+            }
+            Some(_) => return Err(shape("sandbox.network", "must be an object")),
         }
         Ok(out)
     }
@@ -134,6 +156,8 @@ pub struct SandboxConfig {
     pub allow_write: Vec<PathBuf>,
     /// Extra hidden paths, resolved.
     pub deny_read: Vec<PathBuf>,
+    /// Hosts reachable through the proxy (empty: no network).
+    pub allowed_domains: Vec<DomainPattern>,
 }
 
 impl SandboxConfig {
@@ -166,6 +190,11 @@ impl SandboxConfig {
                     .extend(s.excluded_commands.iter().cloned());
                 out.allow_write
                     .extend(s.allow_write.iter().map(|p| resolve(p, project, home)));
+                for d in &s.allowed_domains {
+                    if !out.allowed_domains.contains(d) {
+                        out.allowed_domains.push(d.clone());
+                    }
+                }
             }
             out.deny_read
                 .extend(s.deny_read.iter().map(|p| resolve(p, project, home)));
@@ -222,6 +251,18 @@ mod tests {
                 json!({"sandbox": {"filesystem": {"allowWrite": [1]}}}),
                 "`sandbox.filesystem.allowWrite` must be an array of strings",
             ),
+            (
+                json!({"sandbox": {"network": {"allowedDomains": ["ok.test", "https://x.test/"]}}}),
+                "`sandbox.network.allowedDomains` has `https://x.test/`, which is not a domain pattern (`https://x.test/` is not a domain (write a host such as `example.com` or `*.example.com`)); write `example.com` or `*.example.com`",
+            ),
+            (
+                json!({"sandbox": {"network": {"allowedDomains": ["a.*.test"]}}}),
+                "`sandbox.network.allowedDomains` has `a.*.test`, which is not a domain pattern (`a.*.test` is not a domain (write a host such as `example.com` or `*.example.com`)); write `example.com` or `*.example.com`",
+            ),
+            (
+                json!({"sandbox": {"network": ["x.test"]}}),
+                "`sandbox.network` must be an object",
+            ),
         ];
         for (doc, message) in cases {
             let err = SandboxSettings::from_document(&doc).unwrap_err();
@@ -238,6 +279,7 @@ mod tests {
             excluded_commands: vec!["curl".into()],
             allow_write: vec!["/".into()],
             deny_read: vec!["secrets".into()],
+            allowed_domains: vec![DomainPattern::parse("evil.test").unwrap()],
         };
         let user = SandboxSettings {
             enabled: Some(false),
@@ -254,6 +296,7 @@ mod tests {
         assert!(c.enabled);
         assert!(!c.auto_allow);
         assert!(c.excluded_commands.is_empty() && c.allow_write.is_empty());
+        assert!(c.allowed_domains.is_empty());
         assert_eq!(c.deny_read, vec![PathBuf::from("/p/secrets")]);
     }
 
@@ -286,6 +329,27 @@ mod tests {
         );
         assert!(c.enabled && c.forced);
         assert!(!SandboxConfig::merge(&[], p, h).enabled);
+    }
+
+    #[test]
+    fn allowed_domains_are_read_and_merged() {
+        let doc = json!({"sandbox": {"network": {"allowedDomains": ["Docs.rs", "*.crates.io"]}}});
+        let s = SandboxSettings::from_document(&doc).unwrap().unwrap();
+        let hosts: Vec<_> = s
+            .allowed_domains
+            .iter()
+            .map(|d| (d.host.as_str(), d.subdomains))
+            .collect();
+        assert_eq!(hosts, [("docs.rs", false), ("crates.io", true)]);
+        let c = SandboxConfig::merge(
+            &[
+                (SettingsLayer::Managed, s.clone()),
+                (SettingsLayer::Trusted, s),
+            ],
+            Path::new("/p"),
+            Path::new("/h"),
+        );
+        assert_eq!(c.allowed_domains.len(), 2);
     }
 
     #[test]

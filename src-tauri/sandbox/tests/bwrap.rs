@@ -7,6 +7,9 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{merged_output, which};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap, probe};
 
@@ -60,20 +63,13 @@ fn command(
         env: &[],
         working_dirs: &dirs,
         writable_files: &[],
+        proxy: None,
     })
 }
 
 /// Runs `script` (see [`command`]): exit code and merged output.
 async fn run(sandbox: &Sandbox, project: &Path, script: &str) -> (i32, String) {
-    let mut cmd = command(sandbox, project, script).unwrap();
-    cmd.stdin(std::process::Stdio::null());
-    let out = cmd.output().await.unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    merged_output(command(sandbox, project, script).unwrap()).await
 }
 
 #[tokio::test]
@@ -116,6 +112,7 @@ async fn dev_null_stays_writable_when_listed_as_a_writable_file() {
             cwd: &s.project,
             env: &[],
             working_dirs: &dirs,
+            proxy: None,
             writable_files: &files,
         })
         .unwrap();
@@ -299,13 +296,6 @@ fn without_bwrap_on_path_the_reason_says_what_to_install() {
         err.to_string().contains("apt-get install bubblewrap"),
         "{err}"
     );
-}
-
-fn which(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .any(|d| d.join(tool).is_file())
 }
 
 fn process_named(name: &str) -> bool {

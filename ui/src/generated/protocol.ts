@@ -155,7 +155,12 @@ writable_roots: Array<string>,
 /**
  * Its network.
  */
-network: SandboxNetwork, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
+network: SandboxNetwork, 
+/**
+ * With [`SandboxNetwork::Proxy`]: the domain patterns the proxy
+ * lets through (`example.com`, `*.example.com`), normalised.
+ */
+allowed_domains?: Array<string>, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
 /**
  * Why, and how to fix it.
  */
@@ -3046,9 +3051,39 @@ problems: Array<RuleProblem>,
 can_undo: boolean, };
 
 /**
+ * One connection a sandboxed command asked the network proxy for
+ * (`sandbox.network.allowedDomains`), in the order asked.
+ */
+export type SandboxConnection = { 
+/**
+ * The host asked for, normalised (lower case, no trailing dot).
+ */
+host: string, 
+/**
+ * The port.
+ */
+port: number, 
+/**
+ * Whether the allowed domains let it through (else it got `403`).
+ */
+allowed: boolean, 
+/**
+ * Bytes from the command to the host.
+ */
+bytes_up: number, 
+/**
+ * Bytes from the host to the command.
+ */
+bytes_down: number, 
+/**
+ * Why an allowed connection failed (resolving, connecting), if it did.
+ */
+error?: string, };
+
+/**
  * A sandboxed command's network.
  */
-export type SandboxNetwork = "off";
+export type SandboxNetwork = "off" | "proxy";
 
 /**
  * Arguments of `save_app_settings`.
@@ -4088,7 +4123,11 @@ message: string,
 /**
  * Where the whole output is, when there is a file.
  */
-output_path: string | null, } | { "kind": "file_diff", 
+output_path: string | null, } | { "kind": "network", 
+/**
+ * In the order asked.
+ */
+connections: Array<SandboxConnection>, } | { "kind": "file_diff", 
 /**
  * The change.
  */

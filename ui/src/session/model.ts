@@ -41,6 +41,7 @@ import type {
   PermissionBehavior,
   PermissionMode,
   RejectionStage,
+  SandboxConnection,
   SessionErrorKind,
   SessionStatus,
   SubagentRef,
@@ -137,6 +138,8 @@ export interface BashStart {
   description: string | null;
   /** Whether it ran in the sandbox (absent: the session's sandbox is off). */
   sandbox?: BashSandboxUse | null;
+  /** The connections the sandbox's network proxy was asked for (its `network` progress). */
+  network?: readonly SandboxConnection[];
 }
 
 /** The result the model got. */
@@ -908,6 +911,8 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { output: appendOutput(call.output, data.text, data.total_bytes) };
     case "interrupted":
       return { interruptMessage: data.message };
+    case "network":
+      return call.bash ? { bash: { ...call.bash, network: data.connections } } : {};
     case "web_hop":
     case "web_response":
     case "web_search_results":

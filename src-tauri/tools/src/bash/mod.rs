@@ -40,7 +40,8 @@ use gatehouse_core::context::ToolUseContext;
 use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use gatehouse_core::tool::{CallContext, InterruptBehavior, ProgressReporter, Tool, ToolResult};
 use gatehouse_core::typed::{Typed, TypedTool};
-use gatehouse_protocol::progress::ToolProgressData;
+use gatehouse_protocol::progress::{SandboxConnection, ToolProgressData};
+use gatehouse_sandbox::NetProxy;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -181,6 +182,10 @@ pub struct BashOutput {
     pub notes: Vec<String>,
     /// The task id, for a background command.
     pub task_id: Option<String>,
+    /// The connections the sandbox's network proxy was asked for
+    /// (`sandbox.network.allowedDomains`); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<SandboxConnection>,
 }
 
 impl BashOutput {
@@ -402,7 +407,7 @@ impl TypedTool for BashTool {
             .prefix("gatehouse-cwd-")
             .tempfile()
             .map_err(|e| ToolError::io("could not create the working-directory trailer file", e))?;
-        let cmd = self.launch(&input, &shell, trailer.path(), &start.dir, &roots)?;
+        let (cmd, proxy) = self.launch(&input, &shell, trailer.path(), &start.dir, &roots)?;
         let spawned = process::spawn(cmd)
             .map_err(|e| ToolError::io(format!("could not start {}", shell.display()), e))?;
         let output_path = self
@@ -460,7 +465,20 @@ impl TypedTool for BashTool {
         } else {
             start.dir
         };
-        let result = self.finish(end, &sink.recorder, final_dir, notes);
+        let mut result = self.finish(end, &sink.recorder, final_dir, notes);
+        if let Some(proxy) = proxy {
+            // The command has ended: the proxy's record is complete, and
+            // dropping it closes whatever a leftover process kept open.
+            result.network = sandboxed::connections(&proxy);
+            result
+                .notes
+                .extend(sandboxed::blocked_notes(&result.network));
+            if !result.network.is_empty() {
+                cx.progress.report(ToolProgressData::BashNetwork {
+                    connections: result.network.clone(),
+                });
+            }
+        }
         if result.outcome == BashOutcome::Interrupted {
             // A cancelled call is not a failure (no sibling abort, no
             // failure hooks); the UI has the output and is told how the
@@ -496,7 +514,9 @@ impl TypedTool for BashTool {
 
 impl BashTool {
     /// The shell process for `input`, through the sandbox when it applies,
-    /// else the launcher; the final cwd is written to `cwd_file`.
+    /// else the launcher; the final cwd is written to `cwd_file`. With
+    /// allowed domains, also the call's network proxy (keep it until the
+    /// command ends).
     fn launch(
         &self,
         input: &BashInput,
@@ -504,7 +524,7 @@ impl BashTool {
         cwd_file: &Path,
         dir: &Path,
         roots: &[PathBuf],
-    ) -> Result<tokio::process::Command, ToolError> {
+    ) -> Result<(tokio::process::Command, Option<NetProxy>), ToolError> {
         let env = [
             (COMMAND_VAR.to_owned(), input.command.clone()),
             (CWD_FILE_VAR.to_owned(), cwd_file.display().to_string()),
@@ -523,7 +543,7 @@ impl BashTool {
             .sandbox
             .launcher_for(&input.command, input.dangerously_disable_sandbox)
         {
-            Some(sandbox) => sandbox.command(&spec).map_err(|e| {
+            Some(sandbox) => sandbox.launch(&spec).map_err(|e| {
                 ToolError::failed(format!(
                     "The command was not run: the sandbox cannot confine it: {e}"
                 ))
@@ -532,6 +552,7 @@ impl BashTool {
                 .config
                 .launcher
                 .command(&spec)
+                .map(|cmd| (cmd, None))
                 .map_err(|e| ToolError::io(format!("could not prepare {}", shell.display()), e)),
         }
     }
@@ -547,14 +568,15 @@ impl BashTool {
         roots: &[PathBuf],
         mut notes: Vec<String>,
     ) -> Result<ToolResult<BashOutput>, ToolError> {
-        let cmd = self.launch(input, shell, Path::new("/dev/null"), &dir, roots)?;
+        let (cmd, proxy) = self.launch(input, shell, Path::new("/dev/null"), &dir, roots)?;
         let info = self
             .tasks
-            .start(
+            .start_keeping(
                 cmd,
                 &input.command,
                 input.description.clone(),
                 Some(cx.tool_use_id.to_owned()),
+                Box::new(proxy),
             )
             .map_err(|e| ToolError::failed(e.to_string()))?;
         notes.insert(
@@ -579,6 +601,7 @@ impl BashTool {
             cwd: dir.display().to_string(),
             notes,
             task_id: Some(info.task_id),
+            network: Vec::new(),
         }))
     }
 
@@ -637,6 +660,7 @@ impl BashTool {
             cwd: cwd.display().to_string(),
             notes,
             task_id: None,
+            network: Vec::new(),
         }
     }
 }

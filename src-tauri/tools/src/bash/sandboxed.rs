@@ -12,9 +12,9 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gatehouse_protocol::progress::{BashSandboxUse, SandboxNetwork};
+use gatehouse_protocol::progress::{BashSandboxUse, SandboxConnection, SandboxNetwork};
 use gatehouse_sandbox::launch::Wrapped;
-use gatehouse_sandbox::{NetworkPolicy, Sandbox, SandboxConfig};
+use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig};
 
 use super::launcher::{CommandLauncher, LaunchSpec};
 
@@ -34,10 +34,25 @@ impl SandboxLauncher {
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
     }
-}
 
-impl CommandLauncher for SandboxLauncher {
-    fn command(&self, spec: &LaunchSpec<'_>) -> std::io::Result<tokio::process::Command> {
+    /// The command for `spec` and, when the policy allows domains, the
+    /// call's network proxy, which must be kept until the command has
+    /// ended (dropping it closes every connection). Inside a tokio
+    /// runtime.
+    pub fn launch(
+        &self,
+        spec: &LaunchSpec<'_>,
+    ) -> std::io::Result<(tokio::process::Command, Option<NetProxy>)> {
+        let proxy = self.sandbox.start_proxy().map_err(std::io::Error::other)?;
+        let cmd = self.wrap(spec, proxy.as_ref())?;
+        Ok((cmd, proxy))
+    }
+
+    fn wrap(
+        &self,
+        spec: &LaunchSpec<'_>,
+        proxy: Option<&NetProxy>,
+    ) -> std::io::Result<tokio::process::Command> {
         let args = [OsStr::new("-c"), OsStr::new(spec.script)];
         self.sandbox
             .command(&Wrapped {
@@ -47,9 +62,49 @@ impl CommandLauncher for SandboxLauncher {
                 env: spec.env,
                 working_dirs: spec.working_dirs,
                 writable_files: spec.writable_files,
+                proxy,
             })
             .map_err(std::io::Error::other)
     }
+}
+
+/// Through the trait there is nowhere to keep a proxy: with allowed
+/// domains this fails (nothing runs); use [`SandboxLauncher::launch`].
+impl CommandLauncher for SandboxLauncher {
+    fn command(&self, spec: &LaunchSpec<'_>) -> std::io::Result<tokio::process::Command> {
+        self.wrap(spec, None)
+    }
+}
+
+/// The proxy's record of a call's connections, for its result.
+pub fn connections(proxy: &NetProxy) -> Vec<SandboxConnection> {
+    proxy
+        .connections()
+        .into_iter()
+        .map(|c| SandboxConnection {
+            host: c.host,
+            port: c.port,
+            allowed: c.allowed,
+            bytes_up: c.bytes_up,
+            bytes_down: c.bytes_down,
+            error: c.error,
+        })
+        .collect()
+}
+
+/// "blocked: connect to host:port" for each connection the proxy refused,
+/// read from its record (never from the command's output).
+pub fn blocked_notes(connections: &[SandboxConnection]) -> Vec<String> {
+    connections
+        .iter()
+        .filter(|c| !c.allowed)
+        .map(|c| {
+            format!(
+                "blocked: connect to {}:{} (not in sandbox.network.allowedDomains)",
+                c.host, c.port
+            )
+        })
+        .collect()
 }
 
 /// How a session's Bash relates to the sandbox.
@@ -120,8 +175,42 @@ impl BashSandbox {
                     .collect(),
                 network: match launcher.sandbox().policy().network {
                     NetworkPolicy::Off => SandboxNetwork::Off,
+                    NetworkPolicy::Proxy => SandboxNetwork::Proxy,
+                },
+                allowed_domains: match launcher.sandbox().policy().network {
+                    NetworkPolicy::Off => None,
+                    NetworkPolicy::Proxy => Some(
+                        launcher
+                            .sandbox()
+                            .policy()
+                            .allowed_domains
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect(),
+                    ),
                 },
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_refused_connections_are_blocked_notes() {
+        let c = |host: &str, allowed: bool| SandboxConnection {
+            host: host.into(),
+            port: 443,
+            allowed,
+            bytes_up: 0,
+            bytes_down: 0,
+            error: None,
+        };
+        assert_eq!(
+            blocked_notes(&[c("docs.rs", true), c("evil.test", false)]),
+            ["blocked: connect to evil.test:443 (not in sandbox.network.allowedDomains)"]
+        );
     }
 }

@@ -303,6 +303,19 @@ impl TaskManager {
         description: Option<String>,
         tool_use_id: Option<String>,
     ) -> Result<TaskInfo, TaskError> {
+        self.start_keeping(cmd, command, description, tool_use_id, Box::new(()))
+    }
+
+    /// [`Self::start`], keeping `keep` (the sandbox's network proxy) alive
+    /// until the task has ended.
+    pub fn start_keeping(
+        &self,
+        cmd: tokio::process::Command,
+        command: &str,
+        description: Option<String>,
+        tool_use_id: Option<String>,
+        keep: Box<dyn std::any::Any + Send>,
+    ) -> Result<TaskInfo, TaskError> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(TaskError::Closed);
         }
@@ -347,14 +360,18 @@ impl TaskManager {
             output_path: output_path.display().to_string(),
         });
         let info = task.info();
-        runtime.spawn(run_task(
+        let run = run_task(
             task,
             spawned,
             file,
             self.emitter.clone(),
             self.grace,
             Arc::clone(&self.notices),
-        ));
+        );
+        runtime.spawn(async move {
+            run.await;
+            drop(keep);
+        });
         Ok(info)
     }
 

@@ -1,15 +1,17 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
+import type { SandboxConnection } from "../../generated/protocol";
 import { Script, must } from "../fixtures/build";
 import { foldEvents } from "../model";
 import { BashView } from "./BashView";
 
 afterEach(cleanup);
 
-function bashWith(started: Record<string, unknown>) {
+function bashWith(started: Record<string, unknown>, network?: SandboxConnection[]) {
   const s = new Script().request(1).queue("b", "Bash", { command: "make" }).start("b", 0, false).allow("b");
   s.progress("b", { kind: "started", pid: 7, cwd: "/p", description: null, output_path: "/d/b.log", ...started });
+  if (network) s.progress("b", { kind: "network", connections: network });
   s.complete("b", "done", "ok", 10);
   return must(foldEvents(s.events).calls.get("b"), "b");
 }
@@ -27,6 +29,28 @@ describe("BashView's sandbox line", () => {
     const line = screen.getByTestId("bash-sandbox");
     expect(line.dataset.state).toBe("unavailable");
     expect(line.getAttribute("title")).toBe("bwrap was not found on PATH");
+  });
+
+  it("says which domains the proxy lets through", () => {
+    const use = { state: "sandboxed", writable_roots: ["/p"], network: "proxy", allowed_domains: ["docs.rs", "*.crates.io"] };
+    render(<BashView call={bashWith({ sandbox: use })} />);
+    expect(screen.getByTestId("bash-sandbox").textContent).toBe(
+      "sandboxed · network only docs.rs, *.crates.io · writable: /p",
+    );
+    expect(screen.queryByTestId("bash-network")).toBeNull();
+  });
+
+  it("lists the proxy's connections, allowed with their bytes and blocked ones, from the typed progress", () => {
+    const use = { state: "sandboxed", writable_roots: ["/p"], network: "proxy", allowed_domains: ["docs.rs"] };
+    const connections: SandboxConnection[] = [
+      { host: "docs.rs", port: 443, allowed: true, bytes_up: 517, bytes_down: 12_400 },
+      { host: "evil.test", port: 80, allowed: false, bytes_up: 0, bytes_down: 0 },
+    ];
+    render(<BashView call={bashWith({ sandbox: use }, connections)} />);
+    const line = screen.getByTestId("bash-network");
+    expect(line.textContent).toBe("network: docs.rs:443 ↑517 B ↓12.4 KB · blocked: evil.test:80");
+    const spans = line.querySelectorAll("span");
+    expect([...spans].map((s) => s.dataset.allowed)).toEqual(["true", "false"]);
   });
 
   it("shows nothing when the session's sandbox is off", () => {

@@ -1,11 +1,22 @@
-import type { BashSandboxUse } from "../../generated/protocol";
+import type { BashSandboxUse, SandboxConnection } from "../../generated/protocol";
+import { formatBytes } from "../format";
+
+/** What a sandboxed command's network is, from the typed fields. */
+function networkLabel(use: Extract<BashSandboxUse, { state: "sandboxed" }>): string {
+  switch (use.network) {
+    case "off":
+      return "network off";
+    case "proxy":
+      return `network only ${(use.allowed_domains ?? []).join(", ")}`;
+  }
+}
 
 /** One line on how a Bash command relates to the sandbox (issue 24), from the typed `started` field. */
 export function sandboxLabel(use: BashSandboxUse): { text: string; confined: boolean; title: string | null } {
   switch (use.state) {
     case "sandboxed":
       return {
-        text: `sandboxed · network ${use.network} · writable: ${use.writable_roots.join(", ")}`,
+        text: `sandboxed · ${networkLabel(use)} · writable: ${use.writable_roots.join(", ")}`,
         confined: true,
         title: null,
       };
@@ -30,6 +41,29 @@ export function BashSandbox({ use }: { use: BashSandboxUse | null | undefined })
       title={label.title ?? undefined}
     >
       {label.text}
+    </div>
+  );
+}
+
+/** The connections the sandbox's proxy was asked for: host, allowed or blocked, bytes each way. */
+export function BashNetwork({ connections }: { connections: readonly SandboxConnection[] | undefined }) {
+  if (!connections || connections.length === 0) return null;
+  return (
+    <div className="bash-network small muted" data-testid="bash-network">
+      network:{" "}
+      {connections.map((c, i) => (
+        <span
+          key={i}
+          className={c.allowed && !c.error ? undefined : "bad"}
+          data-allowed={c.allowed}
+          title={c.error ?? undefined}
+        >
+          {i > 0 ? " · " : ""}
+          {c.allowed
+            ? `${c.host}:${c.port} ↑${formatBytes(c.bytes_up)} ↓${formatBytes(c.bytes_down)}${c.error ? " (failed)" : ""}`
+            : `blocked: ${c.host}:${c.port}`}
+        </span>
+      ))}
     </div>
   );
 }
