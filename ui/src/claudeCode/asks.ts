@@ -4,7 +4,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 
-import { backend, onClaudeCodeAsk } from "../client";
+import { backend, onClaudeCodeAsk, onClaudeCodeAskWithdrawn } from "../client";
 import type { ClaudeCodeAskShown, PermissionAnswer, RuleFile } from "../generated/protocol";
 import type { PermissionRequest } from "../session/model";
 
@@ -47,15 +47,21 @@ export function useClaudeCodeAsks(): ClaudeCodeAskQueue {
   const [asks, setAsks] = useState<ReceivedAsk[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    let unlisten: (() => void) | null = null;
+    const unlisten: (() => void)[] = [];
     let stopped = false;
-    void onClaudeCodeAsk((shown) => setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }])).then((stop) => {
+    const keep = (stop: () => void) => {
       if (stopped) stop();
-      else unlisten = stop;
-    });
+      else unlisten.push(stop);
+    };
+    void onClaudeCodeAsk((shown) => setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }])).then(keep);
+    // An ask nobody can answer any more (its hook went away, its wait ran
+    // out) leaves the queue: Claude Code asks in its terminal instead.
+    void onClaudeCodeAskWithdrawn((withdrawn) =>
+      setAsks((queue) => queue.filter((a) => a.shown.request_id !== withdrawn.request_id)),
+    ).then(keep);
     return () => {
       stopped = true;
-      unlisten?.();
+      unlisten.forEach((stop) => stop());
     };
   }, []);
   const answer = useCallback((requestId: string, value: PermissionAnswer) => {
