@@ -64,6 +64,9 @@ pub fn data_dir() -> Result<PathBuf, StoreError> {
 /// CLI share the file; a compaction step or a batch takes milliseconds).
 pub(crate) const BUSY_TIMEOUT_MS: u64 = 5000;
 
+/// What `PRAGMA auto_vacuum` reads for INCREMENTAL.
+const AUTO_VACUUM_INCREMENTAL: i64 = 2;
+
 /// A connection to Gatehouse's database.
 #[derive(Debug)]
 pub struct Store {
@@ -116,22 +119,39 @@ impl Store {
     }
 
     fn configure(&self) -> Result<(), StoreError> {
-        // `auto_vacuum` first: it can only be chosen before the first table
-        // is created (on an existing database it is recorded for the next
-        // VACUUM, which only `compaction.rs` runs). INCREMENTAL lets
-        // compaction give free pages back in short steps instead of one
-        // whole-file VACUUM holding the write lock (compaction.rs).
+        // The busy timeout covers the app and the CLI sharing a file.
         // WAL lets the UI read while the runtime writes; `synchronous=NORMAL`
-        // in WAL mode loses at most the last transactions on power loss, never
-        // corrupts. The busy timeout covers the app and the CLI sharing a file.
+        // in WAL mode loses at most the last transactions on power loss,
+        // never corrupts. It comes first: a pragma that commits (setting
+        // `auto_vacuum` writes the header page) would otherwise commit under
+        // the default FULL, fsyncing the WAL and its folder on every open —
+        // the bulk of a Claude Code hook call's time.
         self.conn
             .execute_batch(&format!(
-                "PRAGMA auto_vacuum = INCREMENTAL;
-                 PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;
-                 PRAGMA busy_timeout = {BUSY_TIMEOUT_MS};"
+                "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS};
+                 PRAGMA synchronous = NORMAL;"
             ))
+            .map_err(|source| self.sqlite_error(source))?;
+        // `auto_vacuum` before the first table is created: it can only be
+        // chosen then (on an existing database it is recorded for the next
+        // VACUUM, which only `compaction.rs` runs). INCREMENTAL lets
+        // compaction give free pages back in short steps instead of one
+        // whole-file VACUUM holding the write lock (compaction.rs). Set only
+        // when it is not already: setting it is a write transaction.
+        let auto_vacuum: i64 = self
+            .conn
+            .query_row("PRAGMA auto_vacuum", [], |row| row.get(0))
+            .map_err(|source| self.sqlite_error(source))?;
+        if auto_vacuum != AUTO_VACUUM_INCREMENTAL {
+            self.conn
+                .execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
+                .map_err(|source| self.sqlite_error(source))?;
+        }
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA foreign_keys = ON;",
+            )
             .map_err(|source| self.sqlite_error(source))
     }
 
