@@ -93,26 +93,6 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens the database as [`Self::open`] does, for a short-lived process
-    /// that writes a few events and exits (a Claude Code hook call): closing
-    /// it does not checkpoint the WAL. Every commit is in the WAL already
-    /// (and, as with every connection, fsynced at the next checkpoint under
-    /// `synchronous=NORMAL`); the pages are copied into the database by the
-    /// next automatic checkpoint (every 1000 WAL pages) or the next
-    /// connection that closes normally, instead of by this process with two
-    /// fsyncs on its way out.
-    pub fn open_without_close_checkpoint(dir: &Path) -> Result<Self, StoreError> {
-        let store = Self::open(dir)?;
-        store
-            .conn
-            .set_db_config(
-                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-                true,
-            )
-            .map_err(|source| store.sqlite_error(source))?;
-        Ok(store)
-    }
-
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -320,10 +320,11 @@ pub(super) fn truncate(text: &mut String, max: usize) {
 }
 
 pub(super) fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
-    // The hook process writes a few events and exits: the WAL checkpoint
-    // SQLite otherwise runs as the last connection closes (two fsyncs) is
-    // left to the next automatic checkpoint or the app.
-    match Store::open_without_close_checkpoint(&env.data_dir) {
+    // An ordinary open: skipping the checkpoint as the last connection
+    // closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE) was measured to make it
+    // worse, since each new hook process then recovers the whole WAL, which
+    // never restarts and grows without bound.
+    match Store::open(&env.data_dir) {
         Ok(store) => Some(store),
         Err(e) => {
             reply.problems.push(format!(
