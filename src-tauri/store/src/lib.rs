@@ -93,6 +93,53 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens the database as [`Self::open`] does, for a short-lived process
+    /// that writes a few events and exits (a Claude Code hook call): closing
+    /// it does not checkpoint the WAL (two fsyncs, most of such a process's
+    /// time). Its commits stay in the WAL for the next checkpoint; call
+    /// [`Self::truncate_wal_over`] to keep the WAL small, since every new
+    /// process that finds no other connection recovers the whole WAL and
+    /// its automatic checkpoints never let it restart.
+    pub fn open_without_close_checkpoint(dir: &Path) -> Result<Self, StoreError> {
+        let store = Self::open(dir)?;
+        store
+            .conn
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )
+            .map_err(|source| store.sqlite_error(source))?;
+        Ok(store)
+    }
+
+    /// When the WAL file is over `max_bytes`, checkpoints it into the
+    /// database and truncates it, without waiting for other connections
+    /// (a reader in the way leaves it for a later call). Returns whether
+    /// the WAL is now empty.
+    pub fn truncate_wal_over(&self, max_bytes: u64) -> Result<bool, StoreError> {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        if len <= max_bytes {
+            return Ok(false);
+        }
+        let sqlite = |source| self.sqlite_error(source);
+        self.conn
+            .busy_timeout(std::time::Duration::ZERO)
+            .map_err(sqlite)?;
+        // (busy, WAL frames, frames checkpointed): busy 1 is a reader or
+        // writer in the way.
+        let busy = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                row.get::<_, i64>(0)
+            });
+        self.conn
+            .busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(sqlite)?;
+        Ok(busy.map_err(sqlite)? == 0)
+    }
+
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path

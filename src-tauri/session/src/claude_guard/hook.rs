@@ -40,6 +40,9 @@ use super::state::{LastCall, claude_code_version, write_last_call};
 /// The most stdin a hook call reads (a Write's whole file is in it).
 pub const MAX_HOOK_INPUT_BYTES: u64 = 8 * 1024 * 1024;
 
+/// The WAL size over which a hook call checkpoints and truncates it.
+const MAX_HOOK_WAL_BYTES: u64 = 1024 * 1024;
+
 /// The most of a tool's response kept in the recorded event.
 const MAX_RECORDED_RESPONSE_BYTES: usize = 16 * 1024;
 
@@ -320,12 +323,20 @@ pub(super) fn truncate(text: &mut String, max: usize) {
 }
 
 pub(super) fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
-    // An ordinary open: skipping the checkpoint as the last connection
-    // closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE) was measured to make it
-    // worse, since each new hook process then recovers the whole WAL, which
-    // never restarts and grows without bound.
-    match Store::open(&env.data_dir) {
-        Ok(store) => Some(store),
+    // The hook process writes a few events and exits: the checkpoint SQLite
+    // runs as the last connection closes (two fsyncs, most of the call's
+    // time) is skipped, and the WAL is checkpointed and truncated instead
+    // once it is over MAX_HOOK_WAL_BYTES (every new hook process recovers
+    // all of it; left alone it grows without bound).
+    match Store::open_without_close_checkpoint(&env.data_dir) {
+        Ok(store) => {
+            if let Err(e) = store.truncate_wal_over(MAX_HOOK_WAL_BYTES) {
+                reply
+                    .problems
+                    .push(format!("checkpointing Gatehouse's store: {e}"));
+            }
+            Some(store)
+        }
         Err(e) => {
             reply.problems.push(format!(
                 "opening Gatehouse's store: {e}; the call is not recorded"
