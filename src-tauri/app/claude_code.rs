@@ -1,17 +1,20 @@
 //! Guarding Claude Code (issue 25), the window's side: serves the hook
 //! processes' socket (`gatehouse_session::claude_guard::bridge`), shows
-//! each ask in the permission modal (`CLAUDE_CODE_ASK_CHANNEL`) and sends
-//! the modal's answer back (`answer_claude_code_ask`); Settings → Claude
-//! Code's switch and status (`claude_code_guard`, `set_claude_code_guard`,
-//! over `gatehouse_session::claude_guard::{guard_view, set_guard}`).
+//! each ask in the permission modal (`CLAUDE_CODE_ASK_CHANNEL`), sends
+//! the modal's answer back (`answer_claude_code_ask`), and tells the modal
+//! to drop an ask whose hook went away or whose wait ran out
+//! (`CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL`); Settings → Claude Code's switch
+//! and status (`claude_code_guard`, `set_claude_code_guard`, over
+//! `gatehouse_session::claude_guard::{guard_view, set_guard}`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_protocol::claude_code::{
-    AnswerClaudeCodeAskArgs, CLAUDE_CODE_ASK_CHANNEL, ClaudeCodeAsk, ClaudeCodeAskShown,
-    ClaudeCodeGuard, ClaudeCodeGuardArgs, SetClaudeCodeGuardArgs,
+    AnswerClaudeCodeAskArgs, CLAUDE_CODE_ASK_CHANNEL, CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL,
+    ClaudeCodeAsk, ClaudeCodeAskShown, ClaudeCodeAskWithdrawn, ClaudeCodeGuard,
+    ClaudeCodeGuardArgs, SetClaudeCodeGuardArgs,
 };
 use gatehouse_protocol::permission::rule_files;
 use gatehouse_session::claude_guard::window::PendingAsks;
@@ -40,6 +43,12 @@ pub(crate) fn serve(
     home: PathBuf,
     runtime: &tokio::runtime::Handle,
 ) {
+    let withdrawn_to = app.clone();
+    let withdraw = move |withdrawn: ClaudeCodeAskWithdrawn| {
+        if let Err(e) = withdrawn_to.emit(CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL, &withdrawn) {
+            eprintln!("gatehouse: could not withdraw a Claude Code ask from the window: {e}");
+        }
+    };
     let app = app.clone();
     let show = move |request_id: String, ask: ClaudeCodeAsk| {
         let shown = ClaudeCodeAskShown {
@@ -51,7 +60,7 @@ pub(crate) fn serve(
             eprintln!("gatehouse: could not show a Claude Code ask in the window: {e}");
         }
     };
-    let handler = asks.0.handler(show, WINDOW_WAIT);
+    let handler = asks.0.handler(show, withdraw, WINDOW_WAIT);
     runtime.spawn(async move {
         match bridge::serve(&data_dir, handler).await {
             // Held until the runtime stops with the app: dropping the

@@ -7,6 +7,7 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type {
   ClaudeCodeAskShown,
+  ClaudeCodeAskWithdrawn,
   AppSettings,
   CommandError,
   Commands,
@@ -305,3 +306,14 @@ export const setStoredSessionsSource = storedSessions.replace;
 
 /** Subscribes to stored sessions changing for an effect's lifetime; returns the unsubscribe function. */
 export const subscribeStoredSessions = storedSessions.subscribe;
+
+/** The channel on which the backend withdraws a Claude Code ask (its hook went away, or its wait ran out). */
+export const CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL = "gatehouse://claude-code-ask-withdrawn";
+
+const claudeCodeAsksWithdrawn = channel<ClaudeCodeAskWithdrawn>(CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL);
+
+/** Replaces the withdrawn Claude Code ask source (unit tests only). Returns a function that restores it. */
+export const setClaudeCodeAskWithdrawnSource = claudeCodeAsksWithdrawn.replace;
+
+/** Subscribes to withdrawn Claude Code asks for an effect's lifetime; returns the unsubscribe function. */
+export const subscribeClaudeCodeAsksWithdrawn = claudeCodeAsksWithdrawn.subscribe;

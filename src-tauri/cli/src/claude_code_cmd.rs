@@ -18,8 +18,9 @@ pub enum ClaudeCodeCommand {
     /// Install Gatehouse's hook entries in a Claude Code settings file, or
     /// remove exactly them again with --off.
     ///
-    /// The entries are command hooks on PreToolUse, PermissionRequest and
-    /// PostToolUse running `<this gatehouse-cli> claude-code hook <event>`,
+    /// The entries are command hooks on PreToolUse, PermissionRequest,
+    /// PostToolUse, PostToolUseFailure and SessionEnd running `<this
+    /// gatehouse-cli> claude-code hook <event>`,
     /// matcher `*`. --project DIR (the default, with the current folder)
     /// writes DIR/.claude/settings.local.json (this user only; Claude Code
     /// keeps it out of git); --user writes ~/.claude/settings.json. Every
@@ -43,8 +44,11 @@ pub enum ClaudeCodeCommand {
     /// project's settings files (the ones Claude Code reads), shell analysis
     /// and protected paths, and prints {"hookSpecificOutput":
     /// {"hookEventName": "PreToolUse", "permissionDecision":
-    /// "allow"|"ask"|"deny", "permissionDecisionReason"}}. PostToolUse:
-    /// records the result, prints nothing. PermissionRequest: asks the
+    /// "allow"|"ask"|"deny", "permissionDecisionReason"}}. PostToolUse and
+    /// PostToolUseFailure: record the result (an ask left to Claude Code's
+    /// terminal is then recorded as allowed there), print nothing.
+    /// SessionEnd: asks still open are recorded as denied in the terminal
+    /// and the recorded session ends; prints nothing. PermissionRequest: asks the
     /// running Gatehouse window over its local socket and prints
     /// {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
     /// "decision": {"behavior": "allow"|"deny", "message"?}}}; with no
@@ -89,7 +93,8 @@ pub struct StatusArgs {
 /// Arguments of `claude-code hook`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// The hook event: PreToolUse, PermissionRequest or PostToolUse.
+    /// The hook event: PreToolUse, PermissionRequest, PostToolUse,
+    /// PostToolUseFailure or SessionEnd.
     pub event: String,
 }
 

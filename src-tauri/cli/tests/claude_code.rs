@@ -35,8 +35,11 @@ fn env() -> Env {
     }
 }
 
-fn cli(e: &Env, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"))
+/// `gatehouse-cli ARGS` as Claude Code starts a hook: in the project, its
+/// stdin and stdout piped.
+fn command(e: &Env, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"));
+    command
         .env("GATEHOUSE_DATA_DIR", &e.data)
         .env("HOME", &e.home)
         .env("CLAUDE_PROJECT_DIR", &e.project)
@@ -44,9 +47,12 @@ fn cli(e: &Env, args: &[&str], stdin: &[u8]) -> Output {
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    command
+}
+
+fn cli(e: &Env, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = command(e, args).spawn().unwrap();
     // A hook that stops reading early closes the pipe; that is its right.
     let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
@@ -90,7 +96,13 @@ fn guard_status_and_off_through_the_binary() {
     );
     assert_eq!(
         status["installed"][0]["events"],
-        json!(["PreToolUse", "PermissionRequest", "PostToolUse"])
+        json!([
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "SessionEnd"
+        ])
     );
     assert_eq!(status["last_call"], Value::Null);
 
@@ -423,4 +435,282 @@ mod permission_request {
         assert_eq!(out.status.code(), Some(0));
         assert!(out.stdout.is_empty());
     }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_killed_hook_process_withdraws_its_ask_from_the_window() {
+        use gatehouse_protocol::claude_code::{
+            ClaudeCodeAskWithdrawn, ClaudeCodeAskWithdrawnReason,
+        };
+        use gatehouse_session::claude_guard::window::PendingAsks;
+
+        let e = env();
+        let asks = Arc::new(PendingAsks::default());
+        let (tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+        let on_withdraw = tx.clone();
+        let handler = asks.handler(
+            move |id, _| tx.send(Ok(id)).unwrap(),
+            move |w| on_withdraw.send(Err(w)).unwrap(),
+            std::time::Duration::from_secs(3600),
+        );
+        let _bridge = serve(&e.data, handler).await.unwrap();
+        let mut child = command(&e, &["claude-code", "hook", "PermissionRequest"])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&request(&e, "sess-pr-7", "toolu_pr_7"))
+            .unwrap();
+        let id = seen.recv().await.unwrap().expect("shown first");
+        // Claude Code gave up on the hook (or the user pressed Ctrl-C).
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(
+            seen.recv().await.unwrap(),
+            Err(ClaudeCodeAskWithdrawn {
+                request_id: id,
+                reason: ClaudeCodeAskWithdrawnReason::HookGone,
+            })
+        );
+        assert!(asks.pending_ids().is_empty());
+    }
+}
+
+mod ledger {
+    //! The decision ledger (who decided each call), from the real hook
+    //! process fed the JSON Claude Code 2.1.332 sends, read back with
+    //! `gatehouse-cli sessions show`.
+
+    use super::*;
+
+    const SESSION: &str = "5d1e0c44-ledger-test";
+
+    fn call(e: &Env, event: &str, id: &str, extra: Value) -> Vec<u8> {
+        let mut input = json!({
+            "session_id": SESSION,
+            "transcript_path": e.project.join("t.jsonl"),
+            "cwd": e.project,
+            "permission_mode": "default",
+            "hook_event_name": event,
+            "tool_name": "Edit",
+            "tool_input": {"file_path": e.project.join("notes.txt"), "old_string": "one", "new_string": "two"},
+            "tool_use_id": id,
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            input[k] = v.clone();
+        }
+        input.to_string().into_bytes()
+    }
+
+    /// Runs the hook for `event`; no window runs, so nothing is printed
+    /// for anything but PreToolUse.
+    fn hook(e: &Env, event: &str, id: &str, extra: Value) -> Output {
+        let out = cli(
+            e,
+            &["claude-code", "hook", event],
+            &call(e, event, id, extra),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        out
+    }
+
+    /// The events of call `id`: `(type, decision or status, last trace
+    /// stage)`.
+    fn rows(e: &Env, id: &str) -> Vec<(String, String, String)> {
+        let shown = cli(e, &["sessions", "show", SESSION], b"");
+        assert_eq!(shown.status.code(), Some(0));
+        String::from_utf8_lossy(&shown.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|ev| ev["tool_use_id"] == id)
+            .map(|ev| {
+                let verdict = ev
+                    .get("decision")
+                    .or_else(|| ev.get("status"))
+                    .or_else(|| ev["answer"].get("kind"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                let stage = ev["trace"]
+                    .as_array()
+                    .and_then(|t| t.last())
+                    .and_then(|s| s["stage"].as_str())
+                    .unwrap_or("")
+                    .to_owned();
+                (ev["type"].as_str().unwrap().to_owned(), verdict, stage)
+            })
+            .collect()
+    }
+
+    fn row(kind: &str, verdict: &str, stage: &str) -> (String, String, String) {
+        (kind.into(), verdict.into(), stage.into())
+    }
+
+    fn session_status(e: &Env) -> Value {
+        let list = cli(e, &["sessions", "list"], b"");
+        let line = String::from_utf8_lossy(&list.stdout)
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned();
+        serde_json::from_str::<Value>(&line).unwrap()["status"].clone()
+    }
+
+    #[test]
+    fn an_ask_left_to_the_terminal_then_run_is_recorded_as_allowed_in_the_terminal() {
+        let e = env();
+        let pre = json_out(&hook(&e, "PreToolUse", "toolu_t1", json!({})));
+        assert_eq!(pre["hookSpecificOutput"]["permissionDecision"], "ask");
+        // No window: no decision, Claude Code prompts in its terminal.
+        assert!(
+            hook(&e, "PermissionRequest", "toolu_t1", json!({}))
+                .stdout
+                .is_empty()
+        );
+        assert!(
+            hook(
+                &e,
+                "PostToolUse",
+                "toolu_t1",
+                json!({"tool_response": {"filePath": "notes.txt"}, "duration_ms": 12.6})
+            )
+            .stdout
+            .is_empty()
+        );
+        assert_eq!(
+            rows(&e, "toolu_t1"),
+            [
+                row("tool_queued", "", ""),
+                row("permission_decided", "ask", "claude_code_hook"),
+                row("permission_requested", "", "claude_code_terminal"),
+                row("permission_answered", "allow_once", ""),
+                row("permission_decided", "allow", "claude_code_terminal"),
+                row("tool_completed", "ok", ""),
+            ]
+        );
+        assert_eq!(session_status(&e), "running");
+    }
+
+    #[test]
+    fn a_failed_call_is_recorded_and_an_ask_never_run_is_denied_in_the_terminal_at_session_end() {
+        let e = env();
+        // toolu_f1: allowed in the terminal, then failed.
+        hook(&e, "PermissionRequest", "toolu_f1", json!({}));
+        hook(
+            &e,
+            "PostToolUseFailure",
+            "toolu_f1",
+            json!({"error": "String to replace not found in file.", "is_interrupt": false}),
+        );
+        // toolu_f2: a Read Gatehouse allowed, interrupted by the user
+        // while it ran.
+        let read =
+            json!({"tool_name": "Read", "tool_input": {"file_path": e.project.join("notes.txt")}});
+        let pre = json_out(&hook(&e, "PreToolUse", "toolu_f2", read.clone()));
+        assert_eq!(pre["hookSpecificOutput"]["permissionDecision"], "allow");
+        let mut failed = read;
+        failed["error"] = json!("Interrupted");
+        failed["is_interrupt"] = json!(true);
+        hook(&e, "PostToolUseFailure", "toolu_f2", failed);
+        // toolu_f3: asked in the terminal, and nothing ever ran.
+        hook(&e, "PermissionRequest", "toolu_f3", json!({}));
+        assert_eq!(session_status(&e), "running");
+        let end = cli(
+            &e,
+            &["claude-code", "hook", "SessionEnd"],
+            json!({"session_id": SESSION, "transcript_path": e.project.join("t.jsonl"),
+                   "cwd": e.project, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+            .to_string()
+            .as_bytes(),
+        );
+        assert_eq!(end.status.code(), Some(0));
+        assert!(end.stdout.is_empty());
+
+        assert_eq!(
+            rows(&e, "toolu_f1"),
+            [
+                row("tool_queued", "", ""),
+                row("permission_requested", "", "claude_code_terminal"),
+                row("permission_answered", "allow_once", ""),
+                row("permission_decided", "allow", "claude_code_terminal"),
+                row("tool_completed", "error", ""),
+            ]
+        );
+        assert_eq!(
+            rows(&e, "toolu_f2"),
+            [
+                row("tool_queued", "", ""),
+                row("permission_decided", "allow", "claude_code_hook"),
+                row("tool_completed", "interrupted", ""),
+            ]
+        );
+        assert_eq!(
+            rows(&e, "toolu_f3"),
+            [
+                row("tool_queued", "", ""),
+                row("permission_requested", "", "claude_code_terminal"),
+                row("permission_answered", "deny", ""),
+                row("permission_decided", "deny", "claude_code_terminal"),
+                row("tool_completed", "denied", ""),
+            ]
+        );
+        assert_eq!(session_status(&e), "ended");
+    }
+
+    #[test]
+    fn session_end_of_a_session_never_recorded_records_nothing() {
+        let e = env();
+        let end = cli(
+            &e,
+            &["claude-code", "hook", "SessionEnd"],
+            json!({"session_id": "never-seen", "hook_event_name": "SessionEnd", "reason": "other"})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(end.status.code(), Some(0));
+        let list = cli(&e, &["sessions", "list"], b"");
+        assert!(
+            list.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&list.stdout)
+        );
+    }
+}
+
+#[test]
+fn every_hook_call_is_in_the_ledger_and_the_wal_does_not_pile_up() {
+    let e = env();
+    let wal = e.data.join("gatehouse.sqlite3-wal");
+    let transcript = e.project.join("t.jsonl");
+    let (mut truncated, mut previous) = (false, 0);
+    for n in 0..30 {
+        let id = format!("toolu_w{n}");
+        let out = cli(
+            &e,
+            &["claude-code", "hook", "PreToolUse"],
+            &pre_tool_use("git status --short", &id, &transcript),
+        );
+        assert!(!json_out(&out)["hookSpecificOutput"].is_null());
+        // The process has exited without checkpointing (its commits are in
+        // the WAL), but the WAL stays bounded: over 1 MiB, the next call
+        // checkpoints and truncates it (left alone, every process recovers
+        // all of it and it grows without bound).
+        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        assert!(len < 2 * 1024 * 1024, "call {n}: the WAL is {len} bytes");
+        truncated |= len < previous;
+        previous = len;
+    }
+    assert!(truncated, "the WAL was never truncated");
+    let shown = cli(&e, &["sessions", "show", "0b7c2a9e-cli-test"], b"");
+    assert_eq!(shown.status.code(), Some(0));
+    let queued: Vec<String> = String::from_utf8_lossy(&shown.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|ev| ev["type"] == "tool_queued")
+        .map(|ev| ev["tool_use_id"].as_str().unwrap().to_owned())
+        .collect();
+    let expected: Vec<String> = (0..30).map(|n| format!("toolu_w{n}")).collect();
+    assert_eq!(queued, expected, "every call is in the ledger, in order");
 }

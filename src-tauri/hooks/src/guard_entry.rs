@@ -9,7 +9,15 @@ use std::path::Path;
 
 /// The Claude Code hook events Gatehouse answers, in the order they are
 /// written.
-pub const GUARD_EVENTS: [&str; 3] = ["PreToolUse", "PermissionRequest", "PostToolUse"];
+/// PostToolUseFailure and SessionEnd (Claude Code 2.1.x) complete the
+/// ledger: a failed call's result, and the end of the recorded session.
+pub const GUARD_EVENTS: [&str; 5] = [
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "SessionEnd",
+];
 
 /// The program name Gatehouse's entries run.
 pub const CLI_NAME: &str = "gatehouse-cli";

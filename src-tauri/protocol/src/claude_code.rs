@@ -70,6 +70,31 @@ pub struct ClaudeCodeAskShown {
     pub rule_files: Vec<RuleFile>,
 }
 
+/// The Tauri event name [`ClaudeCodeAskWithdrawn`]s are emitted on.
+pub const CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL: &str = "gatehouse://claude-code-ask-withdrawn";
+
+/// Why a shown Claude Code ask stopped waiting without an answer from the
+/// window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaudeCodeAskWithdrawnReason {
+    /// The hook's connection closed (the hook gave up after its own
+    /// timeout, or its process ended): Claude Code asks in its terminal.
+    HookGone,
+    /// The window's own wait ran out.
+    TimedOut,
+}
+
+/// A Claude Code ask shown with [`ClaudeCodeAskShown`] that can no longer
+/// be answered: the modal drops it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ClaudeCodeAskWithdrawn {
+    /// The ask's `request_id`.
+    pub request_id: String,
+    /// Why.
+    pub reason: ClaudeCodeAskWithdrawnReason,
+}
+
 /// Arguments of `answer_claude_code_ask`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct AnswerClaudeCodeAskArgs {

@@ -205,6 +205,12 @@ pub enum TraceStage {
     UserAnswer,
     /// A decision recorded by Claude Code (imported, `claude_code`).
     Imported,
+    /// What Gatehouse answered a guarded Claude Code's hook (by its rules,
+    /// or the user in Gatehouse's window) (`claude_code_hook`).
+    ClaudeCodeHook,
+    /// The user in a guarded Claude Code's own terminal prompt
+    /// (`claude_code_terminal`).
+    ClaudeCodeTerminal,
     /// A layer this build does not know.
     Other,
 }
@@ -225,6 +231,8 @@ impl TraceStage {
             "default" => Self::Default,
             "ask" => Self::UserAnswer,
             "claude_code" => Self::Imported,
+            "claude_code_hook" => Self::ClaudeCodeHook,
+            "claude_code_terminal" => Self::ClaudeCodeTerminal,
             l if l == "hook" || l.starts_with("hook:") => Self::Hook,
             _ => Self::Other,
         }
@@ -346,6 +354,14 @@ mod trace_stage_tests {
         assert_eq!(json["stage"], "deny_rules");
         assert_eq!(serde_json::from_value::<TraceStep>(json).unwrap(), new);
         assert_eq!(TraceStage::of_layer("ask"), TraceStage::UserAnswer);
+        assert_eq!(
+            TraceStage::of_layer("claude_code_terminal"),
+            TraceStage::ClaudeCodeTerminal
+        );
+        assert_eq!(
+            TraceStage::of_layer("claude_code_hook"),
+            TraceStage::ClaudeCodeHook
+        );
         assert_eq!(TraceStage::of_layer("something_new"), TraceStage::Other);
     }
 }

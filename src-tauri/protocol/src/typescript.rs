@@ -73,6 +73,8 @@ pub fn bindings() -> String {
     collector.visit::<crate::browser::StoredSessionsChanged>();
     // Emitted on `CLAUDE_CODE_ASK_CHANNEL` (issue 25).
     collector.visit::<crate::claude_code::ClaudeCodeAskShown>();
+    // Emitted on `CLAUDE_CODE_ASK_WITHDRAWN_CHANNEL`.
+    collector.visit::<crate::claude_code::ClaudeCodeAskWithdrawn>();
     // Transcript types the CLI prints; most are also reached through the
     // session browser's commands (visiting twice declares once).
     collector.visit::<crate::session::SearchSessionsArgs>();

@@ -10,13 +10,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_protocol::claude_code::ClaudeCodeAsk;
+use gatehouse_protocol::claude_code::{
+    BridgeRequest, ClaudeCodeAsk, ClaudeCodeAskWithdrawn, ClaudeCodeAskWithdrawnReason,
+};
 use gatehouse_protocol::permission::DecisionReason;
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_session::claude_guard::bridge::{
     AskHandler, BridgeError, SOCKET_FILE, TOKEN_FILE, ask_window, serve,
 };
 use serde_json::json;
+use tokio::io::AsyncWriteExt;
 
 fn ask() -> ClaudeCodeAsk {
     ClaudeCodeAsk {
@@ -163,6 +166,7 @@ mod window {
         let kept = Arc::clone(&shown);
         let handler = asks.handler(
             move |id, ask: ClaudeCodeAsk| kept.lock().unwrap().push((id, ask.tool_use_id)),
+            |withdrawn| panic!("an answered ask was withdrawn: {withdrawn:?}"),
             Duration::from_secs(300),
         );
         let _bridge = serve(&data, handler).await.unwrap();
@@ -185,18 +189,83 @@ mod window {
     #[tokio::test(start_paused = true)]
     async fn an_ask_nobody_answers_in_time_or_that_is_dismissed_gets_no_answer() {
         let asks = Arc::new(PendingAsks::default());
-        let handler = asks.handler(|_, _| {}, Duration::from_secs(300));
+        let withdrawn = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&withdrawn);
+        let handler = asks.handler(
+            |_, _| {},
+            move |w| kept.lock().unwrap().push(w),
+            Duration::from_secs(300),
+        );
         let waiting = tokio::spawn(handler(ask()));
         tokio::task::yield_now().await;
         assert_eq!(asks.pending_ids().len(), 1);
+        let id = asks.pending_ids().pop().unwrap();
         tokio::time::advance(Duration::from_secs(301)).await;
         assert_eq!(waiting.await.unwrap(), None);
         assert!(asks.pending_ids().is_empty());
+        // The modal is told to drop it.
+        assert_eq!(
+            *withdrawn.lock().unwrap(),
+            vec![ClaudeCodeAskWithdrawn {
+                request_id: id,
+                reason: ClaudeCodeAskWithdrawnReason::TimedOut
+            }]
+        );
 
         let dismissed = tokio::spawn(handler(ask()));
         tokio::task::yield_now().await;
         let id = asks.pending_ids().pop().unwrap();
         asks.answer(&id, None).unwrap();
         assert_eq!(dismissed.await.unwrap(), None);
+        // Dismissed by the modal itself: nothing more to withdraw.
+        assert_eq!(withdrawn.lock().unwrap().len(), 1);
+    }
+
+    /// What the window saw, in order.
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Shown(String),
+        Withdrawn(ClaudeCodeAskWithdrawn),
+    }
+
+    #[tokio::test]
+    async fn an_ask_whose_hook_connection_closes_is_withdrawn_from_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().to_path_buf();
+        let asks = Arc::new(PendingAsks::default());
+        let (tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+        let on_withdraw = tx.clone();
+        let handler = asks.handler(
+            move |id, _| tx.send(Seen::Shown(id)).unwrap(),
+            move |w| on_withdraw.send(Seen::Withdrawn(w)).unwrap(),
+            // Far longer than the test: only the hang-up can end the ask.
+            Duration::from_secs(3600),
+        );
+        let _bridge = serve(&data, handler).await.unwrap();
+        // A hook as `ask_window` speaks it: one request line on the real
+        // socket with this start's token, then waiting for the reply.
+        let token = std::fs::read_to_string(data.join(TOKEN_FILE)).unwrap();
+        let mut hook = tokio::net::UnixStream::connect(data.join(SOCKET_FILE))
+            .await
+            .unwrap();
+        let mut line = serde_json::to_string(&BridgeRequest { token, ask: ask() }).unwrap();
+        line.push('\n');
+        hook.write_all(line.as_bytes()).await.unwrap();
+        let Some(Seen::Shown(id)) = seen.recv().await else {
+            panic!("the ask was not shown first");
+        };
+        assert_eq!(asks.pending_ids(), std::slice::from_ref(&id));
+        // The hook gives up (its own timeout, its process killed).
+        drop(hook);
+        assert_eq!(
+            seen.recv().await.unwrap(),
+            Seen::Withdrawn(ClaudeCodeAskWithdrawn {
+                request_id: id.clone(),
+                reason: ClaudeCodeAskWithdrawnReason::HookGone,
+            })
+        );
+        assert!(asks.pending_ids().is_empty());
+        let late = asks.answer(&id, Some(PermissionAnswer::AllowOnce));
+        assert!(late.unwrap_err().contains("no longer waiting"));
     }
 }

@@ -13,7 +13,7 @@ use gatehouse_protocol::session::SessionOrigin;
 use gatehouse_session::claude_guard::hook::{HookEnv, handle};
 use gatehouse_session::claude_guard::install::{guard_event_of, hook_command};
 use gatehouse_session::claude_guard::{
-    GuardChange, GuardError, GuardOutcome, GuardScope, guard, status,
+    GUARD_EVENTS, GuardChange, GuardError, GuardOutcome, GuardScope, guard, status,
 };
 use gatehouse_store::Store;
 use serde_json::{Value, json};
@@ -84,7 +84,7 @@ fn guard_adds_the_entries_keeps_everything_else_and_off_restores_the_file_byte_f
         v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
         "./fmt.sh"
     );
-    for event in ["PreToolUse", "PermissionRequest", "PostToolUse"] {
+    for event in GUARD_EVENTS {
         let groups = v["hooks"][event].as_array().unwrap();
         let ours: Vec<&Value> = groups
             .iter()
@@ -159,7 +159,7 @@ fn a_moved_gatehouse_cli_is_replaced_not_added_twice() {
     assert!(!text.contains("/old/"), "{text}");
     assert_eq!(
         text.matches("/new/gatehouse-cli claude-code hook").count(),
-        3
+        GUARD_EVENTS.len()
     );
 }
 
@@ -254,7 +254,13 @@ fn status_lists_where_the_entries_are_and_names_unreadable_files() {
     );
     assert_eq!(
         s.installed[0].events,
-        ["PreToolUse", "PermissionRequest", "PostToolUse"]
+        [
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "SessionEnd"
+        ]
     );
     std::fs::write(other.join(".claude/settings.local.json"), "{,}").unwrap();
     let s = status(&d.home, Some(&d.project), &d.data);
@@ -499,7 +505,7 @@ fn gatehouse_sessions_never_run_the_guard_entries_and_say_so() {
     );
     assert!(parsed.hooks.is_empty(), "{:?}", parsed.hooks);
     assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
-    assert_eq!(parsed.warnings.len(), 3);
+    assert_eq!(parsed.warnings.len(), GUARD_EVENTS.len());
     assert!(
         parsed.warnings[0]
             .cause

@@ -616,6 +616,49 @@ impl Store {
             .optional()
             .map_err(|e| self.sqlite_error(e))
     }
+
+    /// The event types of call `tool_use_id` in session `session_id`, in
+    /// order (`tool_queued`, `permission_requested`, …).
+    pub fn call_event_types(
+        &self,
+        session_id: &str,
+        tool_use_id: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT type FROM session_events
+                 WHERE tool_use_id = ?1 AND session_id = ?2 ORDER BY seq",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = statement
+            .query_map(params![tool_use_id, session_id], |r| r.get(0))
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
+
+    /// The calls of session `session_id` whose ask is still open: a
+    /// `permission_requested` with no `permission_answered` or
+    /// `tool_completed` after it, oldest first.
+    pub fn unanswered_asks(&self, session_id: &str) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT tool_use_id FROM session_events
+                 WHERE session_id = ?1 AND tool_use_id IS NOT NULL
+                 GROUP BY tool_use_id
+                 HAVING max(type = 'permission_requested')
+                    AND NOT max(type IN ('permission_answered', 'tool_completed'))
+                 ORDER BY min(seq)",
+            )
+            .map_err(|e| self.sqlite_error(e))?;
+        let rows = statement
+            .query_map(params![session_id], |r| r.get(0))
+            .map_err(|e| self.sqlite_error(e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite_error(e))
+    }
 }
 
 /// Whether a `permission_decided` body records the user's answer to an ask

@@ -64,6 +64,9 @@ pub fn data_dir() -> Result<PathBuf, StoreError> {
 /// CLI share the file; a compaction step or a batch takes milliseconds).
 pub(crate) const BUSY_TIMEOUT_MS: u64 = 5000;
 
+/// What `PRAGMA auto_vacuum` reads for INCREMENTAL.
+const AUTO_VACUUM_INCREMENTAL: i64 = 2;
+
 /// A connection to Gatehouse's database.
 #[derive(Debug)]
 pub struct Store {
@@ -90,28 +93,92 @@ impl Store {
         Ok(store)
     }
 
+    /// Opens the database as [`Self::open`] does, for a short-lived process
+    /// that writes a few events and exits (a Claude Code hook call): closing
+    /// it does not checkpoint the WAL (two fsyncs, most of such a process's
+    /// time). Its commits stay in the WAL for the next checkpoint; call
+    /// [`Self::truncate_wal_over`] to keep the WAL small, since every new
+    /// process that finds no other connection recovers the whole WAL and
+    /// its automatic checkpoints never let it restart.
+    pub fn open_without_close_checkpoint(dir: &Path) -> Result<Self, StoreError> {
+        let store = Self::open(dir)?;
+        store
+            .conn
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )
+            .map_err(|source| store.sqlite_error(source))?;
+        Ok(store)
+    }
+
+    /// When the WAL file is over `max_bytes`, checkpoints it into the
+    /// database and truncates it, without waiting for other connections
+    /// (a reader in the way leaves it for a later call). Returns whether
+    /// the WAL is now empty.
+    pub fn truncate_wal_over(&self, max_bytes: u64) -> Result<bool, StoreError> {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let len = std::fs::metadata(&wal).map_or(0, |m| m.len());
+        if len <= max_bytes {
+            return Ok(false);
+        }
+        let sqlite = |source| self.sqlite_error(source);
+        self.conn
+            .busy_timeout(std::time::Duration::ZERO)
+            .map_err(sqlite)?;
+        // (busy, WAL frames, frames checkpointed): busy 1 is a reader or
+        // writer in the way.
+        let busy = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                row.get::<_, i64>(0)
+            });
+        self.conn
+            .busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(sqlite)?;
+        Ok(busy.map_err(sqlite)? == 0)
+    }
+
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     fn configure(&self) -> Result<(), StoreError> {
-        // `auto_vacuum` first: it can only be chosen before the first table
-        // is created (on an existing database it is recorded for the next
-        // VACUUM, which only `compaction.rs` runs). INCREMENTAL lets
-        // compaction give free pages back in short steps instead of one
-        // whole-file VACUUM holding the write lock (compaction.rs).
+        // The busy timeout covers the app and the CLI sharing a file.
         // WAL lets the UI read while the runtime writes; `synchronous=NORMAL`
-        // in WAL mode loses at most the last transactions on power loss, never
-        // corrupts. The busy timeout covers the app and the CLI sharing a file.
+        // in WAL mode loses at most the last transactions on power loss,
+        // never corrupts. It comes first: a pragma that commits (setting
+        // `auto_vacuum` writes the header page) would otherwise commit under
+        // the default FULL, fsyncing the WAL and its folder on every open —
+        // the bulk of a Claude Code hook call's time.
         self.conn
             .execute_batch(&format!(
-                "PRAGMA auto_vacuum = INCREMENTAL;
-                 PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;
-                 PRAGMA busy_timeout = {BUSY_TIMEOUT_MS};"
+                "PRAGMA busy_timeout = {BUSY_TIMEOUT_MS};
+                 PRAGMA synchronous = NORMAL;"
             ))
+            .map_err(|source| self.sqlite_error(source))?;
+        // `auto_vacuum` before the first table is created: it can only be
+        // chosen then (on an existing database it is recorded for the next
+        // VACUUM, which only `compaction.rs` runs). INCREMENTAL lets
+        // compaction give free pages back in short steps instead of one
+        // whole-file VACUUM holding the write lock (compaction.rs). Set only
+        // when it is not already: setting it is a write transaction.
+        let auto_vacuum: i64 = self
+            .conn
+            .query_row("PRAGMA auto_vacuum", [], |row| row.get(0))
+            .map_err(|source| self.sqlite_error(source))?;
+        if auto_vacuum != AUTO_VACUUM_INCREMENTAL {
+            self.conn
+                .execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")
+                .map_err(|source| self.sqlite_error(source))?;
+        }
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA foreign_keys = ON;",
+            )
             .map_err(|source| self.sqlite_error(source))
     }
 

@@ -121,3 +121,34 @@ fn the_database_uses_wal() {
         .unwrap();
     assert_eq!(mode, "wal");
 }
+
+#[test]
+fn opening_an_existing_database_commits_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = data.path().join("p");
+    std::fs::create_dir_all(&folder).unwrap();
+    Store::open(data.path())
+        .unwrap()
+        .add_project(&folder)
+        .unwrap();
+    // A connection that sees every other connection's commit.
+    let watcher = rusqlite::Connection::open(data.path().join(DATABASE_FILE)).unwrap();
+    let version = || -> i64 {
+        watcher
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    let before = version();
+    for _ in 0..3 {
+        let store = Store::open(data.path()).unwrap();
+        assert_eq!(store.list_projects().unwrap().len(), 1);
+    }
+    // Opening used to rewrite the header page (`auto_vacuum`), under the
+    // default `synchronous=FULL`: a commit and two fsyncs per open.
+    assert_eq!(version(), before, "an open committed something");
+    Store::open(data.path())
+        .unwrap()
+        .add_project(&folder.join(".."))
+        .unwrap();
+    assert_ne!(version(), before, "the watcher does see commits");
+}

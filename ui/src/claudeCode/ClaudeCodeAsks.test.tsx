@@ -1,8 +1,8 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
-import { setClaudeCodeAskSource, setTransport } from "../client";
-import type { ClaudeCodeAskShown } from "../generated/protocol";
+import { setClaudeCodeAskSource, setClaudeCodeAskWithdrawnSource, setTransport } from "../client";
+import type { ClaudeCodeAskShown, ClaudeCodeAskWithdrawn } from "../generated/protocol";
 import "../styles.css";
 import { ClaudeCodeAsks } from "./ClaudeCodeAsks";
 
@@ -52,11 +52,24 @@ function fake() {
       },
     }),
   );
+  const withdrawers = new Set<(withdrawn: ClaudeCodeAskWithdrawn) => void>();
+  restores.push(
+    setClaudeCodeAskWithdrawnSource({
+      listen: async (handler) => {
+        withdrawers.add(handler);
+        return () => withdrawers.delete(handler);
+      },
+    }),
+  );
   const send = async (shown: ClaudeCodeAskShown) => {
     await waitFor(() => expect(listeners.size).toBe(1));
     listeners.forEach((l) => l(shown));
   };
-  return { answers, send };
+  const withdraw = async (withdrawn: ClaudeCodeAskWithdrawn) => {
+    await waitFor(() => expect(withdrawers.size).toBe(1));
+    withdrawers.forEach((l) => l(withdrawn));
+  };
+  return { answers, send, withdraw };
 }
 
 describe("a guarded Claude Code's asks", () => {
@@ -77,6 +90,20 @@ describe("a guarded Claude Code's asks", () => {
     fireEvent.keyDown(screen.getByTestId("permission-modal"), { key: "Escape" });
     await waitFor(() => expect(f.answers[1]).toEqual({ request_id: "claude-code-ask-1", answer: { kind: "deny", feedback: null } }));
     await waitFor(() => expect(screen.queryByTestId("permission-modal")).toBeNull());
+  });
+
+  it("drops an ask the backend withdraws (its hook went away) and keeps the others", async () => {
+    const f = fake();
+    render(<ClaudeCodeAsks />);
+    await f.send(ask("claude-code-ask-0", "git push"));
+    await f.send(ask("claude-code-ask-1", "make deploy"));
+    await waitFor(() => expect(screen.getByTestId("permission-queue").textContent).toBe("1 of 2"));
+    await f.withdraw({ request_id: "claude-code-ask-0", reason: "hook_gone" });
+    await waitFor(() => expect(screen.getByTestId("permission-modal").textContent).toContain("make deploy"));
+    expect(screen.getByTestId("permission-modal").textContent).not.toContain("git push");
+    await f.withdraw({ request_id: "claude-code-ask-1", reason: "timed_out" });
+    await waitFor(() => expect(screen.queryByTestId("permission-modal")).toBeNull());
+    expect(f.answers).toEqual([]);
   });
 
   it("offers Claude Code's own settings files for always allow, the first the default", async () => {

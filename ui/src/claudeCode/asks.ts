@@ -4,7 +4,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 
-import { backend, subscribeClaudeCodeAsks } from "../client";
+import { backend, subscribeClaudeCodeAsks, subscribeClaudeCodeAsksWithdrawn } from "../client";
 import type { ClaudeCodeAskShown, PermissionAnswer, RuleFile } from "../generated/protocol";
 import type { PermissionRequest } from "../session/model";
 
@@ -47,7 +47,18 @@ export function useClaudeCodeAsks(): ClaudeCodeAskQueue {
   const [asks, setAsks] = useState<ReceivedAsk[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    return subscribeClaudeCodeAsks((shown) => setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }]));
+    const stopAsks = subscribeClaudeCodeAsks((shown) =>
+      setAsks((queue) => [...queue, { shown, receivedMs: Date.now() }]),
+    );
+    // An ask nobody can answer any more (its hook went away, its wait ran
+    // out) leaves the queue: Claude Code asks in its terminal instead.
+    const stopWithdrawn = subscribeClaudeCodeAsksWithdrawn((withdrawn) =>
+      setAsks((queue) => queue.filter((a) => a.shown.request_id !== withdrawn.request_id)),
+    );
+    return () => {
+      stopAsks();
+      stopWithdrawn();
+    };
   }, []);
   const answer = useCallback((requestId: string, value: PermissionAnswer) => {
     setAsks((queue) => queue.filter((a) => a.shown.request_id !== requestId));

@@ -258,6 +258,26 @@ ask: ClaudeCodeAsk,
 rule_files: Array<RuleFile>, };
 
 /**
+ * A Claude Code ask shown with [`ClaudeCodeAskShown`] that can no longer
+ * be answered: the modal drops it.
+ */
+export type ClaudeCodeAskWithdrawn = { 
+/**
+ * The ask's `request_id`.
+ */
+request_id: string, 
+/**
+ * Why.
+ */
+reason: ClaudeCodeAskWithdrawnReason, };
+
+/**
+ * Why a shown Claude Code ask stopped waiting without an answer from the
+ * window.
+ */
+export type ClaudeCodeAskWithdrawnReason = "hook_gone" | "timed_out";
+
+/**
  * Settings → Claude Code: the guard's status and what the switch installs.
  */
 export type ClaudeCodeGuard = { 
@@ -4264,7 +4284,7 @@ export type TraceOutcome = "allow" | "ask" | "deny" | "passthrough" | "skipped";
  * label in plain words (the `layer` name is internal and may carry a
  * hook's name).
  */
-export type TraceStage = "deny_rules" | "ask_rules" | "allow_rules" | "tool_check" | "shell_analysis" | "safety_checks" | "mode" | "settings" | "destructive" | "default" | "hook" | "user_answer" | "imported" | "other";
+export type TraceStage = "deny_rules" | "ask_rules" | "allow_rules" | "tool_check" | "shell_analysis" | "safety_checks" | "mode" | "settings" | "destructive" | "default" | "hook" | "user_answer" | "imported" | "claude_code_hook" | "claude_code_terminal" | "other";
 
 /**
  * One line of a decision trace.

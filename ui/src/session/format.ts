@@ -148,6 +148,8 @@ const STAGE_WORDS: Record<TraceStage, string> = {
   hook: "Hook",
   user_answer: "Your answer",
   imported: "Claude Code",
+  claude_code_hook: "Gatehouse, for Claude Code",
+  claude_code_terminal: "You, in Claude Code's terminal",
   other: "Other check",
 };
 

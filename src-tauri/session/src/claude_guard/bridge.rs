@@ -8,7 +8,10 @@
 //! holds the socket, and replaces a stale socket a crashed app left. The
 //! hook side ([`ask_window`]) is synchronous and bounded in time and size:
 //! no window, a stale socket, a wrong token or no answer in time is an
-//! error the hook turns into "no decision".
+//! error the hook turns into "no decision". While an ask waits, the app
+//! watches the hook's side of the connection: when it closes (the hook's
+//! own timeout, its process killed) the ask is dropped, which withdraws it
+//! from the window ([`super::window`]).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 use gatehouse_protocol::claude_code::{BridgeReply, BridgeRequest, ClaudeCodeAsk};
 use gatehouse_protocol::session::PermissionAnswer;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
@@ -154,23 +157,40 @@ pub async fn serve(data_dir: &Path, handler: AskHandler) -> Result<BridgeHandle,
 async fn answer_one(stream: UnixStream, token: &str, handler: &AskHandler) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
-    tokio::io::BufReader::new(read.take(MAX_REQUEST_BYTES))
-        .read_line(&mut line)
-        .await?;
+    let mut reader = tokio::io::BufReader::new(read.take(MAX_REQUEST_BYTES));
+    reader.read_line(&mut line).await?;
     let reply = match serde_json::from_str::<BridgeRequest>(&line) {
         Err(e) => BridgeReply::Unanswered(format!("not an ask: {e}")),
         Ok(request) if request.token != token => {
             BridgeReply::Unanswered("wrong token: not this app start's".into())
         }
-        Ok(request) => match handler(request.ask).await {
-            Some(answer) => BridgeReply::Answer(answer),
-            None => BridgeReply::Unanswered("nobody answered in Gatehouse".into()),
-        },
+        Ok(request) => {
+            let asked = handler(request.ask);
+            let closed = hung_up(reader.into_inner().into_inner());
+            match futures::future::select(asked, std::pin::pin!(closed)).await {
+                Either::Left((Some(answer), _)) => BridgeReply::Answer(answer),
+                Either::Left((None, _)) => {
+                    BridgeReply::Unanswered("nobody answered in Gatehouse".into())
+                }
+                // The hook gave up (its own timeout) or its process ended:
+                // dropping the ask withdraws it from the window, and there
+                // is nobody to reply to.
+                Either::Right(((), _)) => return Ok(()),
+            }
+        }
     };
     let mut text = serde_json::to_string(&reply).map_err(std::io::Error::other)?;
     text.push('\n');
     write.write_all(text.as_bytes()).await?;
     write.shutdown().await
+}
+
+/// Resolves when the hook's side of the connection is done: end of file
+/// (it closed the socket or its process ended), an error, or anything more
+/// after its one request line (not the protocol: treated as gone too).
+async fn hung_up(mut read: tokio::net::unix::OwnedReadHalf) {
+    let mut byte = [0_u8; 1];
+    let _ = read.read(&mut byte).await;
 }
 
 /// Asks the window serving `data_dir`'s socket and waits at most `timeout`

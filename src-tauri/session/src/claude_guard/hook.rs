@@ -11,11 +11,14 @@
 //! no decision (Claude Code then decides as if there were no hook), and
 //! the problems are returned for the log.
 //!
-//! PermissionRequest goes to the running window ([`super::permission_request`]).
+//! PermissionRequest goes to the running window ([`super::permission_request`]);
+//! who decided each call, including the user in Claude Code's terminal, is
+//! read from the events that follow ([`super::ledger`]).
 //!
 //! Claude Code hook fields read: `session_id`, `transcript_path`, `cwd`,
 //! `hook_event_name`, `permission_mode`, `tool_name`, `tool_input`,
-//! `tool_use_id`, `tool_response`; the environment's `CLAUDE_PROJECT_DIR`
+//! `tool_use_id`, `tool_response`, `duration_ms`, and PostToolUseFailure's
+//! `error` and `is_interrupt`; the environment's `CLAUDE_PROJECT_DIR`
 //! (the caller passes it). Fields written: `hookSpecificOutput` with
 //! `hookEventName`, `permissionDecision`, `permissionDecisionReason`.
 
@@ -31,10 +34,14 @@ use gatehouse_store::{NewSession, SessionProvenance, Store, validate_session_id}
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::state::{LastCall, claude_code_version, update_state};
+use super::ledger::LAYER_HOOK;
+use super::state::{LastCall, claude_code_version, write_last_call};
 
 /// The most stdin a hook call reads (a Write's whole file is in it).
 pub const MAX_HOOK_INPUT_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The WAL size over which a hook call checkpoints and truncates it.
+const MAX_HOOK_WAL_BYTES: u64 = 1024 * 1024;
 
 /// The most of a tool's response kept in the recorded event.
 const MAX_RECORDED_RESPONSE_BYTES: usize = 16 * 1024;
@@ -92,6 +99,14 @@ pub(super) struct HookInput {
     pub(super) tool_input: Option<Value>,
     pub(super) tool_use_id: Option<String>,
     pub(super) tool_response: Option<Value>,
+    /// PostToolUseFailure: what went wrong (a string in 2.1.x).
+    pub(super) error: Option<Value>,
+    /// PostToolUseFailure: the user interrupted the call (a boolean; any
+    /// other value reads as not interrupted rather than failing the input).
+    pub(super) is_interrupt: Option<Value>,
+    /// PostToolUse(Failure): how long the tool ran, in milliseconds (a
+    /// number, possibly fractional).
+    pub(super) duration_ms: Option<Value>,
 }
 
 /// Answers one hook call of `event` with stdin `input`; the problems met
@@ -102,26 +117,28 @@ pub fn handle(event: &str, input: &[u8], env: &HookEnv) -> HookReply {
     if let Some(call) = &call {
         match event {
             "PreToolUse" => pre_tool_use(call, env, &mut reply),
-            "PostToolUse" => post_tool_use(call, env, &mut reply),
+            "PostToolUse" => post_tool_use(call, env, &mut reply, false),
+            "PostToolUseFailure" => post_tool_use(call, env, &mut reply, true),
             "PermissionRequest" => super::permission_request::handle(call, env, &mut reply),
+            "SessionEnd" => session_end(call, env, &mut reply),
             other => reply.problems.push(format!(
-                "unknown hook event {other:?}; Gatehouse answers PreToolUse, PermissionRequest and PostToolUse"
+                "unknown hook event {other:?}; Gatehouse answers {}",
+                super::GUARD_EVENTS.join(", ")
             )),
         }
     }
     // Recorded even for input that could not be read: Claude Code called.
     let call = call.unwrap_or_default();
-    if let Err(e) = update_state(&env.data_dir, |s| {
-        s.last_call = Some(LastCall {
-            event: event.to_owned(),
-            at_ms: now_ms(),
-            claude_code_version: call
-                .transcript_path
-                .as_deref()
-                .and_then(|p| claude_code_version(Path::new(p))),
-            session_id: call.session_id.clone(),
-        });
-    }) {
+    let last = LastCall {
+        event: event.to_owned(),
+        at_ms: now_ms(),
+        claude_code_version: call
+            .transcript_path
+            .as_deref()
+            .and_then(|p| claude_code_version(Path::new(p))),
+        session_id: call.session_id.clone(),
+    };
+    if let Err(e) = write_last_call(&env.data_dir, &last) {
         reply
             .problems
             .push(format!("recording the last call in the guard's state: {e}"));
@@ -306,8 +323,20 @@ pub(super) fn truncate(text: &mut String, max: usize) {
 }
 
 pub(super) fn open_store(env: &HookEnv, reply: &mut HookReply) -> Option<Store> {
-    match Store::open(&env.data_dir) {
-        Ok(store) => Some(store),
+    // The hook process writes a few events and exits: the checkpoint SQLite
+    // runs as the last connection closes (two fsyncs, most of the call's
+    // time) is skipped, and the WAL is checkpointed and truncated instead
+    // once it is over MAX_HOOK_WAL_BYTES (every new hook process recovers
+    // all of it; left alone it grows without bound).
+    match Store::open_without_close_checkpoint(&env.data_dir) {
+        Ok(store) => {
+            if let Err(e) = store.truncate_wal_over(MAX_HOOK_WAL_BYTES) {
+                reply
+                    .problems
+                    .push(format!("checkpointing Gatehouse's store: {e}"));
+            }
+            Some(store)
+        }
         Err(e) => {
             reply.problems.push(format!(
                 "opening Gatehouse's store: {e}; the call is not recorded"
@@ -399,19 +428,9 @@ fn record_pre(
 ) -> Result<(), String> {
     let session = ensure_session(store, call, project)?;
     let id = tool_use_id(call);
-    append(
-        store,
-        &session,
-        EventBody::ToolQueued {
-            tool_use_id: id.clone(),
-            name: tool_name.to_owned(),
-            input: tool_input.clone(),
-            read_only: false,
-        },
-    )?;
     let mut trace = report.trace.clone();
     trace.push(TraceStep::new(
-        "claude_code_hook",
+        LAYER_HOOK,
         match report.decision {
             PermissionBehavior::Allow => TraceOutcome::Allow,
             PermissionBehavior::Ask => TraceOutcome::Ask,
@@ -419,25 +438,61 @@ fn record_pre(
         },
         "Gatehouse answered Claude Code's PreToolUse hook",
     ));
-    append(
-        store,
-        &session,
+    let mut bodies = vec![
+        EventBody::ToolQueued {
+            tool_use_id: id.clone(),
+            name: tool_name.to_owned(),
+            input: tool_input.clone(),
+            read_only: false,
+        },
         EventBody::PermissionDecided {
             tool_use_id: id.clone(),
             decision: report.decision,
             reason: report.reason.clone(),
             trace,
         },
-    )?;
+    ];
     if report.decision == PermissionBehavior::Deny {
-        append_denied(
-            store,
-            &session,
+        bodies.push(denied(
             id,
             gatehouse_core::pipeline::describe_reason(&report.reason),
-        )?;
+        ));
     }
-    Ok(())
+    // One transaction for the call's events.
+    append_all(store, &session, bodies)
+}
+
+/// Appends `bodies` to `session` in order, in one transaction.
+pub(super) fn append_all(
+    store: &mut Store,
+    session_id: &str,
+    bodies: Vec<EventBody>,
+) -> Result<(), String> {
+    let ts_ms = u64::try_from(now_ms()).unwrap_or(0);
+    let events: Vec<Event> = bodies
+        .into_iter()
+        .map(|body| Event {
+            session_id: session_id.to_owned(),
+            ts_ms,
+            body,
+        })
+        .collect();
+    store
+        .append_events(&events.iter().collect::<Vec<_>>())
+        .map_err(|e| e.to_string())
+}
+
+/// The `tool_completed` of a refused call: status `denied` and the refusal
+/// Claude Code passes on to the model.
+pub(super) fn denied(tool_use_id: String, text: String) -> EventBody {
+    EventBody::ToolCompleted {
+        tool_use_id,
+        status: ToolCallStatus::Denied,
+        is_error: true,
+        content: vec![ContentBlock::Text { text }],
+        duration_ms: 0,
+        persisted_path: None,
+    }
 }
 
 /// Closes a refused call: `tool_completed` with status `denied` and the
@@ -448,18 +503,7 @@ pub(super) fn append_denied(
     tool_use_id: String,
     text: String,
 ) -> Result<(), String> {
-    append(
-        store,
-        session,
-        EventBody::ToolCompleted {
-            tool_use_id,
-            status: ToolCallStatus::Denied,
-            is_error: true,
-            content: vec![ContentBlock::Text { text }],
-            duration_ms: 0,
-            persisted_path: None,
-        },
-    )
+    append(store, session, denied(tool_use_id, text))
 }
 
 /// The text of a tool's response as recorded: Bash's stdout and stderr,
@@ -483,19 +527,26 @@ fn response_text(response: Option<&Value>) -> String {
     text
 }
 
-fn post_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
+/// PostToolUse (`failed`: PostToolUseFailure): the call ran; its result
+/// is recorded, after the terminal's allow when Claude Code asked there.
+fn post_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply, failed: bool) {
     let project = project_dir(call, env);
     let Some(mut store) = open_store(env, reply) else {
         return;
     };
-    if let Err(e) = record_post(&mut store, call, &project) {
+    if let Err(e) = record_post(&mut store, call, &project, failed) {
         reply
             .problems
             .push(format!("recording the call's result: {e}"));
     }
 }
 
-fn record_post(store: &mut Store, call: &HookInput, project: &Path) -> Result<(), String> {
+fn record_post(
+    store: &mut Store,
+    call: &HookInput,
+    project: &Path,
+    failed: bool,
+) -> Result<(), String> {
     let session = ensure_session(store, call, project)?;
     let id = tool_use_id(call);
     ensure_queued(
@@ -505,20 +556,56 @@ fn record_post(store: &mut Store, call: &HookInput, project: &Path) -> Result<()
         call.tool_name.as_deref().unwrap_or_default(),
         call.tool_input.as_ref().unwrap_or(&Value::Null),
     )?;
+    super::ledger::settle_ran(store, &session, &id)?;
+    let (status, text) = if failed {
+        let status = if call.is_interrupt.as_ref().and_then(Value::as_bool) == Some(true) {
+            ToolCallStatus::Interrupted
+        } else {
+            ToolCallStatus::Error
+        };
+        (status, response_text(call.error.as_ref()))
+    } else {
+        (
+            ToolCallStatus::Ok,
+            response_text(call.tool_response.as_ref()),
+        )
+    };
     append(
         store,
         &session,
         EventBody::ToolCompleted {
             tool_use_id: id,
-            status: ToolCallStatus::Ok,
-            is_error: false,
-            content: vec![ContentBlock::Text {
-                text: response_text(call.tool_response.as_ref()),
-            }],
-            duration_ms: 0,
+            status,
+            is_error: failed,
+            content: vec![ContentBlock::Text { text }],
+            duration_ms: duration_ms(call.duration_ms.as_ref()),
             persisted_path: None,
         },
     )
+}
+
+/// Claude Code's `duration_ms` as whole milliseconds (0 when absent or not
+/// a non-negative number).
+// The value is finite and non-negative; `as` saturates at u64::MAX.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn duration_ms(value: Option<&Value>) -> u64 {
+    value
+        .and_then(Value::as_f64)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .map_or(0, |ms| ms.round() as u64)
+}
+
+/// SessionEnd: the recorded session ends (asks left open were declined
+/// in Claude Code's terminal).
+fn session_end(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
+    let Some(mut store) = open_store(env, reply) else {
+        return;
+    };
+    if let Err(e) = super::ledger::end_session(&mut store, call) {
+        reply
+            .problems
+            .push(format!("recording the end of the session: {e}"));
+    }
 }
 
 /// Queues call `id` unless its `tool_queued` is stored already (guarded

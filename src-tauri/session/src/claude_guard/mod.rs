@@ -12,6 +12,7 @@
 pub mod bridge;
 pub mod hook;
 pub mod install;
+pub mod ledger;
 mod permission_request;
 pub mod state;
 mod switch;
@@ -133,6 +134,6 @@ pub fn status(home: &Path, project: Option<&Path>, data_dir: &Path) -> GuardStat
     GuardStatus {
         installed,
         problems,
-        last_call: state.last_call,
+        last_call: state::read_last_call(data_dir, &state),
     }
 }

@@ -7,7 +7,8 @@
 //! (the PreToolUse hook applies them); "always" writes them, in Claude
 //! Code's syntax, to the settings file picked (Claude Code reads it too).
 //! No window, a stale socket or no answer in time: no decision, Claude
-//! Code asks in its terminal.
+//! Code asks in its terminal (recorded as `permission_requested`, settled
+//! by what follows: [`super::ledger`]).
 
 use gatehouse_permissions::rule::RuleKind;
 use gatehouse_permissions::suggest::suggest_rules;
@@ -26,6 +27,7 @@ use super::hook::{
     HookEnv, HookInput, HookReply, append, append_denied, decide, ensure_queued, ensure_session,
     tool_use_id,
 };
+use super::ledger::record_terminal_ask;
 
 /// Answers a PermissionRequest from the window, or leaves it to Claude
 /// Code's terminal prompt.
@@ -59,6 +61,13 @@ pub(super) fn handle(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
             reply.problems.push(format!(
                 "PermissionRequest: {why}; Claude Code asks in its terminal"
             ));
+            // The ledger: the call now waits for the user in the terminal
+            // (settled by its PostToolUse, or at SessionEnd).
+            if let Some(store) = store.as_mut()
+                && let Err(e) = record_terminal_ask(store, call, &project, &ask, &why)
+            {
+                reply.problems.push(format!("recording the ask: {e}"));
+            }
             return;
         }
     };
@@ -195,7 +204,7 @@ fn record(
                 answer: answer_text(answer),
             },
             trace: vec![TraceStep::new(
-                "claude_code_hook",
+                super::ledger::LAYER_HOOK,
                 outcome,
                 "the user answered Claude Code's PermissionRequest in Gatehouse",
             )],

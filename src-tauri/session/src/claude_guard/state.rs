@@ -1,8 +1,11 @@
-//! The guard's small state file in the data directory
-//! (`claude-code-guard.json`): the settings files Gatehouse installed its
-//! entries in, and the last hook call (event, time, Claude Code version).
-//! Not in SQLite: the hook process writes it on every call and needs no
-//! migration to do so; losing it loses only what `status` shows.
+//! The guard's small state files in the data directory:
+//! `claude-code-guard.json`, the settings files Gatehouse installed its
+//! entries in (written durably, by `guard`), and
+//! `claude-code-last-call.json`, the last hook call (event, time, Claude
+//! Code version), which every hook call replaces. Not in SQLite: no
+//! migration is needed to write them. The last call is replaced atomically
+//! but not fsynced (it is on the hook's hot path; a power loss can lose it,
+//! and losing it loses only what `status` shows).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -11,6 +14,12 @@ use serde::{Deserialize, Serialize};
 
 /// File name of the state file in the data directory.
 pub const STATE_FILE: &str = "claude-code-guard.json";
+
+/// File name of the last hook call in the data directory.
+pub const LAST_CALL_FILE: &str = "claude-code-last-call.json";
+
+/// The largest last-call file read.
+const MAX_LAST_CALL_BYTES: u64 = 16 * 1024;
 
 /// The largest state file read (it holds a few paths).
 const MAX_STATE_BYTES: u64 = 256 * 1024;
@@ -26,8 +35,9 @@ pub struct GuardState {
     /// Settings files `guard` wrote entries into (removed by `guard --off`).
     #[serde(default)]
     pub installs: Vec<String>,
-    /// The last call.
-    #[serde(default)]
+    /// The last call, as builds before [`LAST_CALL_FILE`] stored it (read
+    /// when that file is missing; no longer written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_call: Option<LastCall>,
 }
 
@@ -74,6 +84,31 @@ pub fn update_state(data_dir: &Path, change: impl FnOnce(&mut GuardState)) -> st
     let (mut state, _) = read_state(data_dir);
     change(&mut state);
     write_state(data_dir, &state)
+}
+
+/// Replaces the last call in `data_dir` (temp file and rename: readers see
+/// the old or the new one, never half of one; not fsynced, see the module
+/// documentation).
+pub fn write_last_call(data_dir: &Path, call: &LastCall) -> std::io::Result<()> {
+    let text = serde_json::to_vec(call).map_err(std::io::Error::other)?;
+    let path = data_dir.join(LAST_CALL_FILE);
+    // One temp file per process: parallel hook calls never share one.
+    let tmp = data_dir.join(format!("{LAST_CALL_FILE}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The last call in `data_dir`, else the one an older build kept in the
+/// state file; a missing or unreadable file reads as none.
+pub fn read_last_call(data_dir: &Path, state: &GuardState) -> Option<LastCall> {
+    let mut text = String::new();
+    std::fs::File::open(data_dir.join(LAST_CALL_FILE))
+        .and_then(|f| f.take(MAX_LAST_CALL_BYTES).read_to_string(&mut text))
+        .ok()
+        .and_then(|_| serde_json::from_str(&text).ok())
+        .or_else(|| state.last_call.clone())
 }
 
 /// Claude Code's version as its transcript at `path` last recorded it (the
