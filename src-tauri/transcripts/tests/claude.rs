@@ -537,8 +537,11 @@ fn every_shared_fixture_imports_without_problems() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/fixtures/claude-code-transcripts");
     if !dir.is_dir() {
-        gatehouse_test_support::missing(format!(
-            "the shared fixtures {} are absent (they sit beside the main checkout)",
+        // A clone without `../shared` (a newcomer's) must pass `cargo xtask
+        // test`: counted as a skip, never a failure; CI has the fixtures.
+        // The project's own fixtures (tests/fixtures) run either way.
+        gatehouse_test_support::not_applicable(format!(
+            "the shared fixtures {} are absent (a clone without ../shared)",
             dir.display()
         ));
         return;
