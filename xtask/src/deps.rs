@@ -31,8 +31,9 @@ pub(crate) const BUNDLE_PACKAGES: &[&str] = &["binutils"];
 /// `xdotool` (real X key chords such as Shift+Tab, which WebKitWebDriver
 /// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
 /// a real Secret Service for the keychain tests (`gnome-keyring` inside
-/// `dbus-run-session`, from `dbus-daemon`), and `lintian` for the package
-/// test (`cargo xtask test package`).
+/// `dbus-run-session`, from `dbus-daemon`), `lintian` for the package
+/// test (`cargo xtask test package`), and `curl`, which the sandbox's
+/// network tests run inside bwrap (minimal Debian and Ubuntu images lack it).
 pub(crate) const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
@@ -42,6 +43,7 @@ pub(crate) const TEST_PACKAGES: &[&str] = &[
     "gnome-keyring",
     "dbus-daemon",
     "lintian",
+    "curl",
 ];
 
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
