@@ -211,6 +211,23 @@ pub(crate) fn summary_line(totals: Counts) -> String {
     )
 }
 
+/// Points the tests `cmd` runs at the pinned Claude Code (installed with
+/// npm when missing), or marks them skipped with `--skip-claude-code`.
+/// When npm cannot install it the other tests still run; the Claude Code
+/// tests fail (GATEHOUSE_REQUIRE_ALL) after this message.
+fn with_claude_code(cmd: &mut Command, root: &Path, skip: bool) {
+    if skip {
+        cmd.env(deps::SKIP_CLAUDE_CODE_ENV, "1");
+        return;
+    }
+    match deps::ensure_claude_code(root) {
+        Ok(claude) => {
+            cmd.env(deps::CLAUDE_CODE_ENV, claude);
+        }
+        Err(e) => eprintln!("xtask: {e:#}"),
+    }
+}
+
 pub(crate) fn test(
     groups: &[Group],
     e2e_tests: &[String],
@@ -281,18 +298,7 @@ pub(crate) fn test(
             let mut cmd = Command::new("dbus-run-session");
             count_skips_in(&mut cmd, &skips);
             // Real Claude Code guarded by Gatehouse (cli/tests/claude_code_real.rs).
-            if skip_claude_code {
-                cmd.env(deps::SKIP_CLAUDE_CODE_ENV, "1");
-            } else {
-                match deps::ensure_claude_code(&root) {
-                    Ok(claude) => {
-                        cmd.env(deps::CLAUDE_CODE_ENV, claude);
-                    }
-                    // The other tests still run; the Claude Code test fails
-                    // (GATEHOUSE_REQUIRE_ALL) after this message.
-                    Err(e) => eprintln!("xtask: {e:#}"),
-                }
-            }
+            with_claude_code(&mut cmd, &root, skip_claude_code);
             cmd.current_dir(&root)
                 .env(deps::MCP_SERVERS_ENV, &mcp_servers)
                 .env("CARGO_TERM_COLOR", "never")
@@ -320,6 +326,8 @@ pub(crate) fn test(
             count_skips_in(&mut cmd, &skips);
             // The MCP sign-in test runs the Python SDK's OAuth server.
             let mcp_servers = deps::ensure_mcp_test_servers(&root)?;
+            // Real Claude Code asking in the real window (claude_code_real.rs).
+            with_claude_code(&mut cmd, &root, skip_claude_code);
             cmd.env(deps::MCP_SERVERS_ENV, &mcp_servers).args([
                 "test",
                 "--locked",

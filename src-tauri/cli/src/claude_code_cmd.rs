@@ -44,7 +44,10 @@ pub enum ClaudeCodeCommand {
     /// project's settings files (the ones Claude Code reads), shell analysis
     /// and protected paths, and prints {"hookSpecificOutput":
     /// {"hookEventName": "PreToolUse", "permissionDecision":
-    /// "allow"|"ask"|"deny", "permissionDecisionReason"}}. PostToolUse and
+    /// "allow"|"ask"|"deny", "permissionDecisionReason"}}; when it would
+    /// ask and the Gatehouse window is running, the window asks the user
+    /// first and the answer is printed as "allow" or "deny" (no window or
+    /// no answer in time: "ask"). PostToolUse and
     /// PostToolUseFailure: record the result (an ask left to Claude Code's
     /// terminal is then recorded as allowed there), print nothing.
     /// SessionEnd: asks still open are recorded as denied in the terminal

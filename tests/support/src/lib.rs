@@ -18,6 +18,9 @@
 //!   instead: the test fails, naming what was missing. [`not_applicable`]
 //!   still only skips: nothing can be installed to make it apply.
 
+#[cfg(feature = "claude-code")]
+pub mod claude_code;
+
 use std::ffi::OsString;
 use std::fmt::Display;
 use std::io::Write as _;
