@@ -11,7 +11,8 @@
 //! no decision (Claude Code then decides as if there were no hook), and
 //! the problems are returned for the log.
 //!
-//! PermissionRequest goes to the running window ([`super::permission_request`]);
+//! A call Gatehouse would ask about goes to the running window, from
+//! PreToolUse or from PermissionRequest ([`super::permission_request`]);
 //! who decided each call, including the user in Claude Code's terminal, is
 //! read from the events that follow ([`super::ledger`]).
 //!
@@ -35,6 +36,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ledger::LAYER_HOOK;
+use super::permission_request::{Via, answer_in_window, ask_of};
 use super::state::{LastCall, claude_code_version, write_last_call};
 
 /// The most stdin a hook call reads (a Write's whole file is in it).
@@ -203,13 +205,52 @@ fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
         );
         return;
     };
-    let (project, report, store) = decide(call, env, tool_name, tool_input, reply);
+    let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply);
+    // Gatehouse asks: the running window is where the user answers. Claude
+    // Code in print mode or the SDK turns a hook's "ask" straight into a
+    // denial (no PermissionRequest follows), and in the terminal the ask
+    // would only come back to the window through PermissionRequest.
+    if report.decision == PermissionBehavior::Ask {
+        let ask = ask_of(call, &project, tool_name, tool_input, &report);
+        if let Ok((behavior, message)) = answer_in_window(
+            call,
+            env,
+            &project,
+            &ask,
+            &mut store,
+            reply,
+            Via::PreToolUse,
+        ) {
+            reply.stdout = Some(answered_output(behavior, message));
+            return;
+        }
+        // No window, or no answer in time: Claude Code asks as usual.
+    }
     reply.stdout = Some(pre_tool_use_output(&report));
     if let Some(mut store) = store
         && let Err(e) = record_pre(&mut store, call, &project, tool_name, tool_input, &report)
     {
         reply.problems.push(format!("recording the call: {e}"));
     }
+}
+
+/// Claude Code's PreToolUse answer for what the user answered in the
+/// window. Claude Code still applies its own deny rules after an allow.
+fn answered_output(behavior: PermissionBehavior, message: Option<String>) -> Value {
+    let (decision, reason) = match behavior {
+        PermissionBehavior::Allow => ("allow", "Gatehouse: the user allowed this call".to_owned()),
+        _ => (
+            "deny",
+            message.unwrap_or_else(|| "Gatehouse: the user denied this call".to_owned()),
+        ),
+    };
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    })
 }
 
 /// Gatehouse's decision for a call: the project's settings files (its

@@ -22,11 +22,12 @@ use super::GuardError;
 pub use gatehouse_hooks::guard_entry::{CLI_NAME, GUARD_EVENTS, guard_event_of};
 pub use gatehouse_protocol::claude_code::{GuardChange, GuardScope, InstalledEntries};
 
-/// Seconds Claude Code gives each entry before going on without it. A
-/// PermissionRequest waits for the user in the window, so it gets longer
-/// (the hook itself gives up earlier and lets the terminal prompt).
+/// Seconds Claude Code gives each entry before going on without it.
+/// PreToolUse and PermissionRequest may wait for the user in the window,
+/// so they get longer (the hook itself gives up earlier and lets Claude
+/// Code ask as usual).
 fn timeout_secs(event: &str) -> u64 {
-    if event == "PermissionRequest" {
+    if matches!(event, "PreToolUse" | "PermissionRequest") {
         600
     } else {
         30
@@ -325,11 +326,19 @@ pub fn guard_file(path: &Path, cli: &Path) -> Result<GuardChange, GuardError> {
     let wanted: Vec<String> = GUARD_EVENTS.iter().map(|e| hook_command(cli, e)).collect();
     if let Some((_, value)) = &current {
         let found = our_entries(value.get("hooks").unwrap_or(&Value::Null));
+        let hooks = value.get("hooks").unwrap_or(&Value::Null);
+        // An older install with other timeouts is rewritten.
+        let timeout_of = |event: &str, g: usize, i: usize| {
+            hooks
+                .pointer(&format!("/{event}/{g}/hooks/{i}/timeout"))
+                .and_then(Value::as_u64)
+        };
         let exact = found.len() == GUARD_EVENTS.len()
-            && GUARD_EVENTS
-                .iter()
-                .zip(&wanted)
-                .all(|(event, command)| found.iter().any(|(e, .., c)| e == event && c == command));
+            && GUARD_EVENTS.iter().zip(&wanted).all(|(event, command)| {
+                found.iter().any(|(e, g, i, c)| {
+                    e == event && c == command && timeout_of(e, *g, *i) == Some(timeout_secs(e))
+                })
+            });
         if exact {
             return Ok(GuardChange::Unchanged);
         }

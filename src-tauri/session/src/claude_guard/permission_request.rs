@@ -40,23 +40,25 @@ pub(super) fn handle(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
         return;
     };
     let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply);
-    let cwd = call
-        .cwd
-        .as_ref()
-        .map_or_else(|| project.clone(), std::path::PathBuf::from);
-    let ask = ClaudeCodeAsk {
-        session_id: call.session_id.clone().unwrap_or_default(),
-        tool_use_id: tool_use_id(call),
-        tool_name: tool_name.clone(),
-        input: tool_input.clone(),
-        project: project.display().to_string(),
-        reason: report.reason.clone(),
-        trace: report.trace.clone(),
-        suggestions: suggest_rules(tool_name, tool_input, &cwd),
-        preview: crate::preview::preview(tool_name, tool_input),
-    };
-    let answer = match ask_window(&env.data_dir, &ask, env.ask_timeout) {
-        Ok(answer) => answer,
+    let ask = ask_of(call, &project, tool_name, tool_input, &report);
+    match answer_in_window(
+        call,
+        env,
+        &project,
+        &ask,
+        &mut store,
+        reply,
+        Via::PermissionRequest,
+    ) {
+        Ok((behavior, message)) => {
+            let mut decision = json!({"behavior": if behavior == PermissionBehavior::Allow { "allow" } else { "deny" }});
+            if let Some(message) = &message {
+                decision["message"] = json!(message);
+            }
+            reply.stdout = Some(json!({
+                "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}
+            }));
+        }
         Err(why) => {
             reply.problems.push(format!(
                 "PermissionRequest: {why}; Claude Code asks in its terminal"
@@ -68,31 +70,99 @@ pub(super) fn handle(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
             {
                 reply.problems.push(format!("recording the ask: {e}"));
             }
-            return;
         }
-    };
+    }
+}
+
+/// Which of Claude Code's hooks brought the ask to the window.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Via {
+    /// PreToolUse: Gatehouse's engine asks (Claude Code in print mode or
+    /// the SDK never prompts after a hook's "ask", so the window is the
+    /// only place to answer it).
+    PreToolUse,
+    /// PermissionRequest: Claude Code is about to prompt.
+    PermissionRequest,
+}
+
+impl Via {
+    fn trace_detail(self) -> &'static str {
+        match self {
+            Via::PreToolUse => "the user answered Claude Code's PreToolUse hook in Gatehouse",
+            Via::PermissionRequest => {
+                "the user answered Claude Code's PermissionRequest in Gatehouse"
+            }
+        }
+    }
+}
+
+/// The ask the window shows for a call Gatehouse decided `report` on.
+pub(super) fn ask_of(
+    call: &HookInput,
+    project: &std::path::Path,
+    tool_name: &str,
+    tool_input: &serde_json::Value,
+    report: &gatehouse_permissions::CheckReport,
+) -> ClaudeCodeAsk {
+    let cwd = call
+        .cwd
+        .as_ref()
+        .map_or_else(|| project.to_path_buf(), std::path::PathBuf::from);
+    ClaudeCodeAsk {
+        session_id: call.session_id.clone().unwrap_or_default(),
+        tool_use_id: tool_use_id(call),
+        tool_name: tool_name.to_owned(),
+        input: tool_input.clone(),
+        project: project.display().to_string(),
+        reason: report.reason.clone(),
+        trace: report.trace.clone(),
+        suggestions: suggest_rules(tool_name, tool_input, &cwd),
+        preview: crate::preview::preview(tool_name, tool_input),
+    }
+}
+
+/// Asks the running window and waits for the user (at most the hook's
+/// ask timeout); grants what the answer grants and records it in the
+/// ledger. Returns allow/deny and the message for Claude Code, or why
+/// there is no answer (no window, a stale socket, a timeout), with
+/// nothing recorded.
+pub(super) fn answer_in_window(
+    call: &HookInput,
+    env: &HookEnv,
+    project: &std::path::Path,
+    ask: &ClaudeCodeAsk,
+    store: &mut Option<Store>,
+    reply: &mut HookReply,
+    via: Via,
+) -> Result<(PermissionBehavior, Option<String>), String> {
+    let answer = ask_window(&env.data_dir, ask, env.ask_timeout)?;
     // "For this session" stores rules on the session: it must exist first
-    // (a PermissionRequest can come before any recorded PreToolUse).
+    // (the ask can come before any recorded call).
     if let Some(store) = store.as_mut()
-        && let Err(e) = ensure_session(store, call, &project)
+        && let Err(e) = ensure_session(store, call, project)
     {
         reply.problems.push(format!("recording the session: {e}"));
     }
-    let (behavior, message, errors) = apply(&answer, &ask, env, store.as_ref(), &project);
+    let (behavior, message, errors) = apply(&answer, ask, env, store.as_ref(), project);
     reply.problems.extend(errors);
-    let mut decision =
-        json!({"behavior": if behavior == PermissionBehavior::Allow { "allow" } else { "deny" }});
-    if let Some(message) = &message {
-        decision["message"] = json!(message);
-    }
-    reply.stdout = Some(json!({
-        "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}
-    }));
+    let answered = Answered {
+        answer,
+        behavior,
+        message,
+    };
     if let Some(store) = store.as_mut()
-        && let Err(e) = record(store, call, &project, &ask, &answer, behavior, message)
+        && let Err(e) = record(store, call, project, ask, &answered, via)
     {
         reply.problems.push(format!("recording the answer: {e}"));
     }
+    Ok((answered.behavior, answered.message))
+}
+
+/// The user's answer and what it means for Claude Code.
+struct Answered {
+    answer: PermissionAnswer,
+    behavior: PermissionBehavior,
+    message: Option<String>,
 }
 
 /// What the answer means for Claude Code, after granting what it grants.
@@ -174,10 +244,15 @@ fn record(
     call: &HookInput,
     project: &std::path::Path,
     ask: &ClaudeCodeAsk,
-    answer: &PermissionAnswer,
-    behavior: PermissionBehavior,
-    message: Option<String>,
+    answered: &Answered,
+    via: Via,
 ) -> Result<(), String> {
+    let Answered {
+        answer,
+        behavior,
+        message,
+    } = answered;
+    let behavior = *behavior;
     let session = ensure_session(store, call, project)?;
     let id = ask.tool_use_id.clone();
     ensure_queued(store, &session, &id, &ask.tool_name, &ask.input)?;
@@ -203,15 +278,21 @@ fn record(
             reason: DecisionReason::UserAnswer {
                 answer: answer_text(answer),
             },
-            trace: vec![TraceStep::new(
-                super::ledger::LAYER_HOOK,
-                outcome,
-                "the user answered Claude Code's PermissionRequest in Gatehouse",
-            )],
+            // Why Gatehouse asked, then who answered.
+            trace: ask
+                .trace
+                .iter()
+                .cloned()
+                .chain([TraceStep::new(
+                    super::ledger::LAYER_HOOK,
+                    outcome,
+                    via.trace_detail(),
+                )])
+                .collect(),
         },
     )?;
     if behavior == PermissionBehavior::Deny {
-        append_denied(store, &session, id, message.unwrap_or_default())?;
+        append_denied(store, &session, id, message.clone().unwrap_or_default())?;
     }
     Ok(())
 }
