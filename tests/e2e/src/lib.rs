@@ -286,6 +286,51 @@ impl App {
         Ok(values)
     }
 
+    /// Waits for the permission modal of a guarded Claude Code's Edit in
+    /// `project` and checks it: the origin line, the edit's diff holding
+    /// `new_text`, and its own styles loaded over whatever screen is open
+    /// (the home screen never loads the session screen's).
+    pub async fn expect_claude_code_edit_ask(
+        &self,
+        project: &Path,
+        new_text: &str,
+    ) -> anyhow::Result<()> {
+        let modal = self.wait_for("[data-testid=permission-modal]").await?;
+        let origin = self.texts("[data-testid=permission-origin]").await?;
+        anyhow::ensure!(
+            origin == [format!("Claude Code asks, in {}", project.display())],
+            "the modal's origin line: {origin:?}"
+        );
+        let diff = self.texts("[data-testid=diff]").await?;
+        anyhow::ensure!(
+            diff.iter().any(|d| d.contains(new_text)),
+            "the modal shows the edit's diff: {diff:?}"
+        );
+        anyhow::ensure!(modal.text().await?.contains("Edit"));
+        let radius = self
+            .computed_style("[data-testid=permission-modal]", "border-radius")
+            .await?;
+        anyhow::ensure!(
+            radius == "12px",
+            "the modal is unstyled (border-radius {radius:?})"
+        );
+        Ok(())
+    }
+
+    /// The computed value of CSS `property` of the first element matching
+    /// `css` (waiting for it): a check that a screen's styles are loaded.
+    pub async fn computed_style(&self, css: &str, property: &str) -> anyhow::Result<String> {
+        self.wait_for(css).await?;
+        let value = self
+            .client
+            .execute(
+                "return getComputedStyle(document.querySelector(arguments[0])).getPropertyValue(arguments[1]);",
+                vec![serde_json::Value::from(css), serde_json::Value::from(property)],
+            )
+            .await?;
+        Ok(value.as_str().unwrap_or_default().to_owned())
+    }
+
     /// Whether an element matching `css` is present now (no waiting).
     pub async fn exists(&self, css: &str) -> anyhow::Result<bool> {
         // Asked of the page in one step: `find_all` hands back element

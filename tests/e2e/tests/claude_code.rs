@@ -98,18 +98,9 @@ async fn a_claude_code_edit_is_answered_allow_once_in_the_window_and_claude_code
         input,
     ));
 
-    let modal = window.wait_for("[data-testid=permission-modal]").await?;
-    let origin = window.texts("[data-testid=permission-origin]").await?;
-    assert_eq!(
-        origin,
-        [format!("Claude Code asks, in {}", project_path.display())]
-    );
-    let diff = window.texts("[data-testid=diff]").await?;
-    assert!(
-        diff.iter().any(|d| d.contains("three")),
-        "the modal shows the edit's diff: {diff:?}"
-    );
-    assert!(modal.text().await?.contains("Edit"));
+    window
+        .expect_claude_code_edit_ask(&project_path, "three")
+        .await?;
     window.screenshot("claude-code-ask-modal").await?;
     window.click("[data-testid=permission-allow-once]").await?;
 

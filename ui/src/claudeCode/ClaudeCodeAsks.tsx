@@ -13,7 +13,8 @@ export function ClaudeCodeAsks() {
   const requests = useMemo(() => queue.asks.map((a) => toPermissionRequest(a.shown, a.receivedMs)), [queue.asks]);
   const first = queue.asks[0]?.shown;
   return (
-    // The session screen's modal rules apply; this wrapper has no box.
+    // The modal's own rules (PermissionModal loads them) apply; the session
+    // screen's class gives them its theme variables. This wrapper has no box.
     <div className="session-screen claude-code-asks" data-testid="claude-code-asks">
       {queue.error !== null && (
         <p className="error" role="alert" data-testid="claude-code-ask-error">

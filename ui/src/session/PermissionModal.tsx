@@ -7,6 +7,9 @@ import { ToolIcon } from "./icons";
 import { toolKind, type PermissionRequest } from "./model";
 import { DiffView } from "./renderers/DiffView";
 import { ReasonAndTrace } from "./renderers/RefusalView";
+// Its styles travel with it: the modal also opens over screens that never
+// loaded the session screen (a guarded Claude Code's asks).
+import "./session.css";
 
 /**
  * What each "always allow" destination means to the user. Which files they
