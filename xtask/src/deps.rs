@@ -32,8 +32,10 @@ pub(crate) const BUNDLE_PACKAGES: &[&str] = &["binutils"];
 /// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
 /// a real Secret Service for the keychain tests (`gnome-keyring` inside
 /// `dbus-run-session`, from `dbus-daemon`), `lintian` for the package
-/// test (`cargo xtask test package`), and `curl`, which the sandbox's
-/// network tests run inside bwrap (minimal Debian and Ubuntu images lack it).
+/// test (`cargo xtask test package`), `curl`, which the sandbox's
+/// network tests run inside bwrap (minimal Debian and Ubuntu images lack it),
+/// and `socat`, which real Claude Code's own sandbox needs beside bwrap
+/// (`cli/tests/claude_code_real.rs`).
 pub(crate) const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
@@ -44,6 +46,7 @@ pub(crate) const TEST_PACKAGES: &[&str] = &[
     "dbus-daemon",
     "lintian",
     "curl",
+    "socat",
 ];
 
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.

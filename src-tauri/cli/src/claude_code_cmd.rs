@@ -171,6 +171,7 @@ fn hook(event: &str, data_dir: PathBuf) -> ExitCode {
             .map(PathBuf::from),
         process_cwd: std::env::current_dir().unwrap_or_default(),
         ask_timeout: ask_timeout(),
+        path: std::env::var_os("PATH"),
     };
     let input: &[u8] = match read {
         Ok(_) if input.len() as u64 <= MAX_HOOK_INPUT_BYTES => &input,

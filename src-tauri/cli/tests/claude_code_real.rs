@@ -156,3 +156,83 @@ fn gatehouse_denies_git_push_in_a_real_claude_code_session_and_claude_code_passe
         "{status}"
     );
 }
+
+/// Claude Code's own sandbox on (`sandbox.enabled`,
+/// `autoAllowBashIfSandboxed`): a command it confines and auto-allows is
+/// left to it by Gatehouse's PreToolUse (no decision), so it runs without a
+/// prompt — before, Gatehouse answered "ask", which print mode turns into a
+/// denial. The ledger says Claude Code's sandbox settled it.
+#[test]
+fn a_command_real_claude_codes_sandbox_auto_allows_runs_unasked_under_the_guard() {
+    let Some(claude) = claude_code::claude() else {
+        return;
+    };
+    for (tool, package) in [("bwrap", "bubblewrap"), ("socat", "socat")] {
+        let install = format!("Claude Code's sandbox needs it: apt-get install {package}");
+        if gatehouse_test_support::require_tool(tool, &install).is_none() {
+            return;
+        }
+    }
+    let root = tempfile::tempdir().unwrap();
+    let [home, project, data] = ["home", "project", "data"].map(|d| {
+        let p = root.path().join(d);
+        std::fs::create_dir_all(&p).unwrap();
+        p.canonicalize().unwrap()
+    });
+    claude_code::trust_project(&home, &project).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}).to_string(),
+    )
+    .unwrap();
+    let guarded = gatehouse(&data, &home, &project, &["claude-code", "guard"]);
+    assert_eq!(guarded["installed"], true);
+
+    let api = ScriptedApi::start(|body: &Value| {
+        if claude_code::offers_tool(body, "Bash") && claude_code::tool_results(body).is_empty() {
+            Reply::tool(
+                "toolu_sandboxed_touch",
+                "Bash",
+                json!({"command": "touch made_in_the_sandbox.txt", "description": "Make a file"}),
+            )
+        } else {
+            Reply::Text("Done.".to_owned())
+        }
+    })
+    .unwrap();
+    let data_dir: &Path = &data;
+    let out = claude_code::print_mode(
+        &claude,
+        &home,
+        &project,
+        &api.url,
+        "make a file",
+        &[("GATEHOUSE_DATA_DIR", data_dir)],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "claude -p failed ({:?}):\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["permission_denials"], json!([]), "{report}");
+    assert!(
+        project.join("made_in_the_sandbox.txt").exists(),
+        "the command ran: {report}"
+    );
+
+    let shown = Command::new(env!("CARGO_BIN_EXE_gatehouse-cli"))
+        .env("GATEHOUSE_DATA_DIR", &data)
+        .args(["sessions", "show", report["session_id"].as_str().unwrap()])
+        .output()
+        .unwrap();
+    let events = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        events.contains("toolu_sandboxed_touch") && events.contains("claude_code_sandbox"),
+        "the ledger says Claude Code's sandbox settled it: {events}"
+    );
+}

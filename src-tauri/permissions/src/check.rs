@@ -98,6 +98,17 @@ pub struct CheckReport {
 
 /// Loads the settings of `request`, builds an engine and decides the call.
 pub fn check(request: &CheckRequest) -> CheckReport {
+    check_with_sandbox(request, None)
+}
+
+/// [`check`], with Bash commands running in a sandbox with `sandbox`'s
+/// rules (pass it only when that sandbox really runs them): the trace gets
+/// a `sandbox` step, and with `autoAllowBashIfSandboxed` a confined
+/// command that would only ask is allowed by it.
+pub fn check_with_sandbox(
+    request: &CheckRequest,
+    sandbox: Option<crate::sandbox::BashSandboxRules>,
+) -> CheckReport {
     let layout = SettingsLayout {
         project_dir: request.project_dir.clone(),
         home_dir: request.home_dir.clone(),
@@ -153,6 +164,7 @@ pub fn check(request: &CheckRequest) -> CheckReport {
         // Validated above; a rule that failed is reported, never applied.
         let _ = engine.add_session_rule(rule.kind, &rule.rule);
     }
+    engine.set_bash_sandbox(sandbox);
     let decision =
         engine.decide_input_declared(&request.tool_name, &request.input, request.destructive);
     CheckReport {

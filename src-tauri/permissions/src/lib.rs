@@ -40,6 +40,6 @@ pub mod tools;
 pub mod watch;
 pub mod writeback;
 
-pub use check::{CheckReport, CheckRequest, check};
+pub use check::{CheckReport, CheckRequest, check, check_with_sandbox};
 pub use engine::{EngineContext, PermissionEngine, subagent_mode};
 pub use shell::is_read_only;

@@ -279,6 +279,7 @@ fn env(d: &Dirs) -> HookEnv {
         claude_project_dir: Some(d.project.clone()),
         process_cwd: d.project.clone(),
         ask_timeout: std::time::Duration::from_secs(5),
+        path: std::env::var_os("PATH"),
     }
 }
 

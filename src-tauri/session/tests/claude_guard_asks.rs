@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,26 +20,12 @@ use gatehouse_session::claude_guard::{GUARD_EVENTS, GuardChange, GuardScope, gua
 use gatehouse_store::Store;
 use serde_json::{Value, json};
 
-struct Dirs {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    data: PathBuf,
-}
+mod common;
+
+use common::Dirs;
 
 fn dirs() -> Dirs {
-    let root = tempfile::tempdir().unwrap();
-    let [home, project, data] = ["home", "project", "data"].map(|d| {
-        let p = root.path().join(d);
-        std::fs::create_dir_all(&p).unwrap();
-        p.canonicalize().unwrap()
-    });
-    Dirs {
-        _root: root,
-        home,
-        project,
-        data,
-    }
+    Dirs::new()
 }
 
 /// The window's side: every ask it gets is kept, and answered `answer`.
@@ -74,6 +59,7 @@ async fn pre_tool_use(d: &Dirs, id: &str, tool: &str, input: Value) -> HookReply
         claude_project_dir: Some(d.project.clone()),
         process_cwd: d.project.clone(),
         ask_timeout: Duration::from_secs(30),
+        path: std::env::var_os("PATH"),
     };
     tokio::task::spawn_blocking(move || handle("PreToolUse", stdin.to_string().as_bytes(), &env))
         .await

@@ -228,6 +228,7 @@ fn pre_bash(d: &Dirs, id: &str, command: &str) -> String {
         claude_project_dir: Some(d.project.clone()),
         process_cwd: d.project.clone(),
         ask_timeout: std::time::Duration::from_secs(5),
+        path: std::env::var_os("PATH"),
     };
     let reply = handle("PreToolUse", stdin.to_string().as_bytes(), &env);
     assert!(reply.problems.is_empty(), "{:?}", reply.problems);

@@ -16,6 +16,9 @@
 //! who decided each call, including the user in Claude Code's terminal, is
 //! read from the events that follow ([`super::ledger`]).
 //!
+//! Claude Code's own sandbox settings are an input too ([`super::sandbox`]):
+//! a command it confines and auto-allows is left to it (no decision).
+//!
 //! Claude Code hook fields read: `session_id`, `transcript_path`, `cwd`,
 //! `hook_event_name`, `permission_mode`, `tool_name`, `tool_input`,
 //! `tool_use_id`, `tool_response`, `duration_ms`, and PostToolUseFailure's
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use gatehouse_permissions::session::SessionRule;
 use gatehouse_permissions::sources::os_managed_policy_paths;
-use gatehouse_permissions::{CheckReport, CheckRequest, check};
+use gatehouse_permissions::{CheckReport, CheckRequest, check_with_sandbox};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ToolCallStatus};
 use gatehouse_protocol::permission::{PermissionBehavior, PermissionMode, TraceOutcome, TraceStep};
 use gatehouse_protocol::session::SessionOrigin;
@@ -37,6 +40,9 @@ use serde_json::{Value, json};
 
 use super::ledger::LAYER_HOOK;
 use super::permission_request::{Via, answer_in_window, ask_of};
+use super::sandbox::{
+    ClaudeCodeSandbox, LAYER_CLAUDE_CODE_SANDBOX, claude_code_sandbox, left_to_claude_code,
+};
 use super::state::{LastCall, claude_code_version, write_last_call};
 
 /// The most stdin a hook call reads (a Write's whole file is in it).
@@ -76,6 +82,9 @@ pub struct HookEnv {
     /// How long a PermissionRequest waits for the window's answer before
     /// Claude Code asks in its terminal.
     pub ask_timeout: std::time::Duration,
+    /// The hook's `PATH` (Claude Code's), where Claude Code's sandbox finds
+    /// the programs it needs.
+    pub path: Option<std::ffi::OsString>,
 }
 
 /// The hook's answer: what to print on stdout (nothing: no decision), and
@@ -205,7 +214,7 @@ fn pre_tool_use(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
         );
         return;
     };
-    let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply);
+    let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply, true);
     // Gatehouse asks: the running window is where the user answers. Claude
     // Code in print mode or the SDK turns a hook's "ask" straight into a
     // denial (no PermissionRequest follows), and in the terminal the ask
@@ -255,7 +264,9 @@ fn answered_output(behavior: PermissionBehavior, message: Option<String>) -> Val
 
 /// Gatehouse's decision for a call: the project's settings files (its
 /// allow rules only when the project is trusted in Gatehouse), the rules
-/// granted "for this session" in Gatehouse, Claude Code's mode. Returns the
+/// granted "for this session" in Gatehouse, Claude Code's mode, and —
+/// when `claude_code_sandboxes` (before the call runs; a PermissionRequest
+/// means the sandbox did not settle it) — Claude Code's own sandbox. Returns the
 /// project, the report and the store (when it opens).
 pub(super) fn decide(
     call: &HookInput,
@@ -263,6 +274,7 @@ pub(super) fn decide(
     tool_name: &str,
     tool_input: &Value,
     reply: &mut HookReply,
+    claude_code_sandboxes: bool,
 ) -> (PathBuf, CheckReport, Option<Store>) {
     let project = project_dir(call, env);
     let mode = mode_of(call, reply);
@@ -286,6 +298,18 @@ pub(super) fn decide(
         _ => Vec::new(),
     };
     let (managed_file, managed_dropin_dir) = os_managed_policy_paths();
+    // Claude Code confines only Bash.
+    let sandbox = if claude_code_sandboxes && tool_name == "Bash" {
+        claude_code_sandbox(
+            &project,
+            &env.home,
+            trusted,
+            env.path.as_deref(),
+            &mut reply.problems,
+        )
+    } else {
+        ClaudeCodeSandbox::Off
+    };
     let mut request = CheckRequest::new(&project, &env.home, tool_name, tool_input.clone());
     request.mode = mode;
     request.trust_project = trusted;
@@ -293,7 +317,8 @@ pub(super) fn decide(
     request.managed_file = Some(managed_file);
     request.managed_dropin_dir = Some(managed_dropin_dir);
     request.session_rules = session_rules;
-    let report = check(&request);
+    let mut report = check_with_sandbox(&request, sandbox.rules());
+    sandbox.explain(&mut report.trace);
     for e in &report.settings_errors {
         reply.problems.push(format!("settings: {e}"));
     }
@@ -304,6 +329,10 @@ pub(super) fn decide(
 /// only an allow of Gatehouse's: Claude Code still applies its own deny
 /// and ask rules after a hook's allow, so it never widens them.
 pub fn pre_tool_use_output(report: &CheckReport) -> Value {
+    if left_to_claude_code(report) {
+        // No decision: Claude Code's sandbox decides (see `sandbox`).
+        return json!({"hookSpecificOutput": {"hookEventName": "PreToolUse"}});
+    }
     let decision = match report.decision {
         PermissionBehavior::Allow => "allow",
         PermissionBehavior::Ask => "ask",
@@ -470,15 +499,24 @@ fn record_pre(
     let session = ensure_session(store, call, project)?;
     let id = tool_use_id(call);
     let mut trace = report.trace.clone();
-    trace.push(TraceStep::new(
-        LAYER_HOOK,
-        match report.decision {
-            PermissionBehavior::Allow => TraceOutcome::Allow,
-            PermissionBehavior::Ask => TraceOutcome::Ask,
-            PermissionBehavior::Deny => TraceOutcome::Deny,
-        },
-        "Gatehouse answered Claude Code's PreToolUse hook",
-    ));
+    trace.push(if left_to_claude_code(report) {
+        TraceStep::new(
+            LAYER_CLAUDE_CODE_SANDBOX,
+            TraceOutcome::Passthrough,
+            "left to Claude Code: its sandbox runs the command without asking \
+             (autoAllowBashIfSandboxed), and Claude Code asks itself if the sandbox cannot start",
+        )
+    } else {
+        TraceStep::new(
+            LAYER_HOOK,
+            match report.decision {
+                PermissionBehavior::Allow => TraceOutcome::Allow,
+                PermissionBehavior::Ask => TraceOutcome::Ask,
+                PermissionBehavior::Deny => TraceOutcome::Deny,
+            },
+            "Gatehouse answered Claude Code's PreToolUse hook",
+        )
+    });
     let mut bodies = vec![
         EventBody::ToolQueued {
             tool_use_id: id.clone(),

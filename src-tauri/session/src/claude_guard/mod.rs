@@ -14,6 +14,7 @@ pub mod hook;
 pub mod install;
 pub mod ledger;
 mod permission_request;
+pub mod sandbox;
 pub mod state;
 mod switch;
 pub mod window;

@@ -39,7 +39,8 @@ pub(super) fn handle(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
         );
         return;
     };
-    let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply);
+    // Claude Code is about to prompt: its sandbox did not settle the call.
+    let (project, report, mut store) = decide(call, env, tool_name, tool_input, reply, false);
     let ask = ask_of(call, &project, tool_name, tool_input, &report);
     match answer_in_window(
         call,

@@ -30,3 +30,41 @@ pub fn completed(events: &[Event], id: &str) -> (bool, String) {
         })
         .unwrap_or_else(|| panic!("no tool_completed for {id}"))
 }
+
+/// Folders for a guarded Claude Code's hook calls: a home (Claude Code's
+/// user settings), a project and Gatehouse's data directory, all
+/// canonical (see [`Dirs::folder`] for more).
+pub struct Dirs {
+    _root: tempfile::TempDir,
+    /// `HOME`.
+    pub home: std::path::PathBuf,
+    /// The project Claude Code runs in.
+    pub project: std::path::PathBuf,
+    /// Gatehouse's data directory.
+    pub data: std::path::PathBuf,
+}
+
+impl Dirs {
+    /// Fresh, empty folders.
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let [home, project, data] = ["home", "project", "data"].map(|d| {
+            let p = root.path().join(d);
+            std::fs::create_dir_all(&p).unwrap();
+            p.canonicalize().unwrap()
+        });
+        Dirs {
+            _root: root,
+            home,
+            project,
+            data,
+        }
+    }
+
+    /// Another fresh folder `name` beside them.
+    pub fn folder(&self, name: &str) -> std::path::PathBuf {
+        let p = self._root.path().join(name);
+        std::fs::create_dir_all(&p).unwrap();
+        p.canonicalize().unwrap()
+    }
+}
