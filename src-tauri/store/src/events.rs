@@ -675,7 +675,7 @@ fn settled_by_user(body: &Value) -> bool {
 /// connection (an import, a VACUUM) wrote in between: the session's writer
 /// lost 122 of 176 events that way during an import + replay + VACUUM (e2e
 /// tests/responsive.rs).
-fn immediate<'c>(
+pub(crate) fn immediate<'c>(
     conn: &'c mut rusqlite::Connection,
     path: &std::path::Path,
 ) -> Result<Transaction<'c>, StoreError> {
@@ -686,12 +686,32 @@ fn immediate<'c>(
         })
 }
 
-fn append_in<'a>(
+pub(crate) fn append_in<'a>(
     tx: &Transaction<'_>,
     path: &std::path::Path,
     session_id: &str,
     records: impl IntoIterator<Item = (&'a Event, Option<&'a str>)>,
     checkpoint: Option<&ImportCheckpoint>,
+) -> Result<i64, StoreError> {
+    append_in_as(
+        tx,
+        path,
+        session_id,
+        records,
+        checkpoint,
+        checkpoint.is_none(),
+    )
+}
+
+/// [`append_in`] with the session's counters updated as for a live
+/// session (`live`: "last active" is now) or an import (from the events).
+pub(crate) fn append_in_as<'a>(
+    tx: &Transaction<'_>,
+    path: &std::path::Path,
+    session_id: &str,
+    records: impl IntoIterator<Item = (&'a Event, Option<&'a str>)>,
+    checkpoint: Option<&ImportCheckpoint>,
+    live: bool,
 ) -> Result<i64, StoreError> {
     let sqlite = |source| StoreError::Sqlite {
         path: path.to_path_buf(),
@@ -713,10 +733,10 @@ fn append_in<'a>(
         })
         .map(Some)?;
     let (mut seq, last_ts) = last.unwrap_or((0, None));
-    let imported = checkpoint.is_some();
+    let imported = !live;
     let mut delta = CounterDelta {
         prev_ts: last_ts,
-        live: !imported,
+        live,
         ..CounterDelta::default()
     };
     for (event, raw) in records {

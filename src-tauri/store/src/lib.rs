@@ -31,7 +31,7 @@ pub use calls::{CallFilter, CallScan, RuleDecisionCount, SkillUse, StoredCall};
 pub use compaction::{CompactionPhase, CompactionStep};
 pub use error::StoreError;
 pub use events::{EventRecord, ImportCheckpoint};
-pub use imports::ImportRecord;
+pub use imports::{CallLookup, ImportRecord};
 pub use instance::{APP_LOCK_FILE, AppLock, AppLockError};
 pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;

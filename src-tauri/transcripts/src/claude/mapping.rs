@@ -52,6 +52,14 @@ pub(crate) struct PendingMessage {
     ts_ms: u64,
     /// Leftover fields of lines that produced no event of their own.
     raw_lines: Vec<Value>,
+    /// Blocks already written by live flushes ([`Mapper::flush_partial`]);
+    /// `blocks` holds only the ones not written yet.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    written: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A call whose result has not arrived yet.
@@ -98,6 +106,10 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 /// Maps entries of one transcript to events of session `session_id`.
 pub(crate) struct Mapper {
     session_id: String,
+    /// Reading a transcript still being written: a message's blocks are
+    /// written as they arrive ([`Mapper::flush_partial`]), and the text
+    /// before a tool call before its `tool_queued`.
+    live: bool,
     /// The state saved with each checkpoint.
     pub state: MapState,
 }
@@ -107,8 +119,41 @@ impl Mapper {
     pub fn new(session_id: &str, state: MapState) -> Self {
         Self {
             session_id: session_id.to_owned(),
+            live: false,
             state,
         }
+    }
+
+    /// A mapper of a transcript still being written, resuming from `state`.
+    pub fn live(session_id: &str, state: MapState) -> Self {
+        Self {
+            live: true,
+            ..Self::new(session_id, state)
+        }
+    }
+
+    /// Writes the blocks of the message being gathered that are not
+    /// written yet, as an `assistant_message` of the turn it will be, and
+    /// keeps gathering it (live: the message may go on in lines not
+    /// written yet; its `usage` comes with the last part).
+    pub fn flush_partial(&mut self, out: &mut Vec<EventRecord>) {
+        let turn = self.state.turn + 1;
+        let Some(message) = self.state.message.as_mut() else {
+            return;
+        };
+        if message.blocks.is_empty() {
+            return;
+        }
+        let content = std::mem::take(&mut message.blocks);
+        message.written += content.len();
+        let body = EventBody::AssistantMessage {
+            turn,
+            message_id: Some(message.id.clone()),
+            content,
+            stop_reason: message.stop_reason.clone(),
+        };
+        let ts = message.ts_ms;
+        out.push(self.event(ts, body));
     }
 
     fn event(&self, ts_ms: u64, body: EventBody) -> EventRecord {
@@ -205,19 +250,23 @@ impl Mapper {
         };
         self.state.turn += 1;
         let turn = self.state.turn;
-        let mut record = self.event(
-            message.ts_ms,
-            EventBody::AssistantMessage {
-                turn,
-                message_id: Some(message.id.clone()),
-                content: message.blocks,
-                stop_reason: message.stop_reason,
-            },
-        );
-        if !message.raw_lines.is_empty() {
-            record.raw = Some(Value::Array(message.raw_lines).to_string());
+        let raw =
+            (!message.raw_lines.is_empty()).then(|| Value::Array(message.raw_lines).to_string());
+        // A message whose blocks were all written by live flushes has only
+        // its usage (and leftover fields) left.
+        if message.written == 0 || !message.blocks.is_empty() {
+            let mut record = self.event(
+                message.ts_ms,
+                EventBody::AssistantMessage {
+                    turn,
+                    message_id: Some(message.id.clone()),
+                    content: message.blocks,
+                    stop_reason: message.stop_reason,
+                },
+            );
+            record.raw = raw;
+            out.push(record);
         }
-        out.push(record);
         if let Some(usage) = message.usage {
             let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
             out.push(self.event(
@@ -272,8 +321,14 @@ impl Mapper {
                 let name = str_field(&block, "name").unwrap_or_default().to_owned();
                 let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
                 queued.push((tool_use_id, name, input));
+                if self.live {
+                    // The text before a call reads before the call.
+                    self.flush_partial(out);
+                }
             }
-            pending.blocks.push(block);
+            if let Some(pending) = self.state.message.as_mut() {
+                pending.blocks.push(block);
+            }
         }
         for (tool_use_id, name, input) in queued {
             self.state.open_calls.insert(
