@@ -1,0 +1,489 @@
+//! The live half of a guarded session (issue 25 item 3): Claude Code's
+//! transcript of the session, followed as Claude Code writes it, adds to
+//! the same Gatehouse session what its hooks cannot see — the user's
+//! prompts, the assistant's text (and thinking), usage, results' details
+//! and calls no hook reported — merged with the hook events without
+//! duplicates ([`super::merge`]).
+//!
+//! The hook records the transcript's path (`transcript_path`) as an import
+//! source of the session, keyed [`SOURCE_PREFIX`] + its canonical path (so
+//! the session browser's own import of the file, keyed by the bare path,
+//! stays separate). The tailer reads only the bytes appended since the
+//! offset kept there, whole lines only (a last line without its newline
+//! waits for it), maps them with the Claude Code importer's mapping in its
+//! live mode ([`gatehouse_transcripts::claude::LiveTranscript`]) and
+//! commits the events together with the new offset and the mapper's state
+//! in one transaction: a restart resumes after the last commit and adds
+//! nothing twice. Lines over [`MAX_LINE_BYTES`] and lines that are not
+//! entries are problems (file:line) and are skipped; the lines after them
+//! still import.
+//!
+//! [`spawn`] runs it on its own thread: woken by `notify` on the folders of
+//! the transcripts of running sessions, and every `poll` (new sessions, and
+//! the fallback when watching fails).
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use gatehouse_protocol::event::EventBody;
+use gatehouse_store::{ImportCheckpoint, ImportRecord, Store};
+use gatehouse_transcripts::claude::LiveTranscript;
+use gatehouse_transcripts::lines::LineReader;
+
+use super::merge::{Writer, append_merged};
+
+/// The prefix of a followed transcript's import-source key.
+pub const SOURCE_PREFIX: &str = "claude-code-live:";
+
+/// The longest transcript line read (a tool result with an image is a few
+/// MB); longer lines are problems and skipped without being held.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most of one transcript read in one pass (the rest in the next, at
+/// once): bounds a pass's time when a long transcript is first followed.
+const MAX_PASS_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Events per transaction.
+const BATCH_EVENTS: usize = 500;
+
+/// Transcripts followed at most (the sessions updated last).
+const MAX_FOLLOWED: u32 = 64;
+
+/// Problems kept for [`TailHandle::problems`] (older ones are dropped; all
+/// are logged).
+const MAX_PROBLEMS: usize = 200;
+
+/// The import-source key of the transcript at `path`: canonical when it
+/// exists (paths are compared canonically).
+pub fn source_key(path: &Path) -> String {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    format!("{SOURCE_PREFIX}{}", path.display())
+}
+
+/// Something wrong with a followed transcript: never fatal to the tail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TailProblem {
+    /// The transcript.
+    pub path: PathBuf,
+    /// The 1-based line, when it is about one line.
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for TailProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// What one pass did.
+#[derive(Debug, Default)]
+pub struct TailPass {
+    /// Events appended.
+    pub appended: usize,
+    /// A transcript has more to read than one pass reads.
+    pub more: bool,
+    /// The transcripts of running sessions (to watch).
+    pub running: Vec<PathBuf>,
+    /// Problems met.
+    pub problems: Vec<TailProblem>,
+}
+
+/// Reads the followed transcripts into their sessions, on its own store
+/// connection (blocking: run it on its own thread).
+pub struct Tailer {
+    store: Store,
+    /// Transcripts whose problem is about the whole file, reported once
+    /// until it changes.
+    reported: HashSet<String>,
+}
+
+impl Tailer {
+    /// Opens the store in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, gatehouse_store::StoreError> {
+        Ok(Self {
+            store: Store::open(data_dir)?,
+            reported: HashSet::new(),
+        })
+    }
+
+    /// Reads every followed transcript from its offset to its end (at most
+    /// [`MAX_PASS_BYTES`] of each).
+    pub fn pass(&mut self) -> TailPass {
+        let mut pass = TailPass::default();
+        let records = match self
+            .store
+            .import_records_with_prefix(SOURCE_PREFIX, MAX_FOLLOWED)
+        {
+            Ok(records) => records,
+            Err(e) => {
+                pass.problems.push(TailProblem {
+                    path: self.store.path().to_path_buf(),
+                    line: None,
+                    message: format!("listing the followed transcripts: {e}"),
+                });
+                return pass;
+            }
+        };
+        for (record, running) in records {
+            let path = PathBuf::from(&record.path[SOURCE_PREFIX.len()..]);
+            if running {
+                pass.running.push(path.clone());
+            }
+            match self.tail(&record, &path, &mut pass.problems) {
+                Ok((appended, more)) => {
+                    pass.appended += appended;
+                    pass.more |= more;
+                    self.reported.remove(&record.path);
+                }
+                Err(message) => {
+                    if self.reported.insert(record.path.clone()) {
+                        pass.problems.push(TailProblem {
+                            path,
+                            line: None,
+                            message,
+                        });
+                    }
+                }
+            }
+        }
+        pass
+    }
+
+    /// Reads transcript `path` (followed as `record`) from its offset:
+    /// returns the events appended and whether more is left to read.
+    fn tail(
+        &mut self,
+        record: &ImportRecord,
+        path: &Path,
+        problems: &mut Vec<TailProblem>,
+    ) -> Result<(usize, bool), String> {
+        let size = match std::fs::metadata(path) {
+            Ok(meta) => meta.len(),
+            // Not written yet (or removed): nothing to read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, false)),
+            Err(e) => return Err(format!("reading the transcript: {e}")),
+        };
+        if size < record.byte_offset {
+            return Err(format!(
+                "the transcript shrank from {} to {size} bytes (replaced?); \
+                 what was read stays, nothing more is read from it",
+                record.byte_offset
+            ));
+        }
+        if size == record.byte_offset {
+            return Ok((0, false));
+        }
+        let (mut live, problem) = LiveTranscript::resume(&record.session_id, &record.state);
+        if let Some(message) = problem {
+            problems.push(TailProblem {
+                path: path.to_path_buf(),
+                line: None,
+                message,
+            });
+        }
+        let had_model = live.model().is_some();
+        let mut file = File::open(path).map_err(|e| format!("opening the transcript: {e}"))?;
+        file.seek(SeekFrom::Start(record.byte_offset))
+            .map_err(|e| format!("reading the transcript: {e}"))?;
+        let mut reader = LineReader::strict(
+            BufReader::with_capacity(64 * 1024, file),
+            record.byte_offset,
+            record.line,
+            MAX_LINE_BYTES,
+        );
+        let mut batch = Vec::new();
+        let mut appended = 0;
+        let mut more = false;
+        loop {
+            let Some(line) = reader
+                .next_line()
+                .map_err(|e| format!("reading the transcript: {e}"))?
+            else {
+                break;
+            };
+            if let Some(message) = live.map_line(reader.line, line, &mut batch) {
+                problems.push(TailProblem {
+                    path: path.to_path_buf(),
+                    line: Some(reader.line),
+                    message,
+                });
+            }
+            more = reader.offset - record.byte_offset >= MAX_PASS_BYTES;
+            if batch.len() >= BATCH_EVENTS || more {
+                appended += self.commit(record, &mut live, &mut batch, &reader)?;
+            }
+            if more {
+                break;
+            }
+        }
+        // What the message being written has so far shows now.
+        live.flush(&mut batch);
+        appended += self.commit(record, &mut live, &mut batch, &reader)?;
+        if !had_model && let Some(model) = live.model() {
+            self.store
+                .set_session_model(&record.session_id, model)
+                .map_err(|e| format!("recording the session's model: {e}"))?;
+        }
+        Ok((appended, more))
+    }
+
+    /// Appends `batch` (what the session does not hold yet) with the
+    /// reader's position and the mapper's state, in one transaction.
+    fn commit<R>(
+        &mut self,
+        record: &ImportRecord,
+        live: &mut LiveTranscript,
+        batch: &mut Vec<gatehouse_store::EventRecord>,
+        reader: &LineReader<R>,
+    ) -> Result<usize, String> {
+        // Claude Code's other entries (attachments, queue operations, API
+        // request records) are its own bookkeeping: an import of the file
+        // keeps them, the live view does not.
+        let records: Vec<_> = batch
+            .drain(..)
+            .filter(|r| !matches!(r.event.body, EventBody::ImportedEntry { .. }))
+            .collect();
+        let checkpoint = ImportCheckpoint {
+            path: record.path.clone(),
+            byte_offset: reader.offset,
+            line: reader.line,
+            state: live.state(),
+        };
+        append_merged(
+            &mut self.store,
+            &record.session_id,
+            Writer::Transcript,
+            records,
+            Some(&checkpoint),
+        )
+        .map_err(|e| format!("recording the transcript's events: {e}"))
+    }
+}
+
+/// How the tail runs.
+#[derive(Debug, Clone)]
+pub struct TailConfig {
+    /// Gatehouse's data directory (the store).
+    pub data_dir: PathBuf,
+    /// How often it looks without being woken: new sessions, and every
+    /// transcript when watching fails.
+    pub poll: Duration,
+    /// Watch the transcripts' folders with `notify` (off: polling only).
+    pub watch: bool,
+}
+
+impl TailConfig {
+    /// Watching, and looking every two seconds.
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            data_dir,
+            poll: Duration::from_secs(2),
+            watch: true,
+        }
+    }
+}
+
+enum Wake {
+    Files,
+    Asked,
+    Stop,
+}
+
+/// The running tail; stops (and joins its thread) when dropped.
+pub struct TailHandle {
+    wake: Sender<Wake>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    problems: Arc<Mutex<VecDeque<TailProblem>>>,
+}
+
+impl TailHandle {
+    /// Looks now (a hook may have recorded a new session).
+    pub fn wake(&self) {
+        // A stopped tail has nothing to wake.
+        let _ = self.wake.send(Wake::Asked);
+    }
+
+    /// The latest problems met (oldest first).
+    pub fn problems(&self) -> Vec<TailProblem> {
+        self.problems
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+impl Drop for TailHandle {
+    fn drop(&mut self) {
+        let _ = self.wake.send(Wake::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the tail on its own thread.
+pub fn spawn(config: TailConfig) -> std::io::Result<TailHandle> {
+    let (wake, woken) = channel();
+    let problems = Arc::new(Mutex::new(VecDeque::new()));
+    let thread = std::thread::Builder::new()
+        .name("claude-code-tail".into())
+        .spawn({
+            let wake = wake.clone();
+            let problems = Arc::clone(&problems);
+            move || run(&config, &wake, &woken, &problems)
+        })?;
+    Ok(TailHandle {
+        wake,
+        thread: Some(thread),
+        problems,
+    })
+}
+
+fn record(problems: &Mutex<VecDeque<TailProblem>>, problem: TailProblem) {
+    tracing::warn!(target: "claude_code_tail", "{problem}");
+    let mut kept = problems.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() == MAX_PROBLEMS {
+        kept.pop_front();
+    }
+    kept.push_back(problem);
+}
+
+fn run(
+    config: &TailConfig,
+    wake: &Sender<Wake>,
+    woken: &Receiver<Wake>,
+    problems: &Mutex<VecDeque<TailProblem>>,
+) {
+    let mut tailer = match Tailer::open(&config.data_dir) {
+        Ok(tailer) => tailer,
+        Err(e) => {
+            record(
+                problems,
+                TailProblem {
+                    path: config.data_dir.clone(),
+                    line: None,
+                    message: format!("opening the store; guarded sessions are not followed: {e}"),
+                },
+            );
+            return;
+        }
+    };
+    let mut watcher = config
+        .watch
+        .then(|| watcher(wake.clone(), config, problems))
+        .flatten();
+    let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
+    loop {
+        let pass = tailer.pass();
+        for problem in pass.problems {
+            record(problems, problem);
+        }
+        if let Some(w) = watcher.as_mut() {
+            let wanted: BTreeSet<PathBuf> = pass
+                .running
+                .iter()
+                .filter_map(|p| p.parent().map(Path::to_path_buf))
+                .collect();
+            update_watches(w, &mut watched, wanted, problems);
+        }
+        if pass.more {
+            // Read the rest now, but still stop when asked.
+            if matches!(woken.try_recv(), Ok(Wake::Stop)) {
+                return;
+            }
+            continue;
+        }
+        match woken.recv_timeout(config.poll) {
+            Ok(Wake::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+            Ok(Wake::Files | Wake::Asked) | Err(RecvTimeoutError::Timeout) => {}
+        }
+        // One pass for everything that woke it meanwhile.
+        while let Ok(next) = woken.try_recv() {
+            if matches!(next, Wake::Stop) {
+                return;
+            }
+        }
+    }
+}
+
+fn watcher(
+    wake: Sender<Wake>,
+    config: &TailConfig,
+    problems: &Mutex<VecDeque<TailProblem>>,
+) -> Option<notify::RecommendedWatcher> {
+    match notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|e| !e.kind.is_access()) {
+            let _ = wake.send(Wake::Files);
+        }
+    }) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            record(
+                problems,
+                TailProblem {
+                    path: config.data_dir.clone(),
+                    line: None,
+                    message: format!(
+                        "watching transcripts failed ({e}); they are read every {} ms instead",
+                        config.poll.as_millis()
+                    ),
+                },
+            );
+            None
+        }
+    }
+}
+
+/// Watches the folders in `wanted` and stops watching the others.
+fn update_watches(
+    watcher: &mut notify::RecommendedWatcher,
+    watched: &mut BTreeSet<PathBuf>,
+    wanted: BTreeSet<PathBuf>,
+    problems: &Mutex<VecDeque<TailProblem>>,
+) {
+    use notify::Watcher;
+    for gone in watched.difference(&wanted) {
+        // A folder that went away is no longer watched anyway.
+        let _ = watcher.unwatch(gone);
+    }
+    let mut now = BTreeSet::new();
+    for dir in wanted {
+        if watched.contains(&dir) {
+            now.insert(dir);
+            continue;
+        }
+        match watcher.watch(&dir, notify::RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                now.insert(dir);
+            }
+            // Not there yet (Claude Code creates it with the transcript):
+            // tried again after the next pass; polling reads it meanwhile.
+            Err(e) if matches!(e.kind, notify::ErrorKind::PathNotFound) => {}
+            Err(e) => {
+                record(
+                    problems,
+                    TailProblem {
+                        path: dir.clone(),
+                        line: None,
+                        message: format!("watching the folder failed ({e}); it is polled instead"),
+                    },
+                );
+                // Not tried again (nor reported again) while it is wanted.
+                now.insert(dir);
+            }
+        }
+    }
+    *watched = now;
+}
