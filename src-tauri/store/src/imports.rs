@@ -70,6 +70,22 @@ impl CallLookup<'_> {
             .map_err(sqlite)?;
         rows.collect::<Result<_, _>>().map_err(sqlite)
     }
+
+    /// The byte offset recorded for import source `path`, if any.
+    pub fn import_offset(&self, path: &str) -> Result<Option<u64>, StoreError> {
+        self.tx
+            .query_row(
+                "SELECT byte_offset FROM import_sources WHERE path = ?1",
+                params![path],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()
+            .map(|o| o.map(|n| u64::try_from(n).unwrap_or(0)))
+            .map_err(|source| StoreError::Sqlite {
+                path: self.path.to_path_buf(),
+                source,
+            })
+    }
 }
 
 impl Store {
@@ -78,24 +94,29 @@ impl Store {
     /// when given, all in one write transaction: no other writer (another
     /// process's hook call, the transcript tailer) appends between the look
     /// and the append, so two writers of one call cannot both add what
-    /// neither saw. The session's counters are updated as for live events.
-    /// Returns how many records were appended.
+    /// neither saw. `choose` returning `None` writes nothing, not even the
+    /// checkpoint (another reader of the source was first). The session's
+    /// counters are updated as for live events. Returns how many records
+    /// were appended (`None`: nothing was written).
     pub fn append_checked<F>(
         &mut self,
         session_id: &str,
         checkpoint: Option<&ImportCheckpoint>,
         choose: F,
-    ) -> Result<usize, StoreError>
+    ) -> Result<Option<usize>, StoreError>
     where
-        F: FnOnce(&CallLookup<'_>) -> Result<Vec<EventRecord>, StoreError>,
+        F: FnOnce(&CallLookup<'_>) -> Result<Option<Vec<EventRecord>>, StoreError>,
     {
         let path = self.path.clone();
         let tx = immediate(&mut self.conn, &self.path)?;
-        let records = choose(&CallLookup {
+        let Some(records) = choose(&CallLookup {
             tx: &tx,
             path: &path,
             session_id,
-        })?;
+        })?
+        else {
+            return Ok(None);
+        };
         if let Some(stray) = records.iter().find(|r| r.event.session_id != session_id) {
             return Err(StoreError::Invalid(format!(
                 "an event of session {} was appended to session {session_id}",
@@ -114,7 +135,7 @@ impl Store {
         }
         tx.commit()
             .map_err(|source| StoreError::Sqlite { path, source })?;
-        Ok(records.len())
+        Ok(Some(records.len()))
     }
 
     /// Records that source `path` feeds session `session_id`, read from its

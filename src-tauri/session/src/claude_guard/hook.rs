@@ -405,6 +405,8 @@ pub(super) fn ensure_session(
 /// Records the session's transcript (`transcript_path`) for the tail to
 /// follow from its start ([`super::tail`]), unless it is recorded already
 /// (`created`: the session is new, so it cannot be; otherwise one read).
+/// A new session first reads what the transcript holds so far, so the
+/// prompt that led to its first call comes before the call.
 fn follow_transcript(
     store: &mut Store,
     call: &HookInput,
@@ -425,8 +427,13 @@ fn follow_transcript(
     }
     store
         .add_import_source(&key, session, "")
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    if created {
+        for problem in super::tail::catch_up(store, &key, session) {
+            tracing::warn!(target: "claude_code_hook", "{problem}");
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), String> {

@@ -79,16 +79,24 @@ fn keep(writer: Writer, body: &EventBody, held: &[String], stored: &[String]) ->
 
 /// Appends `records` of session `session` in one write transaction,
 /// leaving out what the session already holds of their calls (see the
-/// module's rules), with `checkpoint` when given. Returns how many events
-/// were appended.
+/// module's rules), with `checkpoint` when given: `(checkpoint, from)`
+/// writes nothing unless the source is still recorded at offset `from`
+/// (the records were read from there; another reader of the transcript —
+/// the first hook call's catch-up, the app's tail — may have been first).
+/// Returns how many events were appended (`None`: nothing was written).
 pub(super) fn append_merged(
     store: &mut Store,
     session: &str,
     writer: Writer,
     records: Vec<EventRecord>,
-    checkpoint: Option<&ImportCheckpoint>,
-) -> Result<usize, StoreError> {
-    store.append_checked(session, checkpoint, |lookup: &CallLookup<'_>| {
+    checkpoint: Option<(&ImportCheckpoint, u64)>,
+) -> Result<Option<usize>, StoreError> {
+    store.append_checked(session, checkpoint.map(|c| c.0), |lookup: &CallLookup<'_>| {
+        if let Some((checkpoint, from)) = checkpoint
+            && lookup.import_offset(&checkpoint.path)? != Some(from)
+        {
+            return Ok(None);
+        }
         let mut stored: HashMap<String, Vec<String>> = HashMap::new();
         let mut held: HashMap<String, Vec<String>> = HashMap::new();
         let mut kept = Vec::with_capacity(records.len());
@@ -137,7 +145,7 @@ pub(super) fn append_merged(
             now.push(type_of(&record.event.body));
             kept.push(record);
         }
-        Ok(kept)
+        Ok(Some(kept))
     })
 }
 

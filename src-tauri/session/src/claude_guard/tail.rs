@@ -26,6 +26,7 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -139,7 +140,13 @@ impl Tailer {
             if running {
                 pass.running.push(path.clone());
             }
-            match self.tail(&record, &path, &mut pass.problems) {
+            match tail_source(
+                &mut self.store,
+                &record,
+                &path,
+                MAX_PASS_BYTES,
+                &mut pass.problems,
+            ) {
                 Ok((appended, more)) => {
                     pass.appended += appended;
                     pass.more |= more;
@@ -158,116 +165,160 @@ impl Tailer {
         }
         pass
     }
+}
 
-    /// Reads transcript `path` (followed as `record`) from its offset:
-    /// returns the events appended and whether more is left to read.
-    fn tail(
-        &mut self,
-        record: &ImportRecord,
-        path: &Path,
-        problems: &mut Vec<TailProblem>,
-    ) -> Result<(usize, bool), String> {
-        let size = match std::fs::metadata(path) {
-            Ok(meta) => meta.len(),
-            // Not written yet (or removed): nothing to read.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, false)),
-            Err(e) => return Err(format!("reading the transcript: {e}")),
-        };
-        if size < record.byte_offset {
-            return Err(format!(
-                "the transcript shrank from {} to {size} bytes (replaced?); \
-                 what was read stays, nothing more is read from it",
-                record.byte_offset
-            ));
-        }
-        if size == record.byte_offset {
-            return Ok((0, false));
-        }
-        let (mut live, problem) = LiveTranscript::resume(&record.session_id, &record.state);
-        if let Some(message) = problem {
+/// The most of a transcript the first hook call of a session reads before
+/// recording its call ([`catch_up`]); a longer one (a session guarded
+/// midway) is left to the app's tail.
+const MAX_CATCH_UP_BYTES: u64 = 1024 * 1024;
+
+/// The first hook call of a session reads what the transcript holds so
+/// far (the prompt and text that led to the call) before it records the
+/// call, so the session reads in order. Returns the problems met.
+pub(super) fn catch_up(store: &mut Store, key: &str, session_id: &str) -> Vec<TailProblem> {
+    let path = PathBuf::from(&key[SOURCE_PREFIX.len().min(key.len())..]);
+    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_CATCH_UP_BYTES);
+    let mut problems = Vec::new();
+    if !small {
+        return problems;
+    }
+    let record = ImportRecord {
+        path: key.to_owned(),
+        session_id: session_id.to_owned(),
+        byte_offset: 0,
+        line: 0,
+        state: String::new(),
+    };
+    if let Err(message) = tail_source(store, &record, &path, MAX_CATCH_UP_BYTES, &mut problems) {
+        problems.push(TailProblem {
+            path,
+            line: None,
+            message,
+        });
+    }
+    problems
+}
+
+/// Reads transcript `path` (followed as `record`) from its offset, at most
+/// `max_bytes` of it: returns the events appended and whether more is left
+/// to read (or another reader was first: read the record again).
+fn tail_source(
+    store: &mut Store,
+    record: &ImportRecord,
+    path: &Path,
+    max_bytes: u64,
+    problems: &mut Vec<TailProblem>,
+) -> Result<(usize, bool), String> {
+    let size = match std::fs::metadata(path) {
+        Ok(meta) => meta.len(),
+        // Not written yet (or removed): nothing to read.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, false)),
+        Err(e) => return Err(format!("reading the transcript: {e}")),
+    };
+    if size < record.byte_offset {
+        return Err(format!(
+            "the transcript shrank from {} to {size} bytes (replaced?); \
+             what was read stays, nothing more is read from it",
+            record.byte_offset
+        ));
+    }
+    if size == record.byte_offset {
+        return Ok((0, false));
+    }
+    let (mut live, problem) = LiveTranscript::resume(&record.session_id, &record.state);
+    if let Some(message) = problem {
+        problems.push(TailProblem {
+            path: path.to_path_buf(),
+            line: None,
+            message,
+        });
+    }
+    let had_model = live.model().is_some();
+    let mut file = File::open(path).map_err(|e| format!("opening the transcript: {e}"))?;
+    file.seek(SeekFrom::Start(record.byte_offset))
+        .map_err(|e| format!("reading the transcript: {e}"))?;
+    let mut reader = LineReader::strict(
+        BufReader::with_capacity(64 * 1024, file),
+        record.byte_offset,
+        record.line,
+        MAX_LINE_BYTES,
+    );
+    let mut batch = Vec::new();
+    let mut appended = 0;
+    let mut from = record.byte_offset;
+    let mut more = false;
+    while let Some(line) = reader
+        .next_line()
+        .map_err(|e| format!("reading the transcript: {e}"))?
+    {
+        if let Some(message) = live.map_line(reader.line, line, &mut batch) {
             problems.push(TailProblem {
                 path: path.to_path_buf(),
-                line: None,
+                line: Some(reader.line),
                 message,
             });
         }
-        let had_model = live.model().is_some();
-        let mut file = File::open(path).map_err(|e| format!("opening the transcript: {e}"))?;
-        file.seek(SeekFrom::Start(record.byte_offset))
-            .map_err(|e| format!("reading the transcript: {e}"))?;
-        let mut reader = LineReader::strict(
-            BufReader::with_capacity(64 * 1024, file),
-            record.byte_offset,
-            record.line,
-            MAX_LINE_BYTES,
-        );
-        let mut batch = Vec::new();
-        let mut appended = 0;
-        let mut more = false;
-        loop {
-            let Some(line) = reader
-                .next_line()
-                .map_err(|e| format!("reading the transcript: {e}"))?
-            else {
-                break;
+        more = reader.offset - record.byte_offset >= max_bytes;
+        if batch.len() >= BATCH_EVENTS || more {
+            let Some(n) = commit(store, record, from, &live, &mut batch, &reader)? else {
+                return Ok((appended, true));
             };
-            if let Some(message) = live.map_line(reader.line, line, &mut batch) {
-                problems.push(TailProblem {
-                    path: path.to_path_buf(),
-                    line: Some(reader.line),
-                    message,
-                });
-            }
-            more = reader.offset - record.byte_offset >= MAX_PASS_BYTES;
-            if batch.len() >= BATCH_EVENTS || more {
-                appended += self.commit(record, &mut live, &mut batch, &reader)?;
-            }
-            if more {
-                break;
-            }
+            appended += n;
+            from = reader.offset;
         }
-        // What the message being written has so far shows now.
-        live.flush(&mut batch);
-        appended += self.commit(record, &mut live, &mut batch, &reader)?;
-        if !had_model && let Some(model) = live.model() {
-            self.store
-                .set_session_model(&record.session_id, model)
-                .map_err(|e| format!("recording the session's model: {e}"))?;
+        if more {
+            break;
         }
-        Ok((appended, more))
     }
+    // What the message being written has so far shows now.
+    live.flush(&mut batch);
+    let Some(n) = commit(store, record, from, &live, &mut batch, &reader)? else {
+        return Ok((appended, true));
+    };
+    appended += n;
+    if !had_model && let Some(model) = live.model() {
+        store
+            .set_session_model(&record.session_id, model)
+            .map_err(|e| format!("recording the session's model: {e}"))?;
+    }
+    Ok((appended, more))
+}
 
-    /// Appends `batch` (what the session does not hold yet) with the
-    /// reader's position and the mapper's state, in one transaction.
-    fn commit<R>(
-        &mut self,
-        record: &ImportRecord,
-        live: &mut LiveTranscript,
-        batch: &mut Vec<gatehouse_store::EventRecord>,
-        reader: &LineReader<R>,
-    ) -> Result<usize, String> {
-        // Claude Code's other entries (attachments, queue operations, API
-        // request records) are its own bookkeeping: an import of the file
-        // keeps them, the live view does not.
-        let records: Vec<_> = batch
-            .drain(..)
-            .filter(|r| !matches!(r.event.body, EventBody::ImportedEntry { .. }))
-            .collect();
-        let checkpoint = ImportCheckpoint {
-            path: record.path.clone(),
-            byte_offset: reader.offset,
-            line: reader.line,
-            state: live.state(),
-        };
-        append_merged(
-            &mut self.store,
-            &record.session_id,
-            Writer::Transcript,
-            records,
-            Some(&checkpoint),
-        )
-        .map_err(|e| format!("recording the transcript's events: {e}"))
+/// Appends `batch` (what the session does not hold yet) with the reader's
+/// position and the mapper's state, in one transaction, unless the source
+/// is no longer recorded at `from` (`None`).
+fn commit<R>(
+    store: &mut Store,
+    record: &ImportRecord,
+    from: u64,
+    live: &LiveTranscript,
+    batch: &mut Vec<gatehouse_store::EventRecord>,
+    reader: &LineReader<R>,
+) -> Result<Option<usize>, String> {
+    if batch.is_empty() && reader.offset == from {
+        return Ok(Some(0));
     }
+    // Claude Code's other entries (attachments, queue operations, API
+    // request records) are its own bookkeeping: an import of the file
+    // keeps them, the live view does not.
+    let records: Vec<_> = batch
+        .drain(..)
+        .filter(|r| !matches!(r.event.body, EventBody::ImportedEntry { .. }))
+        .collect();
+    let checkpoint = ImportCheckpoint {
+        path: record.path.clone(),
+        byte_offset: reader.offset,
+        line: reader.line,
+        state: live.state(),
+    };
+    append_merged(
+        store,
+        &record.session_id,
+        Writer::Transcript,
+        records,
+        Some((&checkpoint, from)),
+    )
+    .map_err(|e| format!("recording the transcript's events: {e}"))
 }
 
 /// How the tail runs.
@@ -303,7 +354,15 @@ enum Wake {
 pub struct TailHandle {
     wake: Sender<Wake>,
     thread: Option<std::thread::JoinHandle<()>>,
-    problems: Arc<Mutex<VecDeque<TailProblem>>>,
+    shared: Arc<Shared>,
+}
+
+/// What the tail's thread and its handle share.
+#[derive(Default)]
+struct Shared {
+    problems: Mutex<VecDeque<TailProblem>>,
+    passes_begun: AtomicU64,
+    passes_done: AtomicU64,
 }
 
 impl TailHandle {
@@ -313,9 +372,19 @@ impl TailHandle {
         let _ = self.wake.send(Wake::Asked);
     }
 
+    /// How many passes have begun and how many are done (each after the
+    /// transcripts' folders are watched as it found them): once more are
+    /// done than had begun before a change, a pass has seen it.
+    pub fn passes(&self) -> (u64, u64) {
+        // Done first: never more done than begun in one reading.
+        let done = self.shared.passes_done.load(Ordering::Acquire);
+        (self.shared.passes_begun.load(Ordering::Acquire), done)
+    }
+
     /// The latest problems met (oldest first).
     pub fn problems(&self) -> Vec<TailProblem> {
-        self.problems
+        self.shared
+            .problems
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
@@ -336,18 +405,18 @@ impl Drop for TailHandle {
 /// Starts the tail on its own thread.
 pub fn spawn(config: TailConfig) -> std::io::Result<TailHandle> {
     let (wake, woken) = channel();
-    let problems = Arc::new(Mutex::new(VecDeque::new()));
+    let shared = Arc::new(Shared::default());
     let thread = std::thread::Builder::new()
         .name("claude-code-tail".into())
         .spawn({
             let wake = wake.clone();
-            let problems = Arc::clone(&problems);
-            move || run(&config, &wake, &woken, &problems)
+            let shared = Arc::clone(&shared);
+            move || run(&config, &wake, &woken, &shared)
         })?;
     Ok(TailHandle {
         wake,
         thread: Some(thread),
-        problems,
+        shared,
     })
 }
 
@@ -360,12 +429,8 @@ fn record(problems: &Mutex<VecDeque<TailProblem>>, problem: TailProblem) {
     kept.push_back(problem);
 }
 
-fn run(
-    config: &TailConfig,
-    wake: &Sender<Wake>,
-    woken: &Receiver<Wake>,
-    problems: &Mutex<VecDeque<TailProblem>>,
-) {
+fn run(config: &TailConfig, wake: &Sender<Wake>, woken: &Receiver<Wake>, shared: &Shared) {
+    let problems = &shared.problems;
     let mut tailer = match Tailer::open(&config.data_dir) {
         Ok(tailer) => tailer,
         Err(e) => {
@@ -386,6 +451,7 @@ fn run(
         .flatten();
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     loop {
+        shared.passes_begun.fetch_add(1, Ordering::AcqRel);
         let pass = tailer.pass();
         for problem in pass.problems {
             record(problems, problem);
@@ -398,6 +464,7 @@ fn run(
                 .collect();
             update_watches(w, &mut watched, wanted, problems);
         }
+        shared.passes_done.fetch_add(1, Ordering::AcqRel);
         if pass.more {
             // Read the rest now, but still stop when asked.
             if matches!(woken.try_recv(), Ok(Wake::Stop)) {
