@@ -350,6 +350,18 @@ enum Wake {
     Stop,
 }
 
+/// Wakes a running tail (see [`TailHandle::wake`]); does nothing once it
+/// stopped.
+#[derive(Clone)]
+pub struct TailWaker(Sender<Wake>);
+
+impl TailWaker {
+    /// Looks now.
+    pub fn wake(&self) {
+        let _ = self.0.send(Wake::Asked);
+    }
+}
+
 /// The running tail; stops (and joins its thread) when dropped.
 pub struct TailHandle {
     wake: Sender<Wake>,
@@ -370,6 +382,11 @@ impl TailHandle {
     pub fn wake(&self) {
         // A stopped tail has nothing to wake.
         let _ = self.wake.send(Wake::Asked);
+    }
+
+    /// Something another thread can wake the tail with.
+    pub fn waker(&self) -> TailWaker {
+        TailWaker(self.wake.clone())
     }
 
     /// How many passes have begun and how many are done (each after the
