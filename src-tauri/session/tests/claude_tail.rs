@@ -336,13 +336,13 @@ fn a_guarded_session_grows_from_its_transcript_with_each_call_once_in_order() {
     wait_events(&d, "the prompt after the malformed line", |e| {
         story(e).contains(&"prompt: thanks".to_owned())
     });
+    // The pass's problems are handed over after its commit.
+    wait_for("the malformed line's problem", || {
+        tail.problems().iter().any(|p| {
+            p.path == d.transcript && p.line == Some(8) && p.message.contains("not valid JSON")
+        })
+    });
     let problems = tail.problems();
-    assert!(
-        problems.iter().any(|p| p.path == d.transcript
-            && p.line == Some(8)
-            && p.message.contains("not valid JSON")),
-        "{problems:?}"
-    );
     assert!(
         problems.iter().any(|p| p
             .to_string()
@@ -457,6 +457,7 @@ fn an_ask_left_to_the_terminal_and_refused_there_is_settled_from_the_transcript(
         "{problems:?}"
     );
     let tail = spawn(watching(&d)).unwrap();
+    another_pass(&tail);
     let mut refused: Value = serde_json::from_str(&tool_result(
         "u1",
         "2026-11-30T09:18:17.000Z",
@@ -496,4 +497,30 @@ fn an_ask_left_to_the_terminal_and_refused_there_is_settled_from_the_transcript(
             if *status == gatehouse_protocol::event::ToolCallStatus::Denied)
     );
     assert!(tail.problems().is_empty(), "{:?}", tail.problems());
+}
+
+#[test]
+fn only_a_jsonl_transcript_is_followed() {
+    let d = dirs();
+    let notes = d.project.join("notes.txt");
+    std::fs::write(
+        &notes,
+        format!("{}\n", prompt("u1", "2026-11-30T09:18:15.000Z", "secret")),
+    )
+    .unwrap();
+    hook(
+        &d,
+        "PreToolUse",
+        "toolu_A",
+        &json!({"transcript_path": notes}),
+    );
+    // The first call reads a followed transcript at once: nothing was read.
+    assert_eq!(story(&events(&d)), ["queued toolu_A"]);
+    let store = Store::open(&d.data).unwrap();
+    assert!(
+        store
+            .import_records_with_prefix("claude-code-live:", 10)
+            .unwrap()
+            .is_empty()
+    );
 }

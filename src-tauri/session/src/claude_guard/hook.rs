@@ -413,10 +413,17 @@ fn follow_transcript(
     session: &str,
     created: bool,
 ) -> Result<(), String> {
-    let Some(path) = call.transcript_path.as_deref().filter(|p| !p.is_empty()) else {
+    // Only a transcript is followed: the path comes from the hook's input,
+    // and any other file's lines have no business in the store.
+    let Some(path) = call
+        .transcript_path
+        .as_deref()
+        .map(Path::new)
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+    else {
         return Ok(());
     };
-    let key = super::tail::source_key(Path::new(path));
+    let key = super::tail::source_key(path);
     if !created
         && store
             .import_record(&key)

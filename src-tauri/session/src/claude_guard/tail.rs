@@ -135,6 +135,9 @@ impl Tailer {
                 return pass;
             }
         };
+        // Problems of sources no longer listed are forgotten (bounded).
+        self.reported
+            .retain(|key| records.iter().any(|(r, _)| &r.path == key));
         for (record, running) in records {
             let path = PathBuf::from(&record.path[SOURCE_PREFIX.len()..]);
             if running {
@@ -468,6 +471,7 @@ fn run(config: &TailConfig, wake: &Sender<Wake>, woken: &Receiver<Wake>, shared:
         .flatten();
     let mut watched: BTreeSet<PathBuf> = BTreeSet::new();
     loop {
+        let mut added = false;
         shared.passes_begun.fetch_add(1, Ordering::AcqRel);
         let pass = tailer.pass();
         for problem in pass.problems {
@@ -479,10 +483,12 @@ fn run(config: &TailConfig, wake: &Sender<Wake>, woken: &Receiver<Wake>, shared:
                 .iter()
                 .filter_map(|p| p.parent().map(Path::to_path_buf))
                 .collect();
-            update_watches(w, &mut watched, wanted, problems);
+            // What was written before a new watch began is read by one
+            // more pass now; what comes after wakes it.
+            added = update_watches(w, &mut watched, wanted, problems);
         }
         shared.passes_done.fetch_add(1, Ordering::AcqRel);
-        if pass.more {
+        if pass.more || added {
             // Read the rest now, but still stop when asked.
             if matches!(woken.try_recv(), Ok(Wake::Stop)) {
                 return;
@@ -530,13 +536,15 @@ fn watcher(
     }
 }
 
-/// Watches the folders in `wanted` and stops watching the others.
+/// Watches the folders in `wanted` and stops watching the others; true
+/// when a folder is watched that was not before.
 fn update_watches(
     watcher: &mut notify::RecommendedWatcher,
     watched: &mut BTreeSet<PathBuf>,
     wanted: BTreeSet<PathBuf>,
     problems: &Mutex<VecDeque<TailProblem>>,
-) {
+) -> bool {
+    let mut added = false;
     use notify::Watcher;
     for gone in watched.difference(&wanted) {
         // A folder that went away is no longer watched anyway.
@@ -551,6 +559,7 @@ fn update_watches(
         match watcher.watch(&dir, notify::RecursiveMode::NonRecursive) {
             Ok(()) => {
                 now.insert(dir);
+                added = true;
             }
             // Not there yet (Claude Code creates it with the transcript):
             // tried again after the next pass; polling reads it meanwhile.
@@ -570,4 +579,5 @@ fn update_watches(
         }
     }
     *watched = now;
+    added
 }
