@@ -500,22 +500,23 @@ fn an_ask_left_to_the_terminal_and_refused_there_is_settled_from_the_transcript(
 }
 
 #[test]
-fn only_a_jsonl_transcript_is_followed() {
+fn only_the_sessions_own_transcript_is_followed() {
     let d = dirs();
-    let notes = d.project.join("notes.txt");
-    std::fs::write(
-        &notes,
-        format!("{}\n", prompt("u1", "2026-11-30T09:18:15.000Z", "secret")),
-    )
-    .unwrap();
-    hook(
-        &d,
-        "PreToolUse",
-        "toolu_A",
-        &json!({"transcript_path": notes}),
-    );
+    let line = format!("{}\n", prompt("u1", "2026-11-30T09:18:15.000Z", "secret"));
+    // Not a transcript; another session's transcript.
+    let notes = d.project.join(format!("{SESSION}.txt"));
+    let other = d.transcript.with_file_name("another-session.jsonl");
+    for (i, path) in [notes, other].iter().enumerate() {
+        std::fs::write(path, &line).unwrap();
+        hook(
+            &d,
+            "PreToolUse",
+            &format!("toolu_{i}"),
+            &json!({"transcript_path": path}),
+        );
+    }
     // The first call reads a followed transcript at once: nothing was read.
-    assert_eq!(story(&events(&d)), ["queued toolu_A"]);
+    assert_eq!(story(&events(&d)), ["queued toolu_0", "queued toolu_1"]);
     let store = Store::open(&d.data).unwrap();
     assert!(
         store

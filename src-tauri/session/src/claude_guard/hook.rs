@@ -413,13 +413,15 @@ fn follow_transcript(
     session: &str,
     created: bool,
 ) -> Result<(), String> {
-    // Only a transcript is followed: the path comes from the hook's input,
-    // and any other file's lines have no business in the store.
+    // Only the session's own transcript is followed (Claude Code names it
+    // `<session_id>.jsonl`): the path comes from the hook's input, and any
+    // other file's lines have no business in this session.
     let Some(path) = call
         .transcript_path
         .as_deref()
         .map(Path::new)
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| p.file_stem().is_some_and(|stem| *stem == *session))
     else {
         return Ok(());
     };
