@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_protocol::event::{ContentBlock, EventBody};
@@ -524,4 +524,91 @@ fn only_the_sessions_own_transcript_is_followed() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// A real Claude Code 2.1.332 transcript (streamed blocks: one message's
+/// text and four Bash calls over nine lines, results in between), in the
+/// repository beside the importer's tests.
+fn streamed_blocks() -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../transcripts/tests/fixtures/streamed-blocks.jsonl");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_real_transcript_and_its_hooks_racing_the_tail_record_each_call_once() {
+    let d = dirs();
+    let entries = streamed_blocks();
+    assert_eq!(entries[0]["sessionId"], SESSION, "the fixture's session");
+    let tail = spawn(watching(&d)).unwrap();
+    let mut calls = Vec::new();
+    // Claude Code's order: a call's line, then its PreToolUse; its
+    // PostToolUse, then its result's line. Nothing waits for the tail, so
+    // the hooks and the tail race for every call.
+    for (n, entry) in entries.iter().enumerate() {
+        let block = &entry["message"]["content"][0];
+        if block["type"] == "tool_result" {
+            let id = block["tool_use_id"].as_str().unwrap();
+            hook(
+                &d,
+                "PostToolUse",
+                id,
+                &json!({"tool_response": entry["toolUseResult"]}),
+            );
+        }
+        line(&d, &entry.to_string());
+        if block["type"] == "tool_use" {
+            let id = block["id"].as_str().unwrap();
+            calls.push(id.to_owned());
+            hook(&d, "PreToolUse", id, &json!({"tool_input": block["input"]}));
+        }
+        if n == 0 {
+            // The session exists from the first call on; the tail learns
+            // of it when woken (the app wakes it on every commit).
+            tail.wake();
+        }
+        tail.wake();
+    }
+    assert_eq!(calls.len(), 4);
+    let size = std::fs::metadata(&d.transcript).unwrap().len();
+    wait_for("the tail to reach the end of the transcript", || {
+        Store::open(&d.data)
+            .unwrap()
+            .import_records_with_prefix("claude-code-live:", 10)
+            .unwrap()
+            .first()
+            .is_some_and(|(r, _)| r.byte_offset == size)
+    });
+    let all = events(&d);
+    for id in &calls {
+        let of = |kind: &str| {
+            count(&all, |e| {
+                let v = serde_json::to_value(e).unwrap();
+                v["type"] == kind && v["tool_use_id"] == id.as_str()
+            })
+        };
+        assert_eq!(
+            (
+                of("tool_queued"),
+                of("permission_decided"),
+                of("tool_completed")
+            ),
+            (1, 1, 1),
+            "{id}: {all:#?}"
+        );
+        assert!(has_progress(&all, id), "{id}'s output");
+    }
+    let story = story(&all);
+    let first_call = story.iter().position(|s| s.starts_with("queued")).unwrap();
+    assert_eq!(
+        story[..first_call],
+        ["prompt: do it", "text: Working on it."],
+        "{story:#?}"
+    );
+    assert_eq!(story.last().unwrap(), "text: All done.", "{story:#?}");
+    assert!(tail.problems().is_empty(), "{:?}", tail.problems());
 }
