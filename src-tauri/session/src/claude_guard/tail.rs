@@ -66,6 +66,11 @@ pub fn source_key(path: &Path) -> String {
     format!("{SOURCE_PREFIX}{}", path.display())
 }
 
+/// The transcript a source key names.
+fn source_path(key: &str) -> PathBuf {
+    PathBuf::from(key.strip_prefix(SOURCE_PREFIX).unwrap_or(key))
+}
+
 /// Something wrong with a followed transcript: never fatal to the tail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TailProblem {
@@ -139,7 +144,7 @@ impl Tailer {
         self.reported
             .retain(|key| records.iter().any(|(r, _)| &r.path == key));
         for (record, running) in records {
-            let path = PathBuf::from(&record.path[SOURCE_PREFIX.len()..]);
+            let path = source_path(&record.path);
             if running {
                 pass.running.push(path.clone());
             }
@@ -179,7 +184,7 @@ const MAX_CATCH_UP_BYTES: u64 = 1024 * 1024;
 /// far (the prompt and text that led to the call) before it records the
 /// call, so the session reads in order. Returns the problems met.
 pub(super) fn catch_up(store: &mut Store, key: &str, session_id: &str) -> Vec<TailProblem> {
-    let path = PathBuf::from(&key[SOURCE_PREFIX.len().min(key.len())..]);
+    let path = source_path(key);
     let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_CATCH_UP_BYTES);
     let mut problems = Vec::new();
     if !small {

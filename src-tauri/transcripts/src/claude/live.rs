@@ -76,3 +76,59 @@ impl LiveTranscript {
         self.mapper.flush_partial(out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use gatehouse_protocol::event::EventBody;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn kinds(out: &[EventRecord]) -> Vec<String> {
+        out.iter()
+            .map(|r| match &r.event.body {
+                EventBody::AssistantMessage { content, turn, .. } => {
+                    format!("message {turn} x{}", content.len())
+                }
+                other => serde_json::to_value(other).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn live_mode_writes_a_message_as_it_arrives_and_its_usage_once() {
+        let line = |block: Value| {
+            json!({"type": "assistant", "timestamp": "2026-11-30T09:18:16.000Z",
+                   "message": {"id": "msg_1", "content": [block], "usage": {"output_tokens": 5}}})
+        };
+        let text = line(json!({"type": "text", "text": "Looking."}));
+        let call = line(json!({"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}));
+        let next = json!({"type": "user", "message": {"content": "thanks"}});
+
+        let mut live = Mapper::live("s", MapState::default());
+        let mut out = Vec::new();
+        live.map_entry(1, text.clone(), &mut out);
+        live.map_entry(2, call.clone(), &mut out);
+        live.flush_partial(&mut out);
+        // The text before the call, then the call, then the call's block.
+        assert_eq!(kinds(&out), ["message 1 x1", "tool_queued", "message 1 x1"]);
+        live.flush_partial(&mut out);
+        assert_eq!(out.len(), 3, "nothing new to write");
+        live.map_entry(3, next.clone(), &mut out);
+        assert_eq!(kinds(&out[3..]), ["usage", "user_prompt"]);
+
+        // An import writes the message whole when it ends, as before.
+        let mut import = Mapper::new("s", MapState::default());
+        let mut out = Vec::new();
+        for (n, entry) in [text, call, next].into_iter().enumerate() {
+            import.map_entry(n as u64 + 1, entry, &mut out);
+        }
+        assert_eq!(
+            kinds(&out),
+            ["tool_queued", "message 1 x2", "usage", "user_prompt"]
+        );
+    }
+}

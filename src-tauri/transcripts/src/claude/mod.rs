@@ -15,6 +15,7 @@
 
 mod live;
 mod mapping;
+mod patch;
 mod subagent_link;
 
 use std::fs::File;
