@@ -617,27 +617,6 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))
     }
 
-    /// The event types of call `tool_use_id` in session `session_id`, in
-    /// order (`tool_queued`, `permission_requested`, …).
-    pub fn call_event_types(
-        &self,
-        session_id: &str,
-        tool_use_id: &str,
-    ) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .conn
-            .prepare_cached(
-                "SELECT type FROM session_events
-                 WHERE tool_use_id = ?1 AND session_id = ?2 ORDER BY seq",
-            )
-            .map_err(|e| self.sqlite_error(e))?;
-        let rows = statement
-            .query_map(params![tool_use_id, session_id], |r| r.get(0))
-            .map_err(|e| self.sqlite_error(e))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|e| self.sqlite_error(e))
-    }
-
     /// The calls of session `session_id` whose ask is still open: a
     /// `permission_requested` with no `permission_answered` or
     /// `tool_completed` after it, oldest first.
