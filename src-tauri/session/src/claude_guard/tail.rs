@@ -82,6 +82,17 @@ pub struct TailProblem {
     pub message: String,
 }
 
+impl TailProblem {
+    /// A problem about the whole of `path`.
+    fn whole(path: impl Into<PathBuf>, message: String) -> Self {
+        Self {
+            path: path.into(),
+            line: None,
+            message,
+        }
+    }
+}
+
 impl std::fmt::Display for TailProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line {
@@ -132,11 +143,10 @@ impl Tailer {
         {
             Ok(records) => records,
             Err(e) => {
-                pass.problems.push(TailProblem {
-                    path: self.store.path().to_path_buf(),
-                    line: None,
-                    message: format!("listing the followed transcripts: {e}"),
-                });
+                pass.problems.push(TailProblem::whole(
+                    self.store.path().to_path_buf(),
+                    format!("listing the followed transcripts: {e}"),
+                ));
                 return pass;
             }
         };
@@ -162,11 +172,7 @@ impl Tailer {
                 }
                 Err(message) => {
                     if self.reported.insert(record.path.clone()) {
-                        pass.problems.push(TailProblem {
-                            path,
-                            line: None,
-                            message,
-                        });
+                        pass.problems.push(TailProblem::whole(path, message));
                     }
                 }
             }
@@ -198,11 +204,7 @@ pub(super) fn catch_up(store: &mut Store, key: &str, session_id: &str) -> Vec<Ta
         state: String::new(),
     };
     if let Err(message) = tail_source(store, &record, &path, MAX_CATCH_UP_BYTES, &mut problems) {
-        problems.push(TailProblem {
-            path,
-            line: None,
-            message,
-        });
+        problems.push(TailProblem::whole(path, message));
     }
     problems
 }
@@ -235,11 +237,7 @@ fn tail_source(
     }
     let (mut live, problem) = LiveTranscript::resume(&record.session_id, &record.state);
     if let Some(message) = problem {
-        problems.push(TailProblem {
-            path: path.to_path_buf(),
-            line: None,
-            message,
-        });
+        problems.push(TailProblem::whole(path.to_path_buf(), message));
     }
     let had_model = live.model().is_some();
     let mut file = File::open(path).map_err(|e| format!("opening the transcript: {e}"))?;
@@ -461,11 +459,10 @@ fn run(config: &TailConfig, wake: &Sender<Wake>, woken: &Receiver<Wake>, shared:
         Err(e) => {
             record(
                 problems,
-                TailProblem {
-                    path: config.data_dir.clone(),
-                    line: None,
-                    message: format!("opening the store; guarded sessions are not followed: {e}"),
-                },
+                TailProblem::whole(
+                    config.data_dir.clone(),
+                    format!("opening the store; guarded sessions are not followed: {e}"),
+                ),
             );
             return;
         }
@@ -527,14 +524,13 @@ fn watcher(
         Err(e) => {
             record(
                 problems,
-                TailProblem {
-                    path: config.data_dir.clone(),
-                    line: None,
-                    message: format!(
+                TailProblem::whole(
+                    config.data_dir.clone(),
+                    format!(
                         "watching transcripts failed ({e}); they are read every {} ms instead",
                         config.poll.as_millis()
                     ),
-                },
+                ),
             );
             None
         }
@@ -572,11 +568,10 @@ fn update_watches(
             Err(e) => {
                 record(
                     problems,
-                    TailProblem {
-                        path: dir.clone(),
-                        line: None,
-                        message: format!("watching the folder failed ({e}); it is polled instead"),
-                    },
+                    TailProblem::whole(
+                        dir.clone(),
+                        format!("watching the folder failed ({e}); it is polled instead"),
+                    ),
                 );
                 // Not tried again (nor reported again) while it is wanted.
                 now.insert(dir);
