@@ -612,3 +612,33 @@ fn a_real_transcript_and_its_hooks_racing_the_tail_record_each_call_once() {
     assert_eq!(story.last().unwrap(), "text: All done.", "{story:#?}");
     assert!(tail.problems().is_empty(), "{:?}", tail.problems());
 }
+
+/// The app's start closes sessions a stopped Gatehouse process left open,
+/// and deletes those without a prompt; a guarded Claude Code session is
+/// no such session (Claude Code, not Gatehouse, runs it; its end is
+/// SessionEnd), with or without a prompt from its transcript.
+#[test]
+fn a_guarded_session_survives_the_app_starting() {
+    let d = dirs();
+    hook(&d, "PreToolUse", "toolu_A", &json!({}));
+    let other = "9a1e4b7c-0d2f-4e8a-b3c6-5f7e8d9a0b1c";
+    let transcript = d.transcript.with_file_name(format!("{other}.jsonl"));
+    std::fs::write(
+        &transcript,
+        format!("{}\n", prompt("u1", "2026-11-30T09:18:15.000Z", "hello")),
+    )
+    .unwrap();
+    hook(
+        &d,
+        "PreToolUse",
+        "toolu_B",
+        &json!({"session_id": other, "transcript_path": transcript}),
+    );
+    let mut store = Store::open(&d.data).unwrap();
+    let swept = gatehouse_session::abandoned::end_abandoned_sessions(&mut store, |_| false);
+    assert_eq!(swept, gatehouse_session::abandoned::Swept::default());
+    for id in [SESSION, other] {
+        let summary = store.session(id).unwrap().unwrap();
+        assert_eq!(summary.end_reason, None, "{id}");
+    }
+}
