@@ -642,3 +642,33 @@ fn a_guarded_session_survives_the_app_starting() {
         assert_eq!(summary.end_reason, None, "{id}");
     }
 }
+
+/// A line over the cap is not held in memory: it is a problem (file:line)
+/// and skipped, and the line after it imports (in a later pass: a pass
+/// reads at most 8 MiB of a transcript).
+#[test]
+fn an_over_long_line_is_a_problem_and_the_next_line_imports() {
+    let d = dirs();
+    hook(&d, "PreToolUse", "toolu_A", &json!({}));
+    let tail = spawn(watching(&d)).unwrap();
+    another_pass(&tail);
+    let cap = gatehouse_session::claude_guard::tail::MAX_LINE_BYTES;
+    let mut huge = String::with_capacity(cap + 64);
+    huge.push_str("{\"type\": \"user\", \"message\": {\"content\": \"");
+    huge.push_str(&"x".repeat(cap));
+    huge.push_str("\"}}");
+    line(&d, &huge);
+    drop(huge);
+    line(&d, &prompt("u2", "2026-11-30T09:18:30.000Z", "after"));
+    wait_events(&d, "the prompt after the long line", |e| {
+        story(e).contains(&"prompt: after".to_owned())
+    });
+    wait_for("the long line's problem", || {
+        tail.problems().iter().any(|p| {
+            p.path == d.transcript
+                && p.line == Some(1)
+                && p.message.contains(&format!("over the {cap} byte limit"))
+        })
+    });
+    assert_eq!(story(&events(&d)), ["queued toolu_A", "prompt: after"]);
+}

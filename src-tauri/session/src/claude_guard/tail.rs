@@ -34,7 +34,7 @@ use std::time::Duration;
 use gatehouse_protocol::event::EventBody;
 use gatehouse_store::{ImportCheckpoint, ImportRecord, Store};
 use gatehouse_transcripts::claude::LiveTranscript;
-use gatehouse_transcripts::lines::LineReader;
+use gatehouse_transcripts::lines::{Line, LineReader};
 
 use super::merge::{Writer, append_merged};
 
@@ -257,7 +257,14 @@ fn tail_source(
         .next_line()
         .map_err(|e| format!("reading the transcript: {e}"))?
     {
-        if let Some(message) = live.map_line(reader.line, line, &mut batch) {
+        let problem = match line {
+            // The importer's message would name its own, larger cap.
+            Line::TooLong(len) => Some(format!(
+                "the line is {len} bytes, over the {MAX_LINE_BYTES} byte limit; skipped"
+            )),
+            line => live.map_line(reader.line, line, &mut batch),
+        };
+        if let Some(message) = problem {
             problems.push(TailProblem {
                 path: path.to_path_buf(),
                 line: Some(reader.line),
