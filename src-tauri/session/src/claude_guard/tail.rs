@@ -523,6 +523,8 @@ fn watcher(
     problems: &Mutex<VecDeque<TailProblem>>,
 ) -> Option<notify::RecommendedWatcher> {
     match notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // Opening a transcript to read it is an event too (inotify's
+        // IN_OPEN): without this, every pass would wake the next.
         if event.is_ok_and(|e| !e.kind.is_access()) {
             let _ = wake.send(Wake::Files);
         }
