@@ -142,9 +142,11 @@ fn tool_result(uuid: &str, ts: &str, id: &str, stdout: &str) -> String {
     v.to_string()
 }
 
-/// Appends `bytes` to the transcript, as Claude Code does (one write).
+/// Appends `bytes` to the transcript, as Claude Code does (one write;
+/// the first creates it).
 fn write(d: &Dirs, bytes: &str) {
     let mut f = std::fs::OpenOptions::new()
+        .create(true)
         .append(true)
         .open(&d.transcript)
         .unwrap();
@@ -671,4 +673,36 @@ fn an_over_long_line_is_a_problem_and_the_next_line_imports() {
         })
     });
     assert_eq!(story(&events(&d)), ["queued toolu_A", "prompt: after"]);
+}
+
+/// A transcript that does not exist yet at the session's first call is
+/// recorded by a later call, once, and followed from its start.
+#[test]
+fn a_transcript_written_after_the_first_call_is_followed_from_a_later_call() {
+    let d = dirs();
+    std::fs::remove_file(&d.transcript).unwrap();
+    hook(&d, "PreToolUse", "toolu_A", &json!({}));
+    let store = Store::open(&d.data).unwrap();
+    assert!(
+        store
+            .import_records_with_prefix("claude-code-live:", 10)
+            .unwrap()
+            .is_empty()
+    );
+    line(&d, &prompt("u1", "2026-11-30T09:18:15.000Z", "hello"));
+    post(&d, "toolu_A", "a.txt");
+    let tail = spawn(TailConfig {
+        poll: Duration::from_millis(20),
+        watch: false,
+        ..TailConfig::new(d.data.clone())
+    })
+    .unwrap();
+    wait_events(&d, "the prompt", |e| {
+        story(e).contains(&"prompt: hello".to_owned())
+    });
+    let records = store
+        .import_records_with_prefix("claude-code-live:", 10)
+        .unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert!(tail.problems().is_empty(), "{:?}", tail.problems());
 }

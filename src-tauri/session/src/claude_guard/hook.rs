@@ -425,7 +425,10 @@ fn follow_transcript(
     else {
         return Ok(());
     };
-    let key = super::tail::source_key(path);
+    // Not there yet: a later call records it.
+    let Some(key) = super::tail::source_key(path) else {
+        return Ok(());
+    };
     if !created
         && store
             .import_record(&key)

@@ -59,11 +59,13 @@ const MAX_FOLLOWED: u32 = 64;
 /// are logged).
 const MAX_PROBLEMS: usize = 200;
 
-/// The import-source key of the transcript at `path`: canonical when it
-/// exists (paths are compared canonically).
-pub fn source_key(path: &Path) -> String {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    format!("{SOURCE_PREFIX}{}", path.display())
+/// The import-source key of the transcript at `path`, by its canonical
+/// path (paths are compared canonically); `None` while it does not exist
+/// (a key made from another spelling of the path would make the same file
+/// a second source, read twice).
+pub fn source_key(path: &Path) -> Option<String> {
+    let path = std::fs::canonicalize(path).ok()?;
+    Some(format!("{SOURCE_PREFIX}{}", path.display()))
 }
 
 /// The transcript a source key names.
