@@ -617,27 +617,6 @@ impl Store {
             .map_err(|e| self.sqlite_error(e))
     }
 
-    /// The event types of call `tool_use_id` in session `session_id`, in
-    /// order (`tool_queued`, `permission_requested`, …).
-    pub fn call_event_types(
-        &self,
-        session_id: &str,
-        tool_use_id: &str,
-    ) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .conn
-            .prepare_cached(
-                "SELECT type FROM session_events
-                 WHERE tool_use_id = ?1 AND session_id = ?2 ORDER BY seq",
-            )
-            .map_err(|e| self.sqlite_error(e))?;
-        let rows = statement
-            .query_map(params![tool_use_id, session_id], |r| r.get(0))
-            .map_err(|e| self.sqlite_error(e))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|e| self.sqlite_error(e))
-    }
-
     /// The calls of session `session_id` whose ask is still open: a
     /// `permission_requested` with no `permission_answered` or
     /// `tool_completed` after it, oldest first.
@@ -675,7 +654,7 @@ fn settled_by_user(body: &Value) -> bool {
 /// connection (an import, a VACUUM) wrote in between: the session's writer
 /// lost 122 of 176 events that way during an import + replay + VACUUM (e2e
 /// tests/responsive.rs).
-fn immediate<'c>(
+pub(crate) fn immediate<'c>(
     conn: &'c mut rusqlite::Connection,
     path: &std::path::Path,
 ) -> Result<Transaction<'c>, StoreError> {
@@ -686,12 +665,32 @@ fn immediate<'c>(
         })
 }
 
-fn append_in<'a>(
+pub(crate) fn append_in<'a>(
     tx: &Transaction<'_>,
     path: &std::path::Path,
     session_id: &str,
     records: impl IntoIterator<Item = (&'a Event, Option<&'a str>)>,
     checkpoint: Option<&ImportCheckpoint>,
+) -> Result<i64, StoreError> {
+    append_in_as(
+        tx,
+        path,
+        session_id,
+        records,
+        checkpoint,
+        checkpoint.is_none(),
+    )
+}
+
+/// [`append_in`] with the session's counters updated as for a live
+/// session (`live`: "last active" is now) or an import (from the events).
+pub(crate) fn append_in_as<'a>(
+    tx: &Transaction<'_>,
+    path: &std::path::Path,
+    session_id: &str,
+    records: impl IntoIterator<Item = (&'a Event, Option<&'a str>)>,
+    checkpoint: Option<&ImportCheckpoint>,
+    live: bool,
 ) -> Result<i64, StoreError> {
     let sqlite = |source| StoreError::Sqlite {
         path: path.to_path_buf(),
@@ -713,10 +712,10 @@ fn append_in<'a>(
         })
         .map(Some)?;
     let (mut seq, last_ts) = last.unwrap_or((0, None));
-    let imported = checkpoint.is_some();
+    let imported = !live;
     let mut delta = CounterDelta {
         prev_ts: last_ts,
-        live: !imported,
+        live,
         ..CounterDelta::default()
     };
     for (event, raw) in records {

@@ -31,7 +31,7 @@ pub use calls::{CallFilter, CallScan, RuleDecisionCount, SkillUse, StoredCall};
 pub use compaction::{CompactionPhase, CompactionStep};
 pub use error::StoreError;
 pub use events::{EventRecord, ImportCheckpoint};
-pub use imports::ImportRecord;
+pub use imports::{CallLookup, ImportRecord};
 pub use instance::{APP_LOCK_FILE, AppLock, AppLockError};
 pub use mcp_approvals::McpApproval;
 pub use migrations::SCHEMA_VERSION;
@@ -88,9 +88,29 @@ impl Store {
             source,
         })?;
         let mut store = Self { conn, path };
-        store.configure()?;
-        migrations::migrate(&mut store.conn, &store.path)?;
-        Ok(store)
+        // Connections opening a new file at the same moment (two hook
+        // processes, the app and a hook) contend for the journal-mode switch
+        // and the first migration, where SQLite answers "database is locked"
+        // at once rather than waiting (a lock upgrade that could deadlock):
+        // waited out here, as long as the busy timeout.
+        let mut waited_ms = 0;
+        loop {
+            let step = store
+                .configure()
+                .and_then(|()| migrations::migrate(&mut store.conn, &store.path));
+            match step {
+                Err(StoreError::Sqlite { source, .. })
+                    if is_busy(&source) && waited_ms < BUSY_TIMEOUT_MS =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    waited_ms += 10;
+                }
+                step => {
+                    step?;
+                    return Ok(store);
+                }
+            }
+        }
     }
 
     /// Opens the database as [`Self::open`] does, for a short-lived process
@@ -188,6 +208,14 @@ impl Store {
             source,
         }
     }
+}
+
+/// Whether `e` is SQLite's "busy" or "locked".
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -215,7 +215,18 @@ fn migrate_to(conn: &mut Connection, path: &Path, target: i64) -> Result<(), Sto
         .take(usize::try_from(target - found).unwrap_or(0));
     for (index, sql) in pending {
         let version = index as i64 + 1;
-        let tx = conn.transaction().map_err(sqlite)?;
+        // Under the write lock, the version read again: another connection
+        // opening a new or old file at the same moment (two hook processes,
+        // the app and a hook) may have made this step already.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let now: i64 = tx
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(sqlite)?;
+        if now >= version {
+            continue;
+        }
         tx.execute_batch(sql).map_err(sqlite)?;
         tx.pragma_update(None, "user_version", version)
             .map_err(sqlite)?;

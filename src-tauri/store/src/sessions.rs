@@ -318,8 +318,9 @@ impl Store {
     }
 
     /// Live sessions left without an end: opened by this build (a host
-    /// process recorded) or still `running`, never closed since, and not
-    /// imported. Oldest first.
+    /// process recorded) or still `running`, never closed since, not
+    /// imported, and not a guarded Claude Code's (Claude Code runs those,
+    /// not a Gatehouse process; their end is its SessionEnd). Oldest first.
     pub fn unended_sessions(&self) -> Result<Vec<UnendedSession>, StoreError> {
         let mut stmt = self
             .conn
@@ -328,7 +329,7 @@ impl Store {
                         EXISTS (SELECT 1 FROM session_events e
                                 WHERE e.session_id = sessions.id AND e.type = 'user_prompt')
                  FROM sessions
-                 WHERE end_reason IS NULL AND source_path IS NULL
+                 WHERE end_reason IS NULL AND source_path IS NULL AND origin != 'claude_code'
                    AND (host_pid IS NOT NULL OR status = 'running')
                  ORDER BY created_at_ms, id",
             )

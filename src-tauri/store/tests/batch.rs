@@ -159,3 +159,73 @@ fn a_query_that_is_not_fts5_syntax_is_searched_as_words_and_says_so() {
     // `search` (the app's command) gets the same fallback.
     assert_eq!(store.search_sessions("TODO-4917", 10).unwrap().len(), 2);
 }
+
+/// `append_checked`: the closure sees what is stored of a call and of a
+/// source inside the write transaction; declining writes nothing, not even
+/// the checkpoint; a source recorded once is not reset by a second record.
+#[test]
+fn a_checked_append_sees_the_call_and_the_source_and_may_write_nothing() {
+    use gatehouse_store::{EventRecord, ImportCheckpoint};
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open_with(dir.path(), &["s"]);
+    assert!(store.add_import_source("live:/t.jsonl", "s", "").unwrap());
+    let record = |body: Value| EventRecord {
+        event: ev("s", body),
+        raw: None,
+    };
+    let queued = json!({"type": "tool_queued", "tool_use_id": "t1", "name": "Bash", "input": {}});
+    let checkpoint = ImportCheckpoint {
+        path: "live:/t.jsonl".into(),
+        byte_offset: 40,
+        line: 2,
+        state: "{}".into(),
+    };
+    let n = store
+        .append_checked("s", Some(&checkpoint), |lookup| {
+            assert_eq!(lookup.import_offset("live:/t.jsonl")?, Some(0));
+            assert!(lookup.call_event_types("t1")?.is_empty());
+            Ok(Some(vec![record(queued.clone())]))
+        })
+        .unwrap();
+    assert_eq!(n, Some(1));
+    let later = ImportCheckpoint {
+        byte_offset: 80,
+        ..checkpoint
+    };
+    let declined = store
+        .append_checked("s", Some(&later), |lookup| {
+            assert_eq!(lookup.call_event_types("t1")?, ["tool_queued"]);
+            assert_eq!(lookup.import_offset("live:/t.jsonl")?, Some(40));
+            Ok(None)
+        })
+        .unwrap();
+    assert_eq!(declined, None);
+    assert_eq!(store.session_events("s").unwrap().0.len(), 1);
+    assert_eq!(
+        store
+            .import_record("live:/t.jsonl")
+            .unwrap()
+            .unwrap()
+            .byte_offset,
+        40
+    );
+    // Recorded already: left as it is.
+    assert!(!store.add_import_source("live:/t.jsonl", "s", "").unwrap());
+    assert_eq!(
+        store
+            .import_record("live:/t.jsonl")
+            .unwrap()
+            .unwrap()
+            .byte_offset,
+        40
+    );
+    let listed = store.import_records_with_prefix("live:", 10).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(listed[0].1, "the session is running");
+    assert!(
+        store
+            .import_records_with_prefix("other:", 10)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -152,3 +152,32 @@ fn opening_an_existing_database_commits_nothing() {
         .unwrap();
     assert_ne!(version(), before, "the watcher does see commits");
 }
+
+/// Processes that open a data directory for the first time at once (two
+/// hook calls of parallel tool calls, the app and a hook) all get a store:
+/// one creates the schema, the others find it made ("table projects
+/// already exists" before migrations re-read the version under the write
+/// lock).
+#[test]
+fn stores_opened_at_once_on_a_new_directory_all_open() {
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+        let opened: Vec<_> = (0..4)
+            .map(|_| {
+                let barrier = std::sync::Arc::clone(&barrier);
+                let dir = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&dir).map(|_| ())
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        for result in opened {
+            result.unwrap();
+        }
+    }
+}

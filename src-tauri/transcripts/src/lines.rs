@@ -25,6 +25,9 @@ pub enum Line {
 pub struct LineReader<R> {
     reader: R,
     max: usize,
+    /// Leave a last line without its newline unread even when it is
+    /// complete JSON (a file still being written: [`LineReader::strict`]).
+    strict: bool,
     /// Bytes consumed so far (the start of the next line).
     pub offset: u64,
     /// Lines consumed so far.
@@ -43,8 +46,20 @@ impl<R: BufRead> LineReader<R> {
         Self {
             reader,
             max,
+            strict: false,
             offset,
             line,
+        }
+    }
+
+    /// Like [`LineReader::with_cap`], but a line is only returned once its
+    /// newline is there: in a file another process is appending to (a live
+    /// transcript) the newline is the writer's mark that the line is whole,
+    /// so the offset kept always lands on a boundary the writer made.
+    pub fn strict(reader: R, offset: u64, line: u64, max: usize) -> Self {
+        Self {
+            strict: true,
+            ..Self::with_cap(reader, offset, line, max)
         }
     }
 
@@ -61,7 +76,10 @@ impl<R: BufRead> LineReader<R> {
                 if len == 0 {
                     return Ok(None);
                 }
-                if too_long || serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_err() {
+                if too_long
+                    || self.strict
+                    || serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_err()
+                {
                     // Unfinished: leave it for the next read. The bytes were
                     // consumed from the reader but not from `offset`.
                     return Ok(None);
@@ -133,5 +151,13 @@ mod tests {
         // A complete last line without newline is read; an unfinished one is not.
         assert_eq!(all("{}\n{\"x\":1}", 100).0, ["{}", "{\"x\":1}"]);
         assert_eq!(all("{}\n{\"x\":", 100), (vec!["{}".into()], 3, 1));
+    }
+
+    #[test]
+    fn strict_reading_waits_for_the_newline() {
+        let mut r = LineReader::strict("{}\n{\"x\":1}".as_bytes(), 0, 0, 100);
+        assert!(matches!(r.next_line().unwrap(), Some(Line::Text(t)) if t == b"{}"));
+        assert!(r.next_line().unwrap().is_none());
+        assert_eq!((r.offset, r.line), (3, 1));
     }
 }

@@ -39,6 +39,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ledger::LAYER_HOOK;
+use super::merge::Writer;
 use super::permission_request::{Via, answer_in_window, ask_of};
 use super::sandbox::{
     ClaudeCodeSandbox, LAYER_CLAUDE_CODE_SANDBOX, claude_code_sandbox, left_to_claude_code,
@@ -429,6 +430,7 @@ pub(super) fn ensure_session(
         .ok_or_else(|| "the input has no session_id".to_owned())?;
     validate_session_id(&id).map_err(|e| e.to_string())?;
     if store.session(&id).map_err(|e| e.to_string())?.is_some() {
+        follow_transcript(store, call, &id, false)?;
         return Ok(id);
     }
     let project = project.display().to_string();
@@ -466,7 +468,54 @@ pub(super) fn ensure_session(
             resumed: false,
         },
     )?;
+    follow_transcript(store, call, &id, true)?;
     Ok(id)
+}
+
+/// Records the session's transcript (`transcript_path`) for the tail to
+/// follow from its start ([`super::tail`]), unless it is recorded already
+/// (`created`: the session is new, so it cannot be; otherwise one read).
+/// A new session first reads what the transcript holds so far, so the
+/// prompt that led to its first call comes before the call.
+fn follow_transcript(
+    store: &mut Store,
+    call: &HookInput,
+    session: &str,
+    created: bool,
+) -> Result<(), String> {
+    // Only the session's own transcript is followed (Claude Code names it
+    // `<session_id>.jsonl`): the path comes from the hook's input, and any
+    // other file's lines have no business in this session.
+    let Some(path) = call
+        .transcript_path
+        .as_deref()
+        .map(Path::new)
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| p.file_stem().is_some_and(|stem| *stem == *session))
+    else {
+        return Ok(());
+    };
+    // Not there yet: a later call records it.
+    let Some(key) = super::tail::source_key(path) else {
+        return Ok(());
+    };
+    if !created
+        && store
+            .import_record(&key)
+            .map_err(|e| e.to_string())?
+            .is_some()
+    {
+        return Ok(());
+    }
+    store
+        .add_import_source(&key, session, "")
+        .map_err(|e| e.to_string())?;
+    if created {
+        for problem in super::tail::catch_up(store, &key, session) {
+            tracing::warn!(target: "claude_code_hook", "{problem}");
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn append(store: &mut Store, session_id: &str, body: EventBody) -> Result<(), String> {
@@ -541,24 +590,24 @@ fn record_pre(
     append_all(store, &session, bodies)
 }
 
-/// Appends `bodies` to `session` in order, in one transaction.
+/// Appends `bodies` to `session` in order, in one transaction, leaving
+/// out what the session holds of their calls already (the transcript's
+/// tail may have been first: [`super::merge`]).
 pub(super) fn append_all(
     store: &mut Store,
     session_id: &str,
     bodies: Vec<EventBody>,
 ) -> Result<(), String> {
     let ts_ms = u64::try_from(now_ms()).unwrap_or(0);
-    let events: Vec<Event> = bodies
-        .into_iter()
-        .map(|body| Event {
-            session_id: session_id.to_owned(),
-            ts_ms,
-            body,
-        })
-        .collect();
-    store
-        .append_events(&events.iter().collect::<Vec<_>>())
-        .map_err(|e| e.to_string())
+    super::merge::append_merged(
+        store,
+        session_id,
+        Writer::Hook,
+        super::merge::records(session_id, ts_ms, bodies),
+        None,
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// The `tool_completed` of a refused call: status `denied` and the refusal
@@ -572,17 +621,6 @@ pub(super) fn denied(tool_use_id: String, text: String) -> EventBody {
         duration_ms: 0,
         persisted_path: None,
     }
-}
-
-/// Closes a refused call: `tool_completed` with status `denied` and the
-/// refusal Claude Code passes on to the model.
-pub(super) fn append_denied(
-    store: &mut Store,
-    session: &str,
-    tool_use_id: String,
-    text: String,
-) -> Result<(), String> {
-    append(store, session, denied(tool_use_id, text))
 }
 
 /// The text of a tool's response as recorded: Bash's stdout and stderr,
@@ -628,14 +666,6 @@ fn record_post(
 ) -> Result<(), String> {
     let session = ensure_session(store, call, project)?;
     let id = tool_use_id(call);
-    ensure_queued(
-        store,
-        &session,
-        &id,
-        call.tool_name.as_deref().unwrap_or_default(),
-        call.tool_input.as_ref().unwrap_or(&Value::Null),
-    )?;
-    super::ledger::settle_ran(store, &session, &id)?;
     let (status, text) = if failed {
         let status = if call.is_interrupt.as_ref().and_then(Value::as_bool) == Some(true) {
             ToolCallStatus::Interrupted
@@ -649,17 +679,28 @@ fn record_post(
             response_text(call.tool_response.as_ref()),
         )
     };
-    append(
+    // Queued unless it is already (guarded mid-call, or its PreToolUse was
+    // not recorded): the call is still recorded whole. An ask left to
+    // Claude Code's terminal is settled as allowed there first (merge).
+    append_all(
         store,
         &session,
-        EventBody::ToolCompleted {
-            tool_use_id: id,
-            status,
-            is_error: failed,
-            content: vec![ContentBlock::Text { text }],
-            duration_ms: duration_ms(call.duration_ms.as_ref()),
-            persisted_path: None,
-        },
+        vec![
+            EventBody::ToolQueued {
+                tool_use_id: id.clone(),
+                name: call.tool_name.clone().unwrap_or_default(),
+                input: call.tool_input.clone().unwrap_or(Value::Null),
+                read_only: false,
+            },
+            EventBody::ToolCompleted {
+                tool_use_id: id,
+                status,
+                is_error: failed,
+                content: vec![ContentBlock::Text { text }],
+                duration_ms: duration_ms(call.duration_ms.as_ref()),
+                persisted_path: None,
+            },
+        ],
     )
 }
 
@@ -685,32 +726,4 @@ fn session_end(call: &HookInput, env: &HookEnv, reply: &mut HookReply) {
             .problems
             .push(format!("recording the end of the session: {e}"));
     }
-}
-
-/// Queues call `id` unless its `tool_queued` is stored already (guarded
-/// mid-call, or its PreToolUse was not recorded): the call is still
-/// recorded whole.
-pub(super) fn ensure_queued(
-    store: &mut Store,
-    session: &str,
-    id: &str,
-    tool_name: &str,
-    input: &Value,
-) -> Result<(), String> {
-    let queued = store
-        .queued_tool_name(session, id)
-        .map_err(|e| e.to_string())?;
-    if queued.is_some() {
-        return Ok(());
-    }
-    append(
-        store,
-        session,
-        EventBody::ToolQueued {
-            tool_use_id: id.to_owned(),
-            name: tool_name.to_owned(),
-            input: input.clone(),
-            read_only: false,
-        },
-    )
 }

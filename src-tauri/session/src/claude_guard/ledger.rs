@@ -21,7 +21,7 @@ use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior, TraceOu
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::Store;
 
-use super::hook::{HookInput, append, append_denied, ensure_queued, ensure_session};
+use super::hook::{HookInput, append, append_all, denied, ensure_session};
 
 /// The trace layer of what Gatehouse answered in Claude Code's hooks.
 pub const LAYER_HOOK: &str = "claude_code_hook";
@@ -39,22 +39,21 @@ pub(super) fn record_terminal_ask(
     why: &str,
 ) -> Result<(), String> {
     let session = ensure_session(store, call, project)?;
-    ensure_queued(
-        store,
-        &session,
-        &ask.tool_use_id,
-        &ask.tool_name,
-        &ask.input,
-    )?;
     let mut trace = ask.trace.clone();
     trace.push(TraceStep::new(
         LAYER_TERMINAL,
         TraceOutcome::Ask,
         format!("Gatehouse did not answer ({why}); Claude Code asks in its terminal"),
     ));
-    append(
-        store,
-        &session,
+    let bodies = vec![
+        // Unless queued already (guarded mid-call, or the transcript's
+        // tail was first): the call is still recorded whole.
+        EventBody::ToolQueued {
+            tool_use_id: ask.tool_use_id.clone(),
+            name: ask.tool_name.clone(),
+            input: ask.input.clone(),
+            read_only: false,
+        },
         EventBody::PermissionRequested {
             tool_use_id: ask.tool_use_id.clone(),
             tool_name: ask.tool_name.clone(),
@@ -67,12 +66,13 @@ pub(super) fn record_terminal_ask(
             agent: None,
             web_host: None,
         },
-    )
+    ];
+    append_all(store, &session, bodies)
 }
 
 /// Whether the call's events (types, in order) end in an open ask: a
 /// `permission_requested` with no answer or result after it.
-fn ask_open(types: &[String]) -> bool {
+pub(super) fn ask_open(types: &[String]) -> bool {
     let Some(asked) = types.iter().rposition(|t| t == "permission_requested") else {
         return false;
     };
@@ -81,31 +81,9 @@ fn ask_open(types: &[String]) -> bool {
         .any(|t| t == "permission_answered" || t == "tool_completed")
 }
 
-/// Before call `id`'s result is recorded: when its ask was left to Claude
-/// Code's terminal, the call running means the user allowed it there.
-pub(super) fn settle_ran(store: &mut Store, session: &str, id: &str) -> Result<(), String> {
-    let types = store
-        .call_event_types(session, id)
-        .map_err(|e| e.to_string())?;
-    if !ask_open(&types) {
-        return Ok(());
-    }
-    answered_in_terminal(
-        store,
-        session,
-        id,
-        PermissionAnswer::AllowOnce,
-        "the call ran after Claude Code asked in its terminal",
-    )
-}
-
-fn answered_in_terminal(
-    store: &mut Store,
-    session: &str,
-    id: &str,
-    answer: PermissionAnswer,
-    detail: &str,
-) -> Result<(), String> {
+/// The events of `answer` given to call `id` in Claude Code's terminal
+/// (`detail`: how Gatehouse knows): the answer, then the settled decision.
+pub(super) fn terminal_answer(id: &str, answer: PermissionAnswer, detail: &str) -> [EventBody; 2] {
     let (decision, outcome, text) = match answer {
         PermissionAnswer::Deny { .. } => (
             PermissionBehavior::Deny,
@@ -118,17 +96,11 @@ fn answered_in_terminal(
             "allowed in Claude Code's terminal",
         ),
     };
-    append(
-        store,
-        session,
+    [
         EventBody::PermissionAnswered {
             tool_use_id: id.to_owned(),
             answer,
         },
-    )?;
-    append(
-        store,
-        session,
         EventBody::PermissionDecided {
             tool_use_id: id.to_owned(),
             decision,
@@ -137,7 +109,7 @@ fn answered_in_terminal(
             },
             trace: vec![TraceStep::new(LAYER_TERMINAL, outcome, detail)],
         },
-    )
+    ]
 }
 
 /// Claude Code's SessionEnd: asks still open were declined in its terminal
@@ -155,18 +127,19 @@ pub(super) fn end_session(store: &mut Store, call: &HookInput) -> Result<(), Str
         return Ok(());
     }
     for id in store.unanswered_asks(&session).map_err(|e| e.to_string())? {
-        answered_in_terminal(
-            store,
-            &session,
+        let [answered, decided] = terminal_answer(
             &id,
             PermissionAnswer::Deny { feedback: None },
             "no result came before the session ended: the user declined it in Claude Code's terminal",
-        )?;
-        append_denied(
+        );
+        append_all(
             store,
             &session,
-            id,
-            "Denied in Claude Code's terminal.".into(),
+            vec![
+                answered,
+                decided,
+                denied(id, "Denied in Claude Code's terminal.".into()),
+            ],
         )?;
     }
     append(

@@ -3,7 +3,8 @@
 //! by Gatehouse's engine and recorded as a live session ([`hook`]), asks
 //! Claude Code is about to make answered in the running window over a local
 //! socket ([`bridge`], `permission_request`; the window's pending asks in
-//! [`window`]), and the
+//! [`window`]), the session's transcript followed live into the same
+//! session ([`tail`], merged with the hook events by `merge`), and the
 //! status `gatehouse-cli claude-code status` shows ([`state`]).
 //!
 //! `gatehouse-cli claude-code …` only parses arguments and prints what
@@ -13,10 +14,12 @@ pub mod bridge;
 pub mod hook;
 pub mod install;
 pub mod ledger;
+mod merge;
 mod permission_request;
 pub mod sandbox;
 pub mod state;
 mod switch;
+pub mod tail;
 pub mod window;
 
 use std::path::{Path, PathBuf};

@@ -24,8 +24,7 @@ use serde_json::json;
 
 use super::bridge::ask_window;
 use super::hook::{
-    HookEnv, HookInput, HookReply, append, append_denied, decide, ensure_queued, ensure_session,
-    tool_use_id,
+    HookEnv, HookInput, HookReply, append_all, decide, denied, ensure_session, tool_use_id,
 };
 use super::ledger::record_terminal_ask;
 
@@ -256,23 +255,23 @@ fn record(
     let behavior = *behavior;
     let session = ensure_session(store, call, project)?;
     let id = ask.tool_use_id.clone();
-    ensure_queued(store, &session, &id, &ask.tool_name, &ask.input)?;
-    append(
-        store,
-        &session,
-        EventBody::PermissionAnswered {
-            tool_use_id: id.clone(),
-            answer: answer.clone(),
-        },
-    )?;
     let outcome = if behavior == PermissionBehavior::Allow {
         TraceOutcome::Allow
     } else {
         TraceOutcome::Deny
     };
-    append(
-        store,
-        &session,
+    let mut bodies = vec![
+        // Unless queued already: the call is still recorded whole.
+        EventBody::ToolQueued {
+            tool_use_id: id.clone(),
+            name: ask.tool_name.clone(),
+            input: ask.input.clone(),
+            read_only: false,
+        },
+        EventBody::PermissionAnswered {
+            tool_use_id: id.clone(),
+            answer: answer.clone(),
+        },
         EventBody::PermissionDecided {
             tool_use_id: id.clone(),
             decision: behavior,
@@ -291,9 +290,10 @@ fn record(
                 )])
                 .collect(),
         },
-    )?;
+    ];
     if behavior == PermissionBehavior::Deny {
-        append_denied(store, &session, id, message.clone().unwrap_or_default())?;
+        bodies.push(denied(id, message.clone().unwrap_or_default()));
     }
+    append_all(store, &session, bodies)?;
     Ok(())
 }

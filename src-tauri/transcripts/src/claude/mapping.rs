@@ -26,7 +26,6 @@
 
 use std::collections::BTreeMap;
 
-use gatehouse_protocol::diff::{DiffHunk, DiffLine, DiffLineKind, FileDiff};
 use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource, ToolCallStatus};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionMode, TraceOutcome, TraceStep,
@@ -37,6 +36,7 @@ use gatehouse_store::EventRecord;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::patch::file_diff;
 use super::subagent_link;
 
 /// The `source` of `imported_entry` events from Claude Code.
@@ -52,6 +52,14 @@ pub(crate) struct PendingMessage {
     ts_ms: u64,
     /// Leftover fields of lines that produced no event of their own.
     raw_lines: Vec<Value>,
+    /// Blocks already written by live flushes ([`Mapper::flush_partial`]);
+    /// `blocks` holds only the ones not written yet.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    written: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A call whose result has not arrived yet.
@@ -98,6 +106,10 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 /// Maps entries of one transcript to events of session `session_id`.
 pub(crate) struct Mapper {
     session_id: String,
+    /// Reading a transcript still being written: a message's blocks are
+    /// written as they arrive ([`Mapper::flush_partial`]), and the text
+    /// before a tool call before its `tool_queued`.
+    live: bool,
     /// The state saved with each checkpoint.
     pub state: MapState,
 }
@@ -107,8 +119,41 @@ impl Mapper {
     pub fn new(session_id: &str, state: MapState) -> Self {
         Self {
             session_id: session_id.to_owned(),
+            live: false,
             state,
         }
+    }
+
+    /// A mapper of a transcript still being written, resuming from `state`.
+    pub fn live(session_id: &str, state: MapState) -> Self {
+        Self {
+            live: true,
+            ..Self::new(session_id, state)
+        }
+    }
+
+    /// Writes the blocks of the message being gathered that are not
+    /// written yet, as an `assistant_message` of the turn it will be, and
+    /// keeps gathering it (live: the message may go on in lines not
+    /// written yet; its `usage` comes with the last part).
+    pub fn flush_partial(&mut self, out: &mut Vec<EventRecord>) {
+        let turn = self.state.turn + 1;
+        let Some(message) = self.state.message.as_mut() else {
+            return;
+        };
+        if message.blocks.is_empty() {
+            return;
+        }
+        let content = std::mem::take(&mut message.blocks);
+        message.written += content.len();
+        let body = EventBody::AssistantMessage {
+            turn,
+            message_id: Some(message.id.clone()),
+            content,
+            stop_reason: message.stop_reason.clone(),
+        };
+        let ts = message.ts_ms;
+        out.push(self.event(ts, body));
     }
 
     fn event(&self, ts_ms: u64, body: EventBody) -> EventRecord {
@@ -205,19 +250,23 @@ impl Mapper {
         };
         self.state.turn += 1;
         let turn = self.state.turn;
-        let mut record = self.event(
-            message.ts_ms,
-            EventBody::AssistantMessage {
-                turn,
-                message_id: Some(message.id.clone()),
-                content: message.blocks,
-                stop_reason: message.stop_reason,
-            },
-        );
-        if !message.raw_lines.is_empty() {
-            record.raw = Some(Value::Array(message.raw_lines).to_string());
+        let raw =
+            (!message.raw_lines.is_empty()).then(|| Value::Array(message.raw_lines).to_string());
+        // A message whose blocks were all written by live flushes has only
+        // its usage (and leftover fields) left.
+        if message.written == 0 || !message.blocks.is_empty() {
+            let mut record = self.event(
+                message.ts_ms,
+                EventBody::AssistantMessage {
+                    turn,
+                    message_id: Some(message.id.clone()),
+                    content: message.blocks,
+                    stop_reason: message.stop_reason,
+                },
+            );
+            record.raw = raw;
+            out.push(record);
         }
-        out.push(record);
         if let Some(usage) = message.usage {
             let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
             out.push(self.event(
@@ -272,8 +321,14 @@ impl Mapper {
                 let name = str_field(&block, "name").unwrap_or_default().to_owned();
                 let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
                 queued.push((tool_use_id, name, input));
+                if self.live {
+                    // The text before a call reads before the call.
+                    self.flush_partial(out);
+                }
             }
-            pending.blocks.push(block);
+            if let Some(pending) = self.state.message.as_mut() {
+                pending.blocks.push(block);
+            }
         }
         for (tool_use_id, name, input) in queued {
             self.state.open_calls.insert(
@@ -599,109 +654,6 @@ fn result_content(content: Option<&Value>) -> Vec<ContentBlock> {
     }
 }
 
-fn u32_field(v: &Value, key: &str) -> u32 {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX))
-}
-
-/// Claude Code's `structuredPatch` (Edit, MultiEdit, Write of an existing
-/// file) or a created file's `content` (Write) as a Gatehouse diff.
-pub(crate) fn file_diff(detail: &Value) -> Option<FileDiff> {
-    let path = str_field(detail, "filePath")?.to_owned();
-    let patch = detail.get("structuredPatch")?.as_array()?;
-    let created = str_field(detail, "type") == Some("create");
-    let mut hunks: Vec<DiffHunk> = patch
-        .iter()
-        .map(|h| {
-            let (mut old, mut new) = (u32_field(h, "oldStart"), u32_field(h, "newStart"));
-            let lines = h
-                .get("lines")
-                .and_then(Value::as_array)
-                .map(|lines| {
-                    lines
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .filter_map(|l| {
-                            let (kind, text) = match l.chars().next() {
-                                Some('+') => (DiffLineKind::Added, &l[1..]),
-                                Some('-') => (DiffLineKind::Removed, &l[1..]),
-                                Some(' ') => (DiffLineKind::Context, &l[1..]),
-                                // "\ No newline at end of file" and the like.
-                                Some('\\') => return None,
-                                _ => (DiffLineKind::Context, l),
-                            };
-                            let (old_line, new_line) = match kind {
-                                DiffLineKind::Added => (None, Some(new)),
-                                DiffLineKind::Removed => (Some(old), None),
-                                DiffLineKind::Context => (Some(old), Some(new)),
-                            };
-                            if old_line.is_some() {
-                                old += 1;
-                            }
-                            if new_line.is_some() {
-                                new += 1;
-                            }
-                            Some(DiffLine {
-                                kind,
-                                old_line,
-                                new_line,
-                                text: text.to_owned(),
-                            })
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            DiffHunk {
-                old_start: u32_field(h, "oldStart"),
-                old_lines: u32_field(h, "oldLines"),
-                new_start: u32_field(h, "newStart"),
-                new_lines: u32_field(h, "newLines"),
-                lines,
-            }
-        })
-        .collect();
-    if created
-        && hunks.is_empty()
-        && let Some(content) = str_field(detail, "content")
-    {
-        let lines: Vec<DiffLine> = content
-            .lines()
-            .enumerate()
-            .map(|(i, text)| DiffLine {
-                kind: DiffLineKind::Added,
-                old_line: None,
-                new_line: Some(u32::try_from(i + 1).unwrap_or(u32::MAX)),
-                text: text.to_owned(),
-            })
-            .collect();
-        if !lines.is_empty() {
-            hunks.push(DiffHunk {
-                old_start: 0,
-                old_lines: 0,
-                new_start: 1,
-                new_lines: u32::try_from(lines.len()).unwrap_or(u32::MAX),
-                lines,
-            });
-        }
-    }
-    let count = |kind| {
-        let n = hunks
-            .iter()
-            .flat_map(|h| &h.lines)
-            .filter(|l| l.kind == kind)
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
-    };
-    Some(FileDiff {
-        additions: count(DiffLineKind::Added),
-        deletions: count(DiffLineKind::Removed),
-        path,
-        created,
-        hunks,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -744,40 +696,6 @@ mod tests {
                 "{content:?}"
             );
         }
-    }
-
-    #[test]
-    fn structured_patches_become_numbered_diffs() {
-        let diff = file_diff(&json!({
-            "filePath": "/p/a.txt",
-            "structuredPatch": [{"oldStart": 3, "oldLines": 3, "newStart": 3, "newLines": 3,
-                "lines": [" keep", "-old", "+new", " tail", "\\ No newline at end of file"]}]
-        }))
-        .unwrap();
-        assert_eq!(
-            (diff.additions, diff.deletions, diff.created),
-            (1, 1, false)
-        );
-        let nums: Vec<_> = diff.hunks[0]
-            .lines
-            .iter()
-            .map(|l| (l.kind, l.old_line, l.new_line, l.text.as_str()))
-            .collect();
-        assert_eq!(
-            nums,
-            [
-                (DiffLineKind::Context, Some(3), Some(3), "keep"),
-                (DiffLineKind::Removed, Some(4), None, "old"),
-                (DiffLineKind::Added, None, Some(4), "new"),
-                (DiffLineKind::Context, Some(5), Some(5), "tail"),
-            ]
-        );
-        let created = file_diff(&json!({
-            "type": "create", "filePath": "/p/n.txt", "content": "a\nb\n", "structuredPatch": []
-        }))
-        .unwrap();
-        assert_eq!((created.additions, created.created), (2, true));
-        assert!(file_diff(&json!({"stdout": "x"})).is_none());
     }
 
     #[test]

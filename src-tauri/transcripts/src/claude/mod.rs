@@ -13,7 +13,9 @@
 //! skipped; unknown entry types are kept as `imported_entry` events. Only
 //! I/O and database failures stop an import.
 
+mod live;
 mod mapping;
+mod patch;
 mod subagent_link;
 
 use std::fs::File;
@@ -35,7 +37,25 @@ use crate::TranscriptError;
 use crate::lines::{Line, LineReader};
 use mapping::{MapState, Mapper};
 
+pub use live::LiveTranscript;
 pub use mapping::SOURCE;
+
+/// The entry of one line: `None` for a blank line, the problem (skipped)
+/// when it is too long, not JSON or not an object.
+fn entry_of(line: Line) -> Result<Option<Value>, String> {
+    match line {
+        Line::TooLong(len) => Err(format!(
+            "the line is {len} bytes, over the {} byte limit; skipped",
+            crate::lines::MAX_LINE_BYTES
+        )),
+        Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => Ok(None),
+        Line::Text(text) => match serde_json::from_slice::<Value>(&text) {
+            Ok(entry @ Value::Object(_)) => Ok(Some(entry)),
+            Ok(_) => Err("not a JSON object; skipped".to_owned()),
+            Err(e) => Err(format!("not valid JSON ({e}); skipped")),
+        },
+    }
+}
 
 /// Events per transaction during an import.
 const BATCH_EVENTS: usize = 2_000;
@@ -354,20 +374,13 @@ pub fn import_file(
         let Some(line) = next else { break };
         report.lines += 1;
         let line_no = reader.line;
-        let problem = match line {
-            Line::TooLong(len) => Some(format!(
-                "the line is {len} bytes, over the {} byte limit; skipped",
-                crate::lines::MAX_LINE_BYTES
-            )),
-            Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => None,
-            Line::Text(text) => match serde_json::from_slice::<Value>(&text) {
-                Ok(entry @ Value::Object(_)) => {
-                    mapper.map_entry(line_no, entry, &mut batch);
-                    None
-                }
-                Ok(_) => Some("not a JSON object; skipped".to_owned()),
-                Err(e) => Some(format!("not valid JSON ({e}); skipped")),
-            },
+        let problem = match entry_of(line) {
+            Ok(Some(entry)) => {
+                mapper.map_entry(line_no, entry, &mut batch);
+                None
+            }
+            Ok(None) => None,
+            Err(problem) => Some(problem),
         };
         if let Some(message) = problem {
             report.skipped_lines += 1;
