@@ -13,7 +13,6 @@ mod mcp;
 mod mcp_auth;
 mod menu;
 mod onboarding;
-mod rendering;
 mod rules;
 mod session_pages;
 mod sessions;
@@ -192,12 +191,9 @@ pub fn run() -> anyhow::Result<()> {
         .setup(move |app| {
             // Events reach the window from now on.
             let _ = window_sink.app.set(app.handle().clone());
-            use tauri::Manager as _;
-            if let Some(window) = app.get_webview_window("main") {
-                rendering::apply(&window);
-            }
             runtime_handle.spawn(launch::quit_on_termination(app.handle().clone()));
             // A guarded Claude Code's asks reach this window from now on.
+            use tauri::Manager as _;
             claude_code::serve(
                 app.handle(),
                 &app.state::<claude_code::ClaudeCodeAsks>(),
