@@ -255,6 +255,22 @@ pub enum EventBody {
         /// The tools and why.
         tools: Vec<crate::web::UnavailableTool>,
     },
+    /// The session's Bash sandbox is enabled but cannot run here (issue 24
+    /// item 4): sent once, at start or when a settings change enables it.
+    /// Commands run unconfined and ask as usual.
+    SandboxUnavailable {
+        /// Why, the details and how to fix it.
+        unavailable: crate::sandbox::SandboxUnavailable,
+    },
+    /// A settings file's `sandbox` key changed and the session's sandbox
+    /// follows it from the next Bash call on (issue 24 item 3).
+    SandboxReloaded {
+        /// The sandbox now.
+        state: crate::sandbox::SessionSandboxState,
+        /// Problems in the `sandbox` keys read (wrong shapes, keys
+        /// Gatehouse does not support).
+        problems: Vec<SettingsProblem>,
+    },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not
     /// concurrency-safe; otherwise it is reported here and ignored.

@@ -53,6 +53,8 @@ pub mod preview;
 pub mod provider;
 pub mod rules;
 pub mod rules_editor;
+mod sandbox;
+pub mod sandbox_state;
 pub mod skills;
 pub mod store_watch;
 pub mod subagents;
