@@ -14,7 +14,7 @@ use gatehouse_permissions::settings::Position;
 use gatehouse_permissions::settings::locate::scan;
 use gatehouse_protocol::event::SettingsProblem;
 use gatehouse_protocol::permission::RuleSource;
-use gatehouse_protocol::sandbox::SandboxUnavailableReason;
+use gatehouse_protocol::sandbox::{SandboxUnavailable, SandboxUnavailableReason};
 use gatehouse_sandbox::{
     Sandbox, SandboxConfig, SandboxPolicy, SandboxSettings, SettingsLayer, Unavailable, find_bwrap,
     probe,
@@ -246,7 +246,8 @@ pub async fn start_bash_sandbox(
 
 /// The sentence the CLI shows once when a session's sandbox cannot run
 /// (the UI renders the typed `sandbox_unavailable` event instead).
-pub fn unavailable_notice(why: &Unavailable) -> String {
+pub fn unavailable_notice(why: &SandboxUnavailable) -> String {
+    let why = Unavailable(why.clone());
     format!("sandbox unavailable: {why}; commands ask as usual")
 }
 

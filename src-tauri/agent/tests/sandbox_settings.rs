@@ -131,7 +131,7 @@ async fn without_bwrap_on_path_the_sandbox_is_unavailable_and_says_why() {
             package: "bubblewrap".into()
         })
     );
-    let notice = unavailable_notice(why);
+    let notice = unavailable_notice(why.typed());
     assert!(notice.starts_with("sandbox unavailable: bwrap"), "{notice}");
     assert!(notice.ends_with("; commands ask as usual"), "{notice}");
     // No launcher: Bash runs every command plainly, so the session never

@@ -180,6 +180,10 @@ pub struct Started {
     /// Problems with settings files or stored session rules (file, line,
     /// column and cause); the engine already fails closed on them.
     pub warnings: Vec<String>,
+    /// The session's Bash sandbox is enabled but cannot run here (also
+    /// its `sandbox_unavailable` event), for front ends that print
+    /// warnings rather than events (`gatehouse-cli run`'s stderr).
+    pub sandbox_unavailable: Option<gatehouse_protocol::sandbox::SandboxUnavailable>,
 }
 
 /// Resolves when a prompt's exchange has ended.
@@ -737,6 +741,7 @@ impl SessionHost {
                 bypass_disabled: engine.settings().bypass_disabled,
             },
             warnings,
+            sandbox_unavailable: session_sandbox.unavailable().await,
         })
     }
 

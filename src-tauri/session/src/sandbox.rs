@@ -127,6 +127,11 @@ impl SessionSandbox {
         me
     }
 
+    /// Why the sandbox cannot run, when it is enabled and cannot.
+    pub(crate) async fn unavailable(&self) -> Option<SandboxUnavailable> {
+        self.last.lock().await.unavailable.clone()
+    }
+
     /// The handle Bash reads the sandbox from.
     pub(crate) fn shared(&self) -> SharedSandbox {
         self.shared.clone()

@@ -66,7 +66,11 @@ impl Fixture {
 
     /// A session whose model runs `commands[i]` (as call `c{i}`) at its
     /// i-th prompt; `DenyAll` answers every ask.
-    async fn start(&self, commands: &[&str], trusted: bool) -> (String, Vec<String>) {
+    async fn start(
+        &self,
+        commands: &[&str],
+        trusted: bool,
+    ) -> (String, Vec<String>, Option<SandboxUnavailable>) {
         let mut turns = Vec::new();
         for (i, command) in commands.iter().enumerate() {
             turns.push(tool(
@@ -94,7 +98,11 @@ impl Fixture {
             })
             .await
             .unwrap();
-        (started.handle.session_id, started.warnings)
+        (
+            started.handle.session_id,
+            started.warnings,
+            started.sandbox_unavailable,
+        )
     }
 
     /// Waits (watchdog 30 s) until an event matching `pick` arrives.
@@ -174,7 +182,12 @@ async fn unavailable_is_one_typed_event_and_nothing_runs_unconfined_under_auto_a
     let empty = tempfile::tempdir().unwrap();
     let f = Fixture::new(Some(empty.path()));
     auto_allow_settings(&f.home);
-    let (session, warnings) = f.start(&["touch made-here"], true).await;
+    let (session, warnings, unavailable) = f.start(&["touch made-here"], true).await;
+    assert_eq!(
+        unavailable.map(|u| u.reason),
+        Some(SandboxUnavailableReason::BwrapMissing),
+        "for gatehouse-cli's stderr"
+    );
     assert!(
         !warnings.iter().any(|w| w.contains("sandbox unavailable")),
         "the notice is an event, not a sentence: {warnings:?}"
@@ -201,7 +214,8 @@ async fn unavailable_is_one_typed_event_and_nothing_runs_unconfined_under_auto_a
     // The control: with bwrap the same command runs unasked, sandboxed.
     let f = Fixture::new(None);
     auto_allow_settings(&f.home);
-    let (session, _) = f.start(&["touch made-here"], true).await;
+    let (session, _, unavailable) = f.start(&["touch made-here"], true).await;
+    assert_eq!(unavailable, None);
     let (decision, started) = f.run(&session, 0).await;
     assert!(
         f.unavailable_events().is_empty(),
@@ -223,7 +237,7 @@ async fn unavailable_is_one_typed_event_and_nothing_runs_unconfined_under_auto_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_key_edited_on_disk_reaches_the_next_bash_call() {
     let f = Fixture::new(None);
-    let (session, _) = f.start(&["ls", "ls", "ls"], false).await;
+    let (session, _, _) = f.start(&["ls", "ls", "ls"], false).await;
     let (decision, started) = f.run(&session, 0).await;
     assert_eq!(decision, PermissionBehavior::Allow);
     assert_eq!(started, Some(None), "the sandbox is off at first");
