@@ -174,6 +174,29 @@ fn read_bounded(path: &Path) -> Option<String> {
     Some(text)
 }
 
+/// A problem for each `sandbox.filesystem.allowWrite` root that is not an
+/// existing folder (it stays read-only), with its file and line.
+pub fn missing_roots(read: &SandboxRead) -> Vec<SettingsProblem> {
+    let config = &read.config;
+    config
+        .allow_write
+        .iter()
+        .enumerate()
+        .filter(|(_, root)| !root.is_dir())
+        .map(|(i, root)| {
+            let file = config.origin.allow_write.get(i).and_then(|&l| read.file(l));
+            problem_in(
+                file,
+                "sandbox.filesystem.allowWrite",
+                format!(
+                    "`sandbox.filesystem.allowWrite`: {} is not an existing folder; it stays read-only",
+                    root.display()
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The session's sandbox from `read`: off, on (bwrap found, the policy
 /// built and probed in `project`), or unavailable with the typed reason.
 /// Bad `allowWrite` roots are added to `problems` and left out.
@@ -194,21 +217,10 @@ pub async fn start_bash_sandbox(
         Err(e) => return BashSandbox::Unavailable(e),
     };
     let mut policy = SandboxPolicy::new(home, data_dir);
-    for (i, root) in config.allow_write.iter().enumerate() {
-        if root.is_dir() {
-            policy.writable_roots.push(root.clone());
-        } else {
-            let file = config.origin.allow_write.get(i).and_then(|&l| read.file(l));
-            problems.push(problem_in(
-                file,
-                "sandbox.filesystem.allowWrite",
-                format!(
-                    "`sandbox.filesystem.allowWrite`: {} is not an existing folder; it stays read-only",
-                    root.display()
-                ),
-            ));
-        }
-    }
+    problems.extend(missing_roots(read));
+    policy
+        .writable_roots
+        .extend(config.allow_write.iter().filter(|r| r.is_dir()).cloned());
     policy.deny_read.extend(config.deny_read.iter().cloned());
     if !config.allowed_domains.is_empty() {
         if gatehouse_sandbox::bridge::program().is_some() {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use gatehouse_agent::EngineSetup;
-use gatehouse_agent::sandbox::{SandboxRead, read_sandbox_settings};
+use gatehouse_agent::sandbox::{SandboxRead, missing_roots, read_sandbox_settings};
 use gatehouse_protocol::sandbox::{
     SandboxEffectiveSettings, SandboxEntry, SandboxFlag, SandboxState, SandboxUnavailable,
     SandboxUnavailableReason,
@@ -95,9 +95,13 @@ pub async fn sandbox_state(
         trust_project: project.as_ref().is_some_and(|p| p.trusted),
         settings_files: Vec::new(),
     };
-    let read = tokio::task::spawn_blocking(move || read_sandbox_settings(&setup))
-        .await
-        .unwrap_or_default();
+    let (read, missing) = tokio::task::spawn_blocking(move || {
+        let read = read_sandbox_settings(&setup);
+        let missing = missing_roots(&read);
+        (read, missing)
+    })
+    .await
+    .unwrap_or_default();
     let (bwrap, bwrap_version, unavailable) = match find_bwrap(path_var) {
         Err(missing) => (None, None, Some(missing.typed().clone())),
         Ok(bwrap) => {
@@ -111,7 +115,7 @@ pub async fn sandbox_state(
         bwrap_version,
         project: project.map(|p| p.path.display().to_string()),
         settings: effective(&read),
-        problems: read.problems,
+        problems: read.problems.into_iter().chain(missing).collect(),
     }
 }
 

@@ -304,7 +304,7 @@ async fn settings_state_probes_bwrap_and_names_each_settings_file() {
     let local = f.project.join(".claude/settings.local.json");
     std::fs::write(
         &local,
-        r#"{"sandbox": {"autoAllowBashIfSandboxed": true, "filesystem": {"denyRead": ["secrets"]}}}"#,
+        r#"{"sandbox": {"autoAllowBashIfSandboxed": true, "filesystem": {"denyRead": ["secrets"], "allowWrite": ["no-such-dir"]}}}"#,
     )
     .unwrap();
     let project = SandboxProject {
@@ -336,12 +336,23 @@ async fn settings_state_probes_bwrap_and_names_each_settings_file() {
         s.deny_read[0].value,
         f.project.join("secrets").display().to_string()
     );
-    assert_eq!(state.problems.len(), 1, "{:?}", state.problems);
+    assert_eq!(state.problems.len(), 2, "{:?}", state.problems);
     assert_eq!(state.problems[0].file, user.display().to_string());
     assert!(
         state.problems[0]
             .message
             .contains("sandbox.network.httpProxyPort")
+    );
+    // A writable root that does not exist, named with its file.
+    assert_eq!(state.problems[1].file, local.display().to_string());
+    assert!(
+        state.problems[1].message.contains("no-such-dir"),
+        "{:?}",
+        state.problems
+    );
+    assert_eq!(
+        state.settings.allow_write[0].file,
+        local.display().to_string()
     );
 
     // Untrusted, the project's auto-allow does not count.
