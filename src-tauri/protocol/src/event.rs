@@ -262,14 +262,19 @@ pub enum EventBody {
         /// Why, the details and how to fix it.
         unavailable: crate::sandbox::SandboxUnavailable,
     },
-    /// A settings file's `sandbox` key changed and the session's sandbox
-    /// follows it from the next Bash call on (issue 24 item 3).
-    SandboxReloaded {
+    /// The session's `sandbox` settings were read: at start (when the
+    /// sandbox is enabled or its keys have problems) and whenever a
+    /// settings file's `sandbox` key changed, after which the session's
+    /// sandbox follows it from the next Bash call on (issue 24 item 3).
+    SandboxSettingsRead {
         /// The sandbox now.
         state: crate::sandbox::SessionSandboxState,
         /// Problems in the `sandbox` keys read (wrong shapes, keys
-        /// Gatehouse does not support).
+        /// Gatehouse does not support, writable roots that do not exist),
+        /// with file, line and column.
         problems: Vec<SettingsProblem>,
+        /// False at start, true after a settings change.
+        reloaded: bool,
     },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not

@@ -2,14 +2,15 @@
 //! the session's settings files, reported in typed events, and rebuilt when
 //! a `sandbox` key changes so the next Bash call follows it.
 //!
-//! * Start: when the sandbox is enabled but cannot run, one
-//!   `sandbox_unavailable` event (typed reason, detail, fix); commands then
+//! * Start: `sandbox_settings_read` (the state and the problems in the
+//!   `sandbox` keys, when it is on or there are any); when the sandbox is
+//!   enabled but cannot run, one `sandbox_unavailable` event (typed reason, detail, fix); commands then
 //!   run unconfined through the normal permission flow — the engine is
 //!   told about a sandbox only when one runs, so nothing is auto-allowed.
 //! * Reload: every settings reload of the session ([`crate::live_settings`])
 //!   reads the `sandbox` keys again; when they changed, the sandbox is
 //!   rebuilt (bwrap probed again), put in force for the calls that start
-//!   from then on, and reported as `sandbox_reloaded` (with
+//!   from then on, and reported as `sandbox_settings_read` (with
 //!   `sandbox_unavailable` when it became unavailable or why changed).
 //!   The engine's auto-allow is withdrawn before a sandbox is taken away
 //!   and given only after the new one is in place.
@@ -103,7 +104,9 @@ impl SessionSandbox {
     ) -> Arc<Self> {
         let first = read(&place).await;
         let (sandbox, problems) = build(&place, &first).await;
+        // Printed by the CLI; the UI reads the event below.
         warnings.extend(problems.iter().map(gatehouse_agent::sandbox::problem_text));
+        let state = state_of(&sandbox);
         let unavailable = match &sandbox {
             BashSandbox::Unavailable(why) => Some(why.typed().clone()),
             _ => None,
@@ -119,6 +122,13 @@ impl SessionSandbox {
             }),
         });
         me.put_in_force(sandbox);
+        if state != SessionSandboxState::Off || !problems.is_empty() {
+            me.emitter.emit(EventBody::SandboxSettingsRead {
+                state,
+                problems,
+                reloaded: false,
+            });
+        }
         if let Some(u) = unavailable.clone() {
             me.emitter
                 .emit(EventBody::SandboxUnavailable { unavailable: u });
@@ -153,8 +163,11 @@ impl SessionSandbox {
         };
         self.put_in_force(sandbox);
         last.read = fresh;
-        self.emitter
-            .emit(EventBody::SandboxReloaded { state, problems });
+        self.emitter.emit(EventBody::SandboxSettingsRead {
+            state,
+            problems,
+            reloaded: true,
+        });
         // Said once per cause: again only when it became unavailable or
         // the reason changed.
         if let Some(u) = unavailable

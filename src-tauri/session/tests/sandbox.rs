@@ -202,6 +202,18 @@ async fn unavailable_is_one_typed_event_and_nothing_runs_unconfined_under_auto_a
     assert!(!f.project.join("made-here").exists());
     let events = f.unavailable_events();
     assert_eq!(events.len(), 1, "{events:?}");
+    let read: Vec<_> = f
+        .sink
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.body {
+            EventBody::SandboxSettingsRead {
+                state, reloaded, ..
+            } => Some((state, reloaded)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(read, [(SessionSandboxState::Unavailable, false)]);
     assert_eq!(events[0].reason, SandboxUnavailableReason::BwrapMissing);
     assert_eq!(
         events[0].fix,
@@ -241,6 +253,13 @@ async fn a_sandbox_key_edited_on_disk_reaches_the_next_bash_call() {
     let (decision, started) = f.run(&session, 0).await;
     assert_eq!(decision, PermissionBehavior::Allow);
     assert_eq!(started, Some(None), "the sandbox is off at first");
+    assert!(
+        !f.sink
+            .events()
+            .iter()
+            .any(|e| matches!(e.body, EventBody::SandboxSettingsRead { .. })),
+        "off and without problems, nothing to say at start"
+    );
 
     let file = f.project.join(".claude/settings.json");
     std::fs::write(
@@ -249,10 +268,11 @@ async fn a_sandbox_key_edited_on_disk_reaches_the_next_bash_call() {
     )
     .unwrap();
     let problems = f
-        .wait_for("sandbox_reloaded (on)", |e| match &e.body {
-            EventBody::SandboxReloaded {
+        .wait_for("sandbox_settings_read (on)", |e| match &e.body {
+            EventBody::SandboxSettingsRead {
                 state: SessionSandboxState::On,
                 problems,
+                reloaded: true,
             } => Some(problems.clone()),
             _ => None,
         })
@@ -277,9 +297,10 @@ async fn a_sandbox_key_edited_on_disk_reaches_the_next_bash_call() {
     // Turned off again (a trusted file could; this untrusted one simply
     // stops turning it on): the next call runs plainly.
     std::fs::write(&file, r#"{"sandbox": {}}"#).unwrap();
-    f.wait_for("sandbox_reloaded (off)", |e| match &e.body {
-        EventBody::SandboxReloaded {
+    f.wait_for("sandbox_settings_read (off)", |e| match &e.body {
+        EventBody::SandboxSettingsRead {
             state: SessionSandboxState::Off,
+            reloaded: true,
             ..
         } => Some(()),
         _ => None,

@@ -911,16 +911,21 @@ tools: Array<UnavailableTool>, } | { "type": "sandbox_unavailable",
 /**
  * Why, the details and how to fix it.
  */
-unavailable: SandboxUnavailable, } | { "type": "sandbox_reloaded", 
+unavailable: SandboxUnavailable, } | { "type": "sandbox_settings_read", 
 /**
  * The sandbox now.
  */
 state: SessionSandboxState, 
 /**
  * Problems in the `sandbox` keys read (wrong shapes, keys
- * Gatehouse does not support).
+ * Gatehouse does not support, writable roots that do not exist),
+ * with file, line and column.
  */
-problems: Array<SettingsProblem>, } | { "type": "context_modified", 
+problems: Array<SettingsProblem>, 
+/**
+ * False at start, true after a settings change.
+ */
+reloaded: boolean, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */

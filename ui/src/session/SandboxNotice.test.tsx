@@ -43,8 +43,32 @@ describe("SandboxNotice", () => {
   });
 
   it("goes away when a settings change turns the sandbox off or it runs", () => {
-    const s = unavailableScript().add({ type: "sandbox_reloaded", state: "off", problems: [] });
-    render(<SandboxNotice unavailable={foldEvents(s.events).sandboxUnavailable} />);
+    const s = unavailableScript().add({ type: "sandbox_settings_read", state: "off", problems: [], reloaded: true });
+    const model = foldEvents(s.events);
+    render(<SandboxNotice unavailable={model.sandboxUnavailable} problems={model.sandboxProblems} />);
+    expect(screen.queryByTestId("sandbox-notice")).toBeNull();
+  });
+
+  it("lists problems in the sandbox settings with file:line:column, also when the sandbox runs", () => {
+    const s = new Script().add({
+      type: "sandbox_settings_read",
+      state: "on",
+      reloaded: true,
+      problems: [
+        {
+          file: "/work/app/.claude/settings.json",
+          line: 2,
+          column: 35,
+          message: "`sandbox.network.allowUnixSockets` is not supported by Gatehouse and is ignored",
+          loses_restrictions: false,
+        },
+      ],
+    });
+    const model = foldEvents(s.events);
+    render(<SandboxNotice unavailable={model.sandboxUnavailable} problems={model.sandboxProblems} />);
     expect(screen.queryByTestId("sandbox-unavailable")).toBeNull();
+    const problem = screen.getByTestId("sandbox-settings-problem");
+    expect(problem.textContent).toContain("/work/app/.claude/settings.json:2:35");
+    expect(problem.textContent).toContain("sandbox.network.allowUnixSockets");
   });
 });

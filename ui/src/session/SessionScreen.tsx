@@ -318,7 +318,7 @@ export function SessionScreen({
           </section>
           <SubagentsPanel rows={subagents} onStop={onStopTask} />
           <SessionHooks hooks={model.hooksLoaded} />
-          <SandboxNotice unavailable={model.sandboxUnavailable} />
+          <SandboxNotice unavailable={model.sandboxUnavailable} problems={model.sandboxProblems} />
           <UnavailableTools tools={model.unavailableTools} />
           <TodoPanel todos={todos} />
           <TaskPanel tasks={tasks} onStop={onStopTask} onOpenOutput={onOpenTaskOutput} />

@@ -300,6 +300,8 @@ export interface SessionModel {
   unavailableTools: readonly UnavailableTool[];
   /** The Bash sandbox is enabled but cannot run, and why (`sandbox_unavailable`); null once it runs or is off. */
   sandboxUnavailable: SandboxUnavailable | null;
+  /** Problems in the `sandbox` settings keys, from the last `sandbox_settings_read`. */
+  sandboxProblems: readonly SettingsProblem[];
   /** The mode from the last `mode_changed`, and the index of that event. */
   mode: PermissionMode | null;
   modeEventIndex: number | null;
@@ -331,6 +333,7 @@ export function emptyModel(): SessionModel {
     hooksLoaded: null,
     unavailableTools: [],
     sandboxUnavailable: null,
+    sandboxProblems: [],
     mode: null,
     modeEventIndex: null,
     active: false,
@@ -817,7 +820,8 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
     case "sandbox_unavailable":
       model.sandboxUnavailable = event.unavailable;
       break;
-    case "sandbox_reloaded":
+    case "sandbox_settings_read":
+      model.sandboxProblems = event.problems;
       if (event.state !== "unavailable") model.sandboxUnavailable = null;
       break;
     case "context_modified":
