@@ -162,9 +162,13 @@ network: SandboxNetwork,
  */
 allowed_domains?: Array<string>, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
 /**
- * Why, and how to fix it.
+ * Why, and how to fix it, in words (for people and older readers).
  */
-reason: string, };
+reason: string, 
+/**
+ * Why, typed (absent in events stored by earlier builds).
+ */
+why?: SandboxUnavailable, };
 
 /**
  * How many calls went from one decision to another.

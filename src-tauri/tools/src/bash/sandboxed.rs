@@ -187,6 +187,7 @@ impl BashSandbox {
             Self::Off => None,
             Self::Unavailable(why) => Some(BashSandboxUse::Unavailable {
                 reason: why.to_string(),
+                why: Some(why.typed().clone()),
             }),
             Self::On { .. } if disable_requested => Some(BashSandboxUse::DisabledByCall),
             Self::On { config, .. } if config.is_excluded(command) => {
@@ -223,6 +224,23 @@ impl BashSandbox {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unavailable_sandbox_tells_each_call_why_in_typed_fields() {
+        let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let Err(missing) = gatehouse_sandbox::find_bwrap(Some(empty.path().as_os_str())) else {
+            panic!("an empty PATH has no bwrap");
+        };
+        let use_ = BashSandbox::Unavailable(missing).usage("ls", false, &[]);
+        let Some(BashSandboxUse::Unavailable { reason, why }) = use_ else {
+            panic!("expected unavailable, got {use_:?}");
+        };
+        assert!(reason.contains("bubblewrap"), "{reason}");
+        assert_eq!(
+            why.map(|w| w.reason),
+            Some(gatehouse_protocol::sandbox::SandboxUnavailableReason::BwrapMissing)
+        );
+    }
 
     #[test]
     fn only_refused_connections_are_blocked_notes() {
