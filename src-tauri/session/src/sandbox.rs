@@ -70,12 +70,13 @@ fn state_of(sandbox: &BashSandbox) -> SessionSandboxState {
     }
 }
 
-/// Reads the `sandbox` keys of `place`'s files on a blocking thread.
-async fn read(place: &SandboxPlace) -> SandboxRead {
+/// Reads the `sandbox` keys of `place`'s files on a blocking thread;
+/// `None` when that thread failed (a panic: nothing was read).
+async fn read(place: &SandboxPlace) -> Option<SandboxRead> {
     let setup = place.setup.clone();
     tokio::task::spawn_blocking(move || read_sandbox_settings(&setup))
         .await
-        .unwrap_or_default()
+        .ok()
 }
 
 /// Builds the sandbox `read` says (probing bwrap); the problems found.
@@ -102,7 +103,8 @@ impl SessionSandbox {
         emitter: Emitter,
         warnings: &mut Vec<String>,
     ) -> Arc<Self> {
-        let first = read(&place).await;
+        // Nothing read (a panic while reading): as without settings, off.
+        let first = read(&place).await.unwrap_or_default();
         let (sandbox, problems) = build(&place, &first).await;
         // Printed by the CLI; the UI reads the event below.
         warnings.extend(problems.iter().map(gatehouse_agent::sandbox::problem_text));
@@ -118,7 +120,7 @@ impl SessionSandbox {
             emitter,
             last: tokio::sync::Mutex::new(Last {
                 read: first,
-                unavailable: None,
+                unavailable: unavailable.clone(),
             }),
         });
         me.put_in_force(sandbox);
@@ -129,11 +131,10 @@ impl SessionSandbox {
                 reloaded: false,
             });
         }
-        if let Some(u) = unavailable.clone() {
+        if let Some(u) = unavailable {
             me.emitter
                 .emit(EventBody::SandboxUnavailable { unavailable: u });
         }
-        me.last.lock().await.unavailable = unavailable;
         me
     }
 
@@ -151,7 +152,10 @@ impl SessionSandbox {
     /// sandbox, puts it in force and reports it. Returns whether it did.
     pub(crate) async fn reload(&self) -> bool {
         let mut last = self.last.lock().await;
-        let fresh = read(&self.place).await;
+        // Nothing read (a panic while reading): the sandbox in force stays.
+        let Some(fresh) = read(&self.place).await else {
+            return false;
+        };
         if fresh == last.read {
             return false;
         }
