@@ -14,6 +14,7 @@ mod mcp_auth;
 mod menu;
 mod onboarding;
 mod rules;
+mod sandbox;
 mod session_pages;
 mod sessions;
 mod skills;
@@ -242,6 +243,7 @@ pub fn run() -> anyhow::Result<()> {
             sessions::api_key_status,
             web_search::web_search_settings,
             web_search::save_web_search_settings,
+            sandbox::sandbox_state,
             browser::browse_sessions,
             browser::session_facets,
             browser::session_summary,

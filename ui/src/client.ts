@@ -193,6 +193,9 @@ export const backend = {
   webSearchSettings: () => call("web_search_settings", {}),
   saveWebSearchSettings: (provider: SearchProviderKind, searxngUrl: string | null) =>
     call("save_web_search_settings", { provider, searxng_url: searxngUrl }),
+  /** Settings → Sandbox: bwrap's state (probed once; `recheck` runs it again) and the settings in force, with `projectId`'s files or without a project. */
+  sandboxState: (projectId: number | null, recheck: boolean) =>
+    call("sandbox_state", { project_id: projectId, recheck }),
   // The session browser (ui/src/browser).
   browseSessions: (args: ListSessionsArgs) => call("browse_sessions", args),
   sessionFacets: () => call("session_facets", {}),

@@ -25,7 +25,7 @@ use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::interaction::{Interaction, InteractionReply};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_tools::bash::classifier::CommandClassifier;
-use gatehouse_tools::bash::sandboxed::BashSandbox;
+use gatehouse_tools::bash::sandboxed::SharedSandbox;
 use gatehouse_tools::bash::{BashConfig, shell_tools};
 use gatehouse_tools::talkback::ask_user_question::scripted_answers;
 use gatehouse_tools::talkback::talkback_tools;
@@ -87,7 +87,7 @@ pub fn session_pool(
         resolver,
         extra_builtins,
         mcp_tools,
-        BashSandbox::Off,
+        SharedSandbox::default(),
     )
 }
 
@@ -99,7 +99,7 @@ pub fn session_pool_sandboxed(
     resolver: &dyn PermissionResolver,
     extra_builtins: Vec<Arc<dyn gatehouse_core::Tool>>,
     mcp_tools: Vec<Arc<dyn gatehouse_core::Tool>>,
-    sandbox: BashSandbox,
+    sandbox: SharedSandbox,
 ) -> SessionTools {
     let tasks = TaskManager::new(session_dir.join("tasks"), emitter);
     let mut bash = BashConfig::new(session_dir.join("bash"));

@@ -5,7 +5,11 @@
 use std::path::Path;
 
 use gatehouse_agent::EngineSetup;
-use gatehouse_agent::sandbox::{load_sandbox_config, start_bash_sandbox, unavailable_notice};
+use gatehouse_agent::sandbox::{
+    load_sandbox_config, problem_text, read_sandbox_settings, start_bash_sandbox,
+    unavailable_notice,
+};
+use gatehouse_protocol::sandbox::{SandboxFix, SandboxUnavailableReason};
 use gatehouse_tools::bash::sandboxed::BashSandbox;
 
 fn setup(project: &Path, home: &Path, trusted: bool) -> EngineSetup {
@@ -20,15 +24,15 @@ fn setup(project: &Path, home: &Path, trusted: bool) -> EngineSetup {
 
 /// The session's sandbox with bwrap from `PATH`, and the problems found.
 async fn start_with_bwrap(
-    config: gatehouse_sandbox::SandboxConfig,
+    read: &gatehouse_agent::sandbox::SandboxRead,
     home: &Path,
     project: &Path,
 ) -> (BashSandbox, Vec<String>) {
     let mut problems = Vec::new();
     let path = std::env::var_os("PATH");
     let sandbox =
-        start_bash_sandbox(config, home, None, project, path.as_deref(), &mut problems).await;
-    (sandbox, problems)
+        start_bash_sandbox(read, home, None, project, path.as_deref(), &mut problems).await;
+    (sandbox, problems.iter().map(problem_text).collect())
 }
 
 fn write(path: &Path, text: &str) {
@@ -43,13 +47,13 @@ fn a_setting_of_the_wrong_shape_names_the_file_and_the_setting() {
     let user = home.join(".claude/settings.json");
     write(
         &user,
-        r#"{"sandbox": {"enabled": true, "excludedCommands": "docker"}}"#,
+        "{\"sandbox\": {\"enabled\": true,\n  \"excludedCommands\": \"docker\"}}",
     );
     let (config, problems) = load_sandbox_config(&setup(&project, &home, true));
     assert_eq!(
         problems,
         vec![format!(
-            "{}: `sandbox.excludedCommands` must be an array of strings",
+            "{}:2:23: `sandbox.excludedCommands` must be an array of strings",
             user.display()
         )]
     );
@@ -104,12 +108,12 @@ async fn without_bwrap_on_path_the_sandbox_is_unavailable_and_says_why() {
         r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#,
     );
     std::fs::create_dir_all(&project).unwrap();
-    let (config, _) = load_sandbox_config(&setup(&project, &home, true));
+    let read = read_sandbox_settings(&setup(&project, &home, true));
     let empty = dir.path().join("empty-path");
     std::fs::create_dir(&empty).unwrap();
     let mut problems = Vec::new();
     let sandbox = start_bash_sandbox(
-        config.clone(),
+        &read,
         &home,
         None,
         &project,
@@ -117,10 +121,17 @@ async fn without_bwrap_on_path_the_sandbox_is_unavailable_and_says_why() {
         &mut problems,
     )
     .await;
-    let BashSandbox::Unavailable { reason } = &sandbox else {
+    let BashSandbox::Unavailable(why) = &sandbox else {
         panic!("expected unavailable, got {sandbox:?}");
     };
-    let notice = unavailable_notice(reason);
+    assert_eq!(why.typed().reason, SandboxUnavailableReason::BwrapMissing);
+    assert_eq!(
+        why.typed().fix,
+        Some(SandboxFix::InstallPackage {
+            package: "bubblewrap".into()
+        })
+    );
+    let notice = unavailable_notice(why.typed());
     assert!(notice.starts_with("sandbox unavailable: bwrap"), "{notice}");
     assert!(notice.ends_with("; commands ask as usual"), "{notice}");
     // No launcher: Bash runs every command plainly, so the session never
@@ -129,7 +140,7 @@ async fn without_bwrap_on_path_the_sandbox_is_unavailable_and_says_why() {
 
     // With the real bwrap it runs (CI installs bubblewrap).
     let sandbox = start_bash_sandbox(
-        config,
+        &read,
         &home,
         None,
         &project,
@@ -152,8 +163,8 @@ async fn an_allow_write_root_that_does_not_exist_is_reported() {
         &home.join(".claude/settings.json"),
         r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/nope"]}}}"#,
     );
-    let (config, _) = load_sandbox_config(&setup(&project, &home, true));
-    let (_, problems) = start_with_bwrap(config, &home, &project).await;
+    let read = read_sandbox_settings(&setup(&project, &home, true));
+    let (_, problems) = start_with_bwrap(&read, &home, &project).await;
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].contains("`sandbox.filesystem.allowWrite`"),
@@ -174,10 +185,10 @@ async fn allowed_domains_without_a_bridge_keep_the_network_off_and_say_so() {
         &home.join(".claude/settings.json"),
         r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["docs.rs"]}}}"#,
     );
-    let (config, problems) = load_sandbox_config(&setup(&project, &home, true));
-    assert!(problems.is_empty(), "{problems:?}");
-    assert_eq!(config.allowed_domains.len(), 1);
-    let (sandbox, problems) = start_with_bwrap(config, &home, &project).await;
+    let read = read_sandbox_settings(&setup(&project, &home, true));
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    assert_eq!(read.config.allowed_domains.len(), 1);
+    let (sandbox, problems) = start_with_bwrap(&read, &home, &project).await;
     let BashSandbox::On { launcher, .. } = &sandbox else {
         panic!("this test needs bubblewrap (apt-get install bubblewrap): {sandbox:?}");
     };
@@ -192,4 +203,44 @@ async fn allowed_domains_without_a_bridge_keep_the_network_off_and_say_so() {
                 && p.contains("network stays off")),
         "{problems:?}"
     );
+}
+
+/// Claude Code's network keys Gatehouse does not implement are named with
+/// their file and line, and change nothing (the network stays off).
+#[test]
+fn unsupported_network_keys_are_warned_about_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+    let user = home.join(".claude/settings.json");
+    write(
+        &user,
+        r#"{
+  "sandbox": {
+    "enabled": true,
+    "network": {
+      "allowUnixSockets": ["/var/run/docker.sock"],
+      "allowLocalBinding": true
+    }
+  }
+}"#,
+    );
+    let read = read_sandbox_settings(&setup(&project, &home, true));
+    let mut problems: Vec<String> = read.problems.iter().map(problem_text).collect();
+    problems.sort();
+    let file = user.display();
+    assert_eq!(
+        problems,
+        [
+            format!(
+                "{file}:5:27: `sandbox.network.allowUnixSockets` is not supported by Gatehouse and is ignored (the sandbox stays as tight as without it)"
+            ),
+            format!(
+                "{file}:6:28: `sandbox.network.allowLocalBinding` is not supported by Gatehouse and is ignored (the sandbox stays as tight as without it)"
+            ),
+        ]
+    );
+    assert!(read.config.enabled);
+    assert!(read.config.allowed_domains.is_empty());
+    assert_eq!(read.file(0), Some(user.as_path()));
+    assert_eq!(read.config.origin.enabled, Some(0));
 }

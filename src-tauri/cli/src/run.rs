@@ -329,6 +329,13 @@ pub fn run(
         for warning in &started.warnings {
             eprintln!("gatehouse-cli: warning: {warning}");
         }
+        if let Some(why) = &started.sandbox_unavailable {
+            // The typed event is on stdout too; people read stderr.
+            eprintln!(
+                "gatehouse-cli: warning: {}",
+                gatehouse_agent::sandbox::unavailable_notice(why)
+            );
+        }
         let session_id = started.handle.session_id;
         watch_interrupt(Arc::clone(&host), session_id.clone());
         let outcome = host.send_prompt(&session_id, &prompt)?.wait().await;

@@ -36,6 +36,7 @@ use crate::rules::{
     RulesReplayReport, RulesView, SaveRuleEditsArgs, SaveRulesOutcome, TestRuleCallArgs,
     UndoRulesSaveArgs, ValidateRuleArgs,
 };
+use crate::sandbox::{SandboxState, SandboxStateArgs};
 use crate::session::{
     AnswerPermissionArgs, ApiKeyStatus, ListSessionsArgs, OpenedTaskOutput, ProviderArgs,
     ResumeSessionArgs, SearchHit, SearchSessionsArgs, SendPromptArgs, SessionArgs,
@@ -203,6 +204,10 @@ commands! {
     /// `~/.gatehouse/settings.json`, other keys kept; Brave Search's key
     /// goes through `set_api_key` (`brave-search`) to the keychain only.
     save_web_search_settings(SaveWebSearchArgs) -> WebSearchSettings;
+    /// Settings → Sandbox: whether bubblewrap runs here (probed once and
+    /// cached; `recheck` runs it again) and why not with the fix, its
+    /// version, and the `sandbox` settings in force with their files.
+    sandbox_state(SandboxStateArgs) -> SandboxState;
     // ---- The session browser (issue 11). ----
     /// Stored sessions of every project with `args`' filters and sort
     /// (`list_sessions` keeps its plain newest-first list).

@@ -255,6 +255,27 @@ pub enum EventBody {
         /// The tools and why.
         tools: Vec<crate::web::UnavailableTool>,
     },
+    /// The session's Bash sandbox is enabled but cannot run here (issue 24
+    /// item 4): sent once, at start or when a settings change enables it.
+    /// Commands run unconfined and ask as usual.
+    SandboxUnavailable {
+        /// Why, the details and how to fix it.
+        unavailable: crate::sandbox::SandboxUnavailable,
+    },
+    /// The session's `sandbox` settings were read: at start (when the
+    /// sandbox is enabled or its keys have problems) and whenever a
+    /// settings file's `sandbox` key changed, after which the session's
+    /// sandbox follows it from the next Bash call on (issue 24 item 3).
+    SandboxSettingsRead {
+        /// The sandbox now.
+        state: crate::sandbox::SessionSandboxState,
+        /// Problems in the `sandbox` keys read (wrong shapes, keys
+        /// Gatehouse does not support, writable roots that do not exist),
+        /// with file, line and column.
+        problems: Vec<SettingsProblem>,
+        /// False at start, true after a settings change.
+        reloaded: bool,
+    },
     /// A call returned a context modifier (e.g. "the working directory is now
     /// X"). It is applied between batches, and only for calls that are not
     /// concurrency-safe; otherwise it is reported here and ignored.

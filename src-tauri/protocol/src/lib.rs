@@ -26,6 +26,7 @@
 //! * [`project`] — projects and application information.
 //! * [`rules`] — the rule editor: rules by source, edits, tester, replay, save.
 //! * [`session`] — driving sessions from a front end, session summaries.
+//! * [`sandbox`] — the Bash sandbox's state: unavailable and why, settings in force.
 //! * [`skills`] — the Skills panel: a project's skills and their last use.
 //! * [`transcript`] — imports of Claude Code transcripts and JSONL exports.
 //! * [`mcp_auth`] — OAuth sign-in / sign-out of HTTP MCP servers.
@@ -46,6 +47,7 @@ pub mod permission;
 pub mod progress;
 pub mod project;
 pub mod rules;
+pub mod sandbox;
 pub mod session;
 pub mod skills;
 pub mod transcript;

@@ -309,8 +309,12 @@ pub enum BashSandboxUse {
     DisabledByCall,
     /// The sandbox is enabled but cannot run here; it runs unconfined.
     Unavailable {
-        /// Why, and how to fix it.
+        /// Why, and how to fix it, in words (for people and older readers).
         reason: String,
+        /// Why, typed (absent in events stored by earlier builds).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        why: Option<crate::sandbox::SandboxUnavailable>,
     },
 }
 

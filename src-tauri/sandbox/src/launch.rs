@@ -1,5 +1,5 @@
-//! Finding bwrap, checking that it can build a sandbox here, and building
-//! the command that runs a shell inside it.
+//! Building the command that runs a shell inside bwrap (finding bwrap and
+//! the availability probe are in [`crate::availability`]).
 //!
 //! The seccomp filter reaches bwrap through a pipe whose read end becomes
 //! the child's fd [`FILTER_FD`] (`command-fds` does the `dup2` between fork
@@ -10,10 +10,10 @@ use std::ffi::OsStr;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use command_fds::{CommandFdExt, FdMapping};
 
+use crate::availability::Bwrap;
 use crate::policy::Mounts;
 use crate::proxy::{NetProxy, ProxyRules};
 use crate::{NetworkPolicy, SandboxError, SandboxPolicy, bridge, seccomp};
@@ -31,35 +31,6 @@ pub const PROXY_VARS: &[&str] = &[
 
 /// The fd number bwrap reads the seccomp filter from.
 pub const FILTER_FD: i32 = 3;
-/// How long the availability probe may take.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Bytes of bwrap's stderr kept in a reason.
-const STDERR_KEPT: usize = 2048;
-
-/// Why the sandbox cannot run here, for the user: what is missing and how
-/// to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Unavailable(pub String);
-
-/// A bwrap executable (absolute path, found once, so a later `PATH` change
-/// cannot swap it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bwrap(pub PathBuf);
-
-/// bwrap on `path` (a `PATH`-style list), or why not.
-pub fn find_bwrap(path: Option<&OsStr>) -> Result<Bwrap, Unavailable> {
-    path.into_iter()
-        .flat_map(std::env::split_paths)
-        .map(|dir| dir.join("bwrap"))
-        .find(|candidate| candidate.is_file())
-        .map(Bwrap)
-        .ok_or_else(|| {
-            Unavailable(
-                "bwrap (bubblewrap) was not found on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap)".into(),
-            )
-        })
-}
 
 /// A sandbox ready to wrap commands: bwrap, the policy and its compiled
 /// seccomp filter.
@@ -226,57 +197,4 @@ fn filter_pipe(bytes: &[u8]) -> Result<OwnedFd, SandboxError> {
         rest = rest.get(n..).unwrap_or_default();
     }
     Ok(read)
-}
-
-/// Checks that `sandbox` can run a command here: bwrap starts, creates its
-/// namespaces, loads the filter and runs `/bin/sh -c :` in `dir`. The
-/// reason names the cause and bwrap's stderr.
-pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
-    let dirs = [dir.to_path_buf()];
-    let args = [OsStr::new("-c"), OsStr::new(":")];
-    // With allowed domains the probe starts the bridge too.
-    let proxy = sandbox
-        .start_proxy()
-        .map_err(|e| Unavailable(e.to_string()))?;
-    let mut cmd = sandbox
-        .command(&Wrapped {
-            program: Path::new("/bin/sh"),
-            args: &args,
-            cwd: dir,
-            env: &[],
-            working_dirs: &dirs,
-            writable_files: &[],
-            proxy: proxy.as_ref(),
-        })
-        .map_err(|e| Unavailable(e.to_string()))?;
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    let child = cmd.spawn().map_err(|e| {
-        Unavailable(format!(
-            "bwrap ({}) could not be started: {e}",
-            sandbox.bwrap().display()
-        ))
-    })?;
-    drop(cmd);
-    let out = match tokio::time::timeout(PROBE_TIMEOUT, child.wait_with_output()).await {
-        Ok(Ok(out)) => out,
-        Ok(Err(e)) => return Err(Unavailable(format!("bwrap did not finish: {e}"))),
-        Err(_) => {
-            return Err(Unavailable(format!(
-                "bwrap did not finish within {} s",
-                PROBE_TIMEOUT.as_secs()
-            )));
-        }
-    };
-    if out.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr[..out.stderr.len().min(STDERR_KEPT)]);
-    Err(Unavailable(format!(
-        "bwrap could not create the sandbox ({}): {}; user namespaces may be disabled here (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)",
-        out.status,
-        stderr.trim()
-    )))
 }

@@ -14,7 +14,8 @@
 //! |---|---|
 //! | [`policy`] | what is writable, read-only and hidden; the bwrap arguments |
 //! | [`seccomp`] | the seccomp filter (sockets, ptrace, keyrings) as BPF bytes |
-//! | [`launch`] | finding bwrap, the availability probe, building the command |
+//! | [`availability`] | finding bwrap, the availability probe, why not and the fix |
+//! | [`launch`] | building the command |
 //! | [`settings`] | Claude Code's `sandbox` settings, read and merged |
 //! | [`proxy`] | the filtering HTTP/HTTPS proxy for `allowedDomains` (host side) |
 //! | [`bridge`] | the loopback-to-socket bridge started inside the sandbox |
@@ -22,6 +23,7 @@
 //! What the sandbox does not protect against is written down in the
 //! README ("What the sandbox does not protect against") and NOTES.md.
 
+pub mod availability;
 pub mod bridge;
 pub mod launch;
 pub mod policy;
@@ -29,7 +31,8 @@ pub mod proxy;
 pub mod seccomp;
 pub mod settings;
 
-pub use launch::{Bwrap, Sandbox, Unavailable, find_bwrap, probe};
+pub use availability::{Bwrap, Unavailable, bwrap_version, find_bwrap, probe};
+pub use launch::Sandbox;
 pub use policy::{NetworkPolicy, SandboxPolicy};
 pub use proxy::{NetProxy, ProxyConnection, ProxyLimits, ProxyRules};
 pub use settings::{SandboxConfig, SandboxSettings, SettingsLayer, SettingsShapeError};

@@ -5,7 +5,9 @@
 //! `sandbox.excludedCommands`, `sandbox.filesystem.allowWrite`,
 //! `sandbox.filesystem.denyRead` and `sandbox.network.allowedDomains`
 //! (WebFetch's domain patterns: `example.com`, `*.example.com`). Other keys
-//! under `sandbox` are left alone.
+//! under `sandbox` (Claude Code's `network.allowUnixSockets`,
+//! `network.httpProxyPort`, …) are not implemented: they are listed in
+//! [`SandboxSettings::unsupported`] for a warning, and never widen anything.
 //!
 //! Merging follows the sources' precedence (highest first), except that
 //! nothing loosens what the managed policy tightens, and a project the user
@@ -43,6 +45,39 @@ pub struct SandboxSettings {
     pub deny_read: Vec<String>,
     /// `sandbox.network.allowedDomains`, parsed.
     pub allowed_domains: Vec<DomainPattern>,
+    /// Keys under `sandbox` Gatehouse does not implement, dotted
+    /// (`sandbox.network.allowUnixSockets`), in file order: ignored, so
+    /// the sandbox stays as tight as without them.
+    pub unsupported: Vec<String>,
+}
+
+/// The keys read under `sandbox`, `sandbox.filesystem` and `sandbox.network`.
+const KNOWN: &[(&str, &[&str])] = &[
+    (
+        "sandbox",
+        &[
+            "enabled",
+            "autoAllowBashIfSandboxed",
+            "excludedCommands",
+            "filesystem",
+            "network",
+        ],
+    ),
+    ("sandbox.filesystem", &["allowWrite", "denyRead"]),
+    ("sandbox.network", &["allowedDomains"]),
+];
+
+/// The keys of `map` (at `at`) that are not read, dotted.
+fn unsupported_keys(at: &str, map: &serde_json::Map<String, Value>, out: &mut Vec<String>) {
+    let known = KNOWN
+        .iter()
+        .find(|(k, _)| *k == at)
+        .map_or(&[][..], |(_, keys)| *keys);
+    out.extend(
+        map.keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .map(|k| format!("{at}.{k}")),
+    );
 }
 
 impl SandboxSettings {
@@ -69,9 +104,11 @@ impl SandboxSettings {
             excluded_commands: strings_at(map.get("excludedCommands"), "sandbox.excludedCommands")?,
             ..Self::default()
         };
+        unsupported_keys("sandbox", map, &mut out.unsupported);
         match map.get("filesystem") {
             None => {}
             Some(Value::Object(fs)) => {
+                unsupported_keys("sandbox.filesystem", fs, &mut out.unsupported);
                 out.allow_write =
                     strings_at(fs.get("allowWrite"), "sandbox.filesystem.allowWrite")?;
                 out.deny_read = strings_at(fs.get("denyRead"), "sandbox.filesystem.denyRead")?;
@@ -81,6 +118,7 @@ impl SandboxSettings {
         match map.get("network") {
             None => {}
             Some(Value::Object(net)) => {
+                unsupported_keys("sandbox.network", net, &mut out.unsupported);
                 const KEY: &str = "sandbox.network.allowedDomains";
                 for text in strings_at(net.get("allowedDomains"), KEY)? {
                     let pattern = DomainPattern::parse(text.trim()).map_err(|e| {
@@ -158,6 +196,26 @@ pub struct SandboxConfig {
     pub deny_read: Vec<PathBuf>,
     /// Hosts reachable through the proxy (empty: no network).
     pub allowed_domains: Vec<DomainPattern>,
+    /// Which of the merged layers each value came from.
+    pub origin: SandboxOrigin,
+}
+
+/// Where each value of a [`SandboxConfig`] came from: indices into the
+/// layers given to [`SandboxConfig::merge`] (Settings shows the file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxOrigin {
+    /// The layer that decided `enabled` (`None`: the default, off).
+    pub enabled: Option<usize>,
+    /// The layer that decided `auto_allow` (`None`: the default, off).
+    pub auto_allow: Option<usize>,
+    /// One per `excluded_commands` entry.
+    pub excluded_commands: Vec<usize>,
+    /// One per `allow_write` entry.
+    pub allow_write: Vec<usize>,
+    /// One per `deny_read` entry.
+    pub deny_read: Vec<usize>,
+    /// One per `allowed_domains` entry.
+    pub allowed_domains: Vec<usize>,
 }
 
 impl SandboxConfig {
@@ -165,42 +223,61 @@ impl SandboxConfig {
     /// from `project`, `~/` from `home`.
     pub fn merge(layers: &[(SettingsLayer, SandboxSettings)], project: &Path, home: &Path) -> Self {
         let mut out = Self::default();
-        let mut enabled: Option<bool> = None;
-        let mut auto_allow: Option<bool> = None;
-        let mut project_on = false;
-        for (layer, s) in layers {
+        let mut enabled: Option<(bool, usize)> = None;
+        let mut auto_allow: Option<(bool, usize)> = None;
+        let mut forced_by: Option<usize> = None;
+        let mut project_on: Option<usize> = None;
+        for (i, (layer, s)) in layers.iter().enumerate() {
+            let first = |current: Option<(bool, usize)>, value: Option<bool>| {
+                current.or(value.map(|v| (v, i)))
+            };
             match layer {
                 SettingsLayer::Managed => {
                     if s.enabled == Some(true) {
-                        out.forced = true;
+                        forced_by = forced_by.or(Some(i));
                     }
-                    enabled = enabled.or(s.enabled);
-                    auto_allow = auto_allow.or(s.auto_allow);
+                    enabled = first(enabled, s.enabled);
+                    auto_allow = first(auto_allow, s.auto_allow);
                 }
                 SettingsLayer::Trusted => {
-                    enabled = enabled.or(s.enabled);
-                    auto_allow = auto_allow.or(s.auto_allow);
+                    enabled = first(enabled, s.enabled);
+                    auto_allow = first(auto_allow, s.auto_allow);
                 }
                 SettingsLayer::Untrusted => {
-                    project_on |= s.enabled == Some(true);
+                    if s.enabled == Some(true) {
+                        project_on = project_on.or(Some(i));
+                    }
                 }
             }
             if *layer != SettingsLayer::Untrusted {
-                out.excluded_commands
-                    .extend(s.excluded_commands.iter().cloned());
-                out.allow_write
-                    .extend(s.allow_write.iter().map(|p| resolve(p, project, home)));
+                for c in &s.excluded_commands {
+                    out.excluded_commands.push(c.clone());
+                    out.origin.excluded_commands.push(i);
+                }
+                for p in &s.allow_write {
+                    out.allow_write.push(resolve(p, project, home));
+                    out.origin.allow_write.push(i);
+                }
                 for d in &s.allowed_domains {
                     if !out.allowed_domains.contains(d) {
                         out.allowed_domains.push(d.clone());
+                        out.origin.allowed_domains.push(i);
                     }
                 }
             }
-            out.deny_read
-                .extend(s.deny_read.iter().map(|p| resolve(p, project, home)));
+            for p in &s.deny_read {
+                out.deny_read.push(resolve(p, project, home));
+                out.origin.deny_read.push(i);
+            }
         }
-        out.enabled = out.forced || project_on || enabled.unwrap_or(false);
-        out.auto_allow = auto_allow.unwrap_or(false);
+        out.forced = forced_by.is_some();
+        // What turns it on wins: the managed policy, then an untrusted
+        // project (which may only tighten), then the first that says.
+        let on_by = forced_by.or(project_on);
+        out.enabled = on_by.is_some() || enabled.is_some_and(|(v, _)| v);
+        out.origin.enabled = on_by.or(enabled.map(|(_, i)| i));
+        out.auto_allow = auto_allow.is_some_and(|(v, _)| v);
+        out.origin.auto_allow = auto_allow.map(|(_, i)| i);
         out
     }
 
@@ -280,6 +357,7 @@ mod tests {
             allow_write: vec!["/".into()],
             deny_read: vec!["secrets".into()],
             allowed_domains: vec![DomainPattern::parse("evil.test").unwrap()],
+            unsupported: Vec::new(),
         };
         let user = SandboxSettings {
             enabled: Some(false),
@@ -350,6 +428,74 @@ mod tests {
             Path::new("/h"),
         );
         assert_eq!(c.allowed_domains.len(), 2);
+    }
+
+    #[test]
+    fn unsupported_keys_are_listed_and_nothing_widens() {
+        let doc = json!({"sandbox": {
+            "enabled": true,
+            "allowUnsandboxedCommands": false,
+            "filesystem": {"allowWrite": ["out"], "allowRead": ["~"]},
+            "network": {"allowedDomains": ["docs.rs"], "allowUnixSockets": ["/run/docker.sock"],
+                        "allowLocalBinding": true, "httpProxyPort": 8080, "socksProxyPort": 1080}
+        }});
+        let s = SandboxSettings::from_document(&doc).unwrap().unwrap();
+        let mut keys = s.unsupported.clone();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "sandbox.allowUnsandboxedCommands",
+                "sandbox.filesystem.allowRead",
+                "sandbox.network.allowLocalBinding",
+                "sandbox.network.allowUnixSockets",
+                "sandbox.network.httpProxyPort",
+                "sandbox.network.socksProxyPort",
+            ]
+        );
+        // What is read is read as without them.
+        assert_eq!(s.allow_write, ["out"]);
+        assert_eq!(s.allowed_domains.len(), 1);
+    }
+
+    #[test]
+    fn each_value_knows_the_layer_it_came_from() {
+        let managed = SandboxSettings {
+            deny_read: vec!["~/.kube".into()],
+            ..SandboxSettings::default()
+        };
+        let project = SandboxSettings {
+            enabled: Some(true),
+            excluded_commands: vec!["curl".into()],
+            ..SandboxSettings::default()
+        };
+        let user = SandboxSettings {
+            enabled: Some(false),
+            auto_allow: Some(true),
+            excluded_commands: vec!["docker".into()],
+            allowed_domains: vec![DomainPattern::parse("docs.rs").unwrap()],
+            ..SandboxSettings::default()
+        };
+        let c = SandboxConfig::merge(
+            &[
+                (SettingsLayer::Managed, managed),
+                (SettingsLayer::Untrusted, project),
+                (SettingsLayer::Trusted, user),
+            ],
+            Path::new("/p"),
+            Path::new("/h"),
+        );
+        // The untrusted project turned it on (the user's `false` cannot).
+        assert!(c.enabled);
+        assert_eq!(c.origin.enabled, Some(1));
+        assert_eq!(c.origin.auto_allow, Some(2));
+        assert_eq!(c.excluded_commands, ["docker"]);
+        assert_eq!(c.origin.excluded_commands, [2]);
+        assert_eq!(c.origin.allowed_domains, [2]);
+        assert_eq!(c.deny_read, [PathBuf::from("/h/.kube")]);
+        assert_eq!(c.origin.deny_read, [0]);
+        let off = SandboxConfig::merge(&[], Path::new("/p"), Path::new("/h"));
+        assert_eq!((off.enabled, off.origin.enabled), (false, None));
     }
 
     #[test]

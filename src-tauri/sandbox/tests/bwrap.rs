@@ -76,6 +76,42 @@ async fn run(sandbox: &Sandbox, project: &Path, script: &str) -> (i32, String) {
 async fn the_probe_passes_where_bwrap_works() {
     let s = scratch();
     probe(&sandbox(&s.home), &s.project).await.unwrap();
+    let version =
+        gatehouse_sandbox::bwrap_version(&find_bwrap(std::env::var_os("PATH").as_deref()).unwrap())
+            .await
+            .unwrap();
+    assert!(version.starts_with("bubblewrap "), "{version}");
+}
+
+/// A bwrap that fails as a broken install would (a real executable that
+/// exits 1 with a message): the probe reports bwrap's failure, its status
+/// and stderr, and no sysctl fix (none is restricting here, and this may
+/// run as root).
+#[tokio::test]
+async fn a_failing_bwrap_is_reported_with_its_stderr() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = scratch();
+    let fake = s.outside.join("bwrap");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'bwrap: broken on purpose' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bwrap = find_bwrap(Some(s.outside.as_os_str())).unwrap();
+    let sandbox = Sandbox::new(bwrap, SandboxPolicy::new(&s.home, None)).unwrap();
+    let err = probe(&sandbox, &s.project).await.unwrap_err();
+    let typed = err.typed();
+    assert!(
+        matches!(
+            typed.reason,
+            gatehouse_protocol::sandbox::SandboxUnavailableReason::BwrapFailed
+                | gatehouse_protocol::sandbox::SandboxUnavailableReason::UserNamespacesDisabled
+        ),
+        "{typed:?}"
+    );
+    assert!(typed.detail.contains("broken on purpose"), "{typed:?}");
+    assert!(typed.detail.contains("exit status: 1"), "{typed:?}");
 }
 
 #[tokio::test]
@@ -295,6 +331,16 @@ fn without_bwrap_on_path_the_reason_says_what_to_install() {
     assert!(
         err.to_string().contains("apt-get install bubblewrap"),
         "{err}"
+    );
+    assert_eq!(
+        err.typed().reason,
+        gatehouse_protocol::sandbox::SandboxUnavailableReason::BwrapMissing
+    );
+    assert_eq!(
+        err.typed().fix,
+        Some(gatehouse_protocol::sandbox::SandboxFix::InstallPackage {
+            package: "bubblewrap".into()
+        })
     );
 }
 

@@ -99,6 +99,9 @@ pub struct HostConfig {
     /// read by [`HostConfig::new`]); before the settings' (see
     /// [`crate::web_prompt`]).
     pub small_model_env: Option<String>,
+    /// Where the Bash sandbox looks for `bwrap` (a `PATH`-style list; read
+    /// from `$PATH` by [`HostConfig::new`]).
+    pub sandbox_path: Option<std::ffi::OsString>,
 }
 
 impl HostConfig {
@@ -114,6 +117,7 @@ impl HostConfig {
             small_model_env: crate::web_prompt::small_model_from_env(&|name| {
                 std::env::var(name).ok()
             }),
+            sandbox_path: std::env::var_os("PATH"),
         }
     }
 }
@@ -176,6 +180,10 @@ pub struct Started {
     /// Problems with settings files or stored session rules (file, line,
     /// column and cause); the engine already fails closed on them.
     pub warnings: Vec<String>,
+    /// The session's Bash sandbox is enabled but cannot run here (also
+    /// its `sandbox_unavailable` event), for front ends that print
+    /// warnings rather than events (`gatehouse-cli run`'s stderr).
+    pub sandbox_unavailable: Option<gatehouse_protocol::sandbox::SandboxUnavailable>,
 }
 
 /// Resolves when a prompt's exchange has ended.
@@ -526,32 +534,31 @@ impl SessionHost {
             .chain(skill_tool.map(|t| t as Arc<dyn gatehouse_core::Tool>))
             .collect();
         // The Bash sandbox (issue 24): off unless `sandbox.enabled`; when
-        // enabled but unable to run, the session says so once and commands
-        // ask as usual.
-        let bash_sandbox = {
-            let (config, problems) = gatehouse_agent::sandbox::load_sandbox_config(&setup);
-            warnings.extend(problems);
-            let sandbox = gatehouse_agent::sandbox::start_bash_sandbox(
-                config,
-                &self.config.home,
-                Some(&self.config.data_dir),
-                &project,
-                std::env::var_os("PATH").as_deref(),
-                &mut warnings,
-            )
-            .await;
-            match &sandbox {
-                gatehouse_tools::bash::sandboxed::BashSandbox::Unavailable { reason } => {
-                    warnings.push(gatehouse_agent::sandbox::unavailable_notice(reason));
-                }
-                gatehouse_tools::bash::sandboxed::BashSandbox::On { config, .. } => {
-                    // Only a sandbox that runs tells the engine (auto-allow).
-                    engine.set_bash_sandbox(Some(gatehouse_agent::sandbox::engine_rules(config)));
-                }
-                gatehouse_tools::bash::sandboxed::BashSandbox::Off => {}
-            }
-            sandbox
-        };
+        // enabled but unable to run, the session says so once (a typed
+        // `sandbox_unavailable`) and commands ask as usual. It follows its
+        // settings files like the rules do.
+        let session_sandbox = crate::sandbox::SessionSandbox::start(
+            crate::sandbox::SandboxPlace {
+                setup: setup.clone(),
+                data_dir: self.config.data_dir.clone(),
+                path_var: self.config.sandbox_path.clone(),
+            },
+            Arc::clone(&engine),
+            emitter.clone(),
+            &mut warnings,
+        )
+        .await;
+        {
+            let (sandbox, runtime) = (Arc::clone(&session_sandbox), self.runtime.clone());
+            settings.on_reload(Box::new(move |_| {
+                let sandbox = Arc::clone(&sandbox);
+                // Rebuilding probes bwrap: not on the watcher's thread.
+                runtime.spawn(async move {
+                    sandbox.reload().await;
+                });
+            }));
+        }
+        let bash_sandbox = session_sandbox.shared();
         let tools = session_pool_sandboxed(
             &session_dir,
             emitter.clone(),
@@ -734,6 +741,7 @@ impl SessionHost {
                 bypass_disabled: engine.settings().bypass_disabled,
             },
             warnings,
+            sandbox_unavailable: session_sandbox.unavailable().await,
         })
     }
 

@@ -22,6 +22,8 @@
 //! | [`preview`] | the diff an Edit/Write would make, for the permission prompt |
 //! | [`mcp_auth`] | OAuth sign-in / sign-out of a project's HTTP MCP servers (tokens in the keychain) |
 //! | [`subagents`] | the Agent tool of every session, agent types from `.claude/agents`, sub-agents stored as child sessions |
+//! | `sandbox` | an open session's Bash sandbox: the typed `sandbox_unavailable`, rebuilt when a `sandbox` key changes (`sandbox_settings_read`) |
+//! | [`sandbox_state`] | Settings → Bash sandbox: bwrap probed once (cached), why not and the fix, the settings in force with their files |
 //! | [`skills`] | the Skill tool of a session with skills (`.claude/skills/<name>/SKILL.md`) |
 //! | [`store_watch`] | sessions written by other processes (a guarded Claude Code's hooks, `gatehouse-cli run`) noticed for the session browser |
 //! | [`web_search`] | the session's WebSearch provider from `~/.gatehouse/settings.json` (`webSearch`), or why it is unavailable |
@@ -53,6 +55,8 @@ pub mod preview;
 pub mod provider;
 pub mod rules;
 pub mod rules_editor;
+mod sandbox;
+pub mod sandbox_state;
 pub mod skills;
 pub mod store_watch;
 pub mod subagents;

@@ -41,8 +41,9 @@ pub(crate) struct LiveSettings {
     reloads: AtomicU64,
     kept_previous: AtomicU64,
     /// Told on every reload, whatever the rules say (the session's hooks
-    /// are read from the same files; see [`Self::on_reload`]).
-    on_reload: Mutex<Option<ReloadHook>>,
+    /// and its sandbox are read from the same files; see
+    /// [`Self::on_reload`]).
+    on_reload: Mutex<Vec<ReloadHook>>,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -83,7 +84,7 @@ impl LiveSettings {
             watcher: Mutex::new(None),
             reloads: AtomicU64::new(0),
             kept_previous: AtomicU64::new(0),
-            on_reload: Mutex::new(None),
+            on_reload: Mutex::new(Vec::new()),
         });
         // Weak: the watcher lives inside `live`, and must not keep it alive.
         let weak: Weak<Self> = Arc::downgrade(&live);
@@ -105,7 +106,7 @@ impl LiveSettings {
     /// lose restrictions) and emits `settings_reloaded`. Returns whether
     /// anything new was read.
     pub(crate) fn reload(&self, trigger: SettingsReloadTrigger) -> bool {
-        if let Some(hook) = lock(&self.on_reload).as_ref() {
+        for hook in lock(&self.on_reload).iter() {
             hook(trigger);
         }
         let fresh = load(&self.layout);
@@ -129,9 +130,10 @@ impl LiveSettings {
     }
 
     /// Runs `f` on every reload, before the rules are compared (the hooks
-    /// of the same files may change while the rules do not).
+    /// and the `sandbox` key of the same files may change while the rules
+    /// do not). Each call adds one; they run in the order added.
     pub(crate) fn on_reload(&self, f: ReloadHook) {
-        *lock(&self.on_reload) = Some(f);
+        lock(&self.on_reload).push(f);
     }
 
     /// Whether the watcher runs.

@@ -16,7 +16,7 @@ use gatehouse_permissions::{EngineContext, PermissionEngine};
 use gatehouse_protocol::event::EventBody;
 use gatehouse_protocol::permission::{PermissionBehavior, PermissionMode};
 use gatehouse_sandbox::{Sandbox, SandboxConfig, SandboxPolicy, find_bwrap};
-use gatehouse_tools::bash::sandboxed::{BashSandbox, SandboxLauncher};
+use gatehouse_tools::bash::sandboxed::{BashSandbox, SandboxLauncher, SharedSandbox};
 use gatehouse_tools::bash::{BashConfig, shell_tools};
 use gatehouse_tools::tasks::TaskManager;
 use gatehouse_tools::{FileStateCache, file_tools};
@@ -74,10 +74,10 @@ fn env(sandbox_config: SandboxConfig, deny: &[&str], mode: PermissionMode) -> En
     let session = base.join("session");
     let tasks = TaskManager::new(session.join("tasks"), Emitter::new("s", sink.clone()));
     let mut bash = BashConfig::new(session.join("bash"));
-    bash.sandbox = BashSandbox::On {
+    bash.sandbox = SharedSandbox::new(BashSandbox::On {
         launcher: Arc::new(SandboxLauncher::new(sandbox)),
         config,
-    };
+    });
     let tools: Vec<Arc<dyn Tool>> = shell_tools(tasks, bash)
         .into_iter()
         .chain(file_tools(FileStateCache::new()))

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { setTransport } from "../client";
 import { SettingsScreen } from "./SettingsScreen";
-import { claudeCodeGuardView, webSearchView } from "./fixtures";
+import { claudeCodeGuardView, sandboxStateView, webSearchView } from "./fixtures";
 import { startupState } from "../onboarding/fixtures";
 import type { AppSettings } from "../generated/protocol";
 
@@ -23,6 +23,7 @@ describe("SettingsScreen", () => {
         calls.push([command, args]);
         if (command === "web_search_settings") return webSearchView();
         if (command === "claude_code_guard") return claudeCodeGuardView();
+        if (command === "sandbox_state") return sandboxStateView();
         const provider = String(args["provider"]);
         if (command === "set_api_key") stored.add(provider);
         if (command === "delete_api_key") stored.delete(provider);
@@ -53,6 +54,7 @@ describe("SettingsScreen", () => {
         calls.push([command, args]);
         if (command === "web_search_settings") return webSearchView();
         if (command === "claude_code_guard") return claudeCodeGuardView();
+        if (command === "sandbox_state") return sandboxStateView();
         if (command === "save_app_settings") return args["settings"];
         if (command === "open_data_dir") return null;
         return { provider: String(args["provider"]), source: null };

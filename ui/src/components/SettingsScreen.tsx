@@ -5,6 +5,7 @@ import { ProviderSettings } from "../onboarding/ProviderSettings";
 import { SessionDefaults } from "../onboarding/SessionDefaults";
 import { useApiKeys } from "../state/apiKeys";
 import { Page, PageHeader } from "./Page";
+import { SandboxSection } from "./SandboxSection";
 import { ThemeChoice } from "./ThemeChoice";
 import { WebSearchSection } from "./WebSearchSection";
 
@@ -32,7 +33,7 @@ function describe(source: string | null | undefined): string {
   return "…";
 }
 
-/** API keys (typed into password fields, kept only in the OS keychain), the web search provider and Claude Code's guard. */
+/** API keys (typed into password fields, kept only in the OS keychain), the web search provider, the Bash sandbox and Claude Code's guard. */
 export function SettingsScreen({
   onBack,
   startup = null,
@@ -92,6 +93,7 @@ export function SettingsScreen({
         </form>
       ))}
       <WebSearchSection />
+      <SandboxSection projects={projects} />
       <ClaudeCodeGuardSection projects={projects} />
       {dataDir !== undefined && <DataFolder dataDir={dataDir} />}
     </Page>

@@ -1,6 +1,6 @@
 // Test data shared by the home screen, session view and settings tests.
 
-import type { ClaudeCodeGuard, SessionSummary, WebSearchSettings } from "../generated/protocol";
+import type { ClaudeCodeGuard, SandboxState, SessionSummary, WebSearchSettings } from "../generated/protocol";
 
 /** The Web search settings as the backend reports them, with `over` applied. */
 export const webSearchView = (over: Partial<WebSearchSettings> = {}): WebSearchSettings => ({
@@ -13,6 +13,25 @@ export const webSearchView = (over: Partial<WebSearchSettings> = {}): WebSearchS
     message: "no search provider is configured (set webSearch in ~/.gatehouse/settings.json)",
   },
   settings_file: "/home/me/.gatehouse/settings.json",
+  ...over,
+});
+
+/** Settings → Sandbox as the backend reports it (bwrap runs, sandbox on from the user's file), with `over` applied. */
+export const sandboxStateView = (over: Partial<SandboxState> = {}): SandboxState => ({
+  unavailable: null,
+  bwrap: "/usr/bin/bwrap",
+  bwrap_version: "bubblewrap 0.8.0",
+  project: null,
+  settings: {
+    enabled: { value: true, file: "/home/me/.claude/settings.json" },
+    forced: false,
+    auto_allow: { value: false, file: null },
+    excluded_commands: [{ value: "docker", file: "/home/me/.claude/settings.json" }],
+    allow_write: [],
+    deny_read: [],
+    allowed_domains: [],
+  },
+  problems: [],
   ...over,
 });
 

@@ -162,9 +162,13 @@ network: SandboxNetwork,
  */
 allowed_domains?: Array<string>, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
 /**
- * Why, and how to fix it.
+ * Why, and how to fix it, in words (for people and older readers).
  */
-reason: string, };
+reason: string, 
+/**
+ * Why, typed (absent in events stored by earlier builds).
+ */
+why?: SandboxUnavailable, };
 
 /**
  * How many calls went from one decision to another.
@@ -907,7 +911,25 @@ trigger: SettingsReloadTrigger | null, } | { "type": "tools_unavailable",
 /**
  * The tools and why.
  */
-tools: Array<UnavailableTool>, } | { "type": "context_modified", 
+tools: Array<UnavailableTool>, } | { "type": "sandbox_unavailable", 
+/**
+ * Why, the details and how to fix it.
+ */
+unavailable: SandboxUnavailable, } | { "type": "sandbox_settings_read", 
+/**
+ * The sandbox now.
+ */
+state: SessionSandboxState, 
+/**
+ * Problems in the `sandbox` keys read (wrong shapes, keys
+ * Gatehouse does not support, writable roots that do not exist),
+ * with file, line and column.
+ */
+problems: Array<SettingsProblem>, 
+/**
+ * False at start, true after a settings change.
+ */
+reloaded: boolean, } | { "type": "context_modified", 
 /**
  * The call that returned it.
  */
@@ -3101,9 +3123,158 @@ bytes_down: number,
 error?: string, };
 
 /**
+ * The `sandbox` settings in force, merged by trust (an untrusted
+ * project only tightens; the managed policy can force the sandbox on).
+ */
+export type SandboxEffectiveSettings = { 
+/**
+ * `sandbox.enabled`.
+ */
+enabled: SandboxFlag, 
+/**
+ * The managed policy turned it on (nothing may turn it off).
+ */
+forced: boolean, 
+/**
+ * `sandbox.autoAllowBashIfSandboxed`.
+ */
+auto_allow: SandboxFlag, 
+/**
+ * `sandbox.excludedCommands`.
+ */
+excluded_commands: Array<SandboxEntry>, 
+/**
+ * `sandbox.filesystem.allowWrite`, resolved.
+ */
+allow_write: Array<SandboxEntry>, 
+/**
+ * `sandbox.filesystem.denyRead`, resolved.
+ */
+deny_read: Array<SandboxEntry>, 
+/**
+ * `sandbox.network.allowedDomains`, normalised.
+ */
+allowed_domains: Array<SandboxEntry>, };
+
+/**
+ * One entry of a list setting in force and the file it came from.
+ */
+export type SandboxEntry = { 
+/**
+ * The entry (a command prefix, a resolved path, a domain pattern).
+ */
+value: string, 
+/**
+ * The settings file it is in.
+ */
+file: string, };
+
+/**
+ * What the user can do about it.
+ */
+export type SandboxFix = { "kind": "install_package", 
+/**
+ * The package's name (Debian, Ubuntu, Fedora and Arch agree).
+ */
+package: string, } | { "kind": "sysctl", 
+/**
+ * The setting (`kernel.apparmor_restrict_unprivileged_userns`).
+ */
+key: string, 
+/**
+ * The value that allows bwrap.
+ */
+value: string, 
+/**
+ * What it reads now.
+ */
+current: string, };
+
+/**
+ * A yes/no setting in force and the file it came from.
+ */
+export type SandboxFlag = { 
+/**
+ * Its value.
+ */
+value: boolean, 
+/**
+ * The settings file that set it; `None`: the default.
+ */
+file: string | null, };
+
+/**
  * A sandboxed command's network.
  */
 export type SandboxNetwork = "off" | "proxy";
+
+/**
+ * Settings → Sandbox: whether bubblewrap can run here (probed by running
+ * it once; cached until asked to check again), and the settings in force.
+ */
+export type SandboxState = { 
+/**
+ * `None`: a sandbox runs here. Otherwise why not and how to fix it.
+ */
+unavailable: SandboxUnavailable | null, 
+/**
+ * The bwrap executable found on `PATH`.
+ */
+bwrap: string | null, 
+/**
+ * What `bwrap --version` says (`bubblewrap 0.8.0`).
+ */
+bwrap_version: string | null, 
+/**
+ * The project whose files were read (`None`: user and managed only).
+ */
+project: string | null, 
+/**
+ * The settings in force.
+ */
+settings: SandboxEffectiveSettings, 
+/**
+ * Problems in the `sandbox` keys (wrong shapes, unsupported keys),
+ * with file, line and column.
+ */
+problems: Array<SettingsProblem>, };
+
+/**
+ * `sandbox_state`'s arguments.
+ */
+export type SandboxStateArgs = { 
+/**
+ * Also read this project's files (a known project's id; trusted or
+ * not as the app records it); `None`: user and managed settings only.
+ */
+project_id: number | null, 
+/**
+ * Run bwrap again instead of using the cached probe.
+ */
+recheck: boolean, };
+
+/**
+ * The sandbox is enabled but cannot run here: commands run unconfined
+ * and ask as usual (nothing is auto-allowed as if confined).
+ */
+export type SandboxUnavailable = { 
+/**
+ * Why.
+ */
+reason: SandboxUnavailableReason, 
+/**
+ * Details for people: bwrap's path, status and stderr (bounded).
+ */
+detail: string, 
+/**
+ * How to fix it, when known.
+ */
+fix: SandboxFix | null, };
+
+/**
+ * Why the sandbox cannot run here.
+ */
+export type SandboxUnavailableReason = "bwrap_missing" | "user_namespaces_disabled" | "bwrap_failed" | "bwrap_not_started" | "setup_failed";
 
 /**
  * Arguments of `save_app_settings`.
@@ -3478,6 +3649,11 @@ title: string | null,
  * Its rules.
  */
 rules: Array<RuleView>, };
+
+/**
+ * What a session's sandbox is, after its settings files were read.
+ */
+export type SessionSandboxState = "off" | "on" | "unavailable";
 
 /**
  * How `list_sessions` orders sessions.
@@ -4568,6 +4744,10 @@ export interface Commands {
  `~/.gatehouse/settings.json`, other keys kept; Brave Search's key
  goes through `set_api_key` (`brave-search`) to the keychain only. */
   save_web_search_settings: { args: SaveWebSearchArgs; result: WebSearchSettings };
+  /** Settings → Sandbox: whether bubblewrap runs here (probed once and
+ cached; `recheck` runs it again) and why not with the fix, its
+ version, and the `sandbox` settings in force with their files. */
+  sandbox_state: { args: SandboxStateArgs; result: SandboxState };
   /** Stored sessions of every project with `args`' filters and sort
  (`list_sessions` keeps its plain newest-first list). */
   browse_sessions: { args: ListSessionsArgs; result: Array<SessionSummary> };

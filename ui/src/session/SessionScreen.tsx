@@ -56,6 +56,7 @@ import { SubagentsPanel } from "./renderers/SubagentsPanel";
 import { TaskPanel } from "./renderers/TaskPanel";
 import { TodoPanel } from "./renderers/TodoPanel";
 import { SessionHooks } from "./SessionHooks";
+import { SandboxNotice } from "./SandboxNotice";
 import { UnavailableTools } from "./UnavailableTools";
 import { Spinner } from "./Status";
 import { ToolBlockBadge } from "./renderers/ToolBlockBadge";
@@ -317,6 +318,7 @@ export function SessionScreen({
           </section>
           <SubagentsPanel rows={subagents} onStop={onStopTask} />
           <SessionHooks hooks={model.hooksLoaded} />
+          <SandboxNotice unavailable={model.sandboxUnavailable} problems={model.sandboxProblems} />
           <UnavailableTools tools={model.unavailableTools} />
           <TodoPanel todos={todos} />
           <TaskPanel tasks={tasks} onStop={onStopTask} onOpenOutput={onOpenTaskOutput} />

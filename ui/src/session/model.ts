@@ -51,7 +51,13 @@ import type {
   ToolProgressData,
   TraceStep,
 } from "../generated/protocol";
-import type { HookNotRun, HookRun as ProtocolHookRun, SettingsProblem, UnavailableTool } from "../generated/protocol";
+import type {
+  HookNotRun,
+  HookRun as ProtocolHookRun,
+  SandboxUnavailable,
+  SettingsProblem,
+  UnavailableTool,
+} from "../generated/protocol";
 import { foldWeb, type WebActivity } from "./web";
 
 /** The state of one tool call, as the screen shows it. */
@@ -292,6 +298,10 @@ export interface SessionModel {
   hooksLoaded: HooksLoaded | null;
   /** Built-in tools left out of the pool and why (`tools_unavailable`). */
   unavailableTools: readonly UnavailableTool[];
+  /** The Bash sandbox is enabled but cannot run, and why (`sandbox_unavailable`); null once it runs or is off. */
+  sandboxUnavailable: SandboxUnavailable | null;
+  /** Problems in the `sandbox` settings keys, from the last `sandbox_settings_read`. */
+  sandboxProblems: readonly SettingsProblem[];
   /** The mode from the last `mode_changed`, and the index of that event. */
   mode: PermissionMode | null;
   modeEventIndex: number | null;
@@ -322,6 +332,8 @@ export function emptyModel(): SessionModel {
     sessionRules: [],
     hooksLoaded: null,
     unavailableTools: [],
+    sandboxUnavailable: null,
+    sandboxProblems: [],
     mode: null,
     modeEventIndex: null,
     active: false,
@@ -804,6 +816,13 @@ export function applyEvent(model: SessionModel, event: Event): SessionModel {
       break;
     case "tools_unavailable":
       model.unavailableTools = event.tools;
+      break;
+    case "sandbox_unavailable":
+      model.sandboxUnavailable = event.unavailable;
+      break;
+    case "sandbox_settings_read":
+      model.sandboxProblems = event.problems;
+      if (event.state !== "unavailable") model.sandboxUnavailable = null;
       break;
     case "context_modified":
       break;

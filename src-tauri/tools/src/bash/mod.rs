@@ -50,7 +50,7 @@ use self::cwd::{COMMAND_VAR, CWD_FILE_VAR, ShellDirs, WRAPPER, working_dirs};
 use self::launcher::{CommandLauncher, LaunchSpec, PlainLauncher, user_shell};
 use self::output::{OutputRecorder, ProgressCoalescer};
 use self::process::{OutputHandler, RunEnd, StopCause, Termination};
-use self::sandboxed::BashSandbox;
+use self::sandboxed::{BashSandbox, SharedSandbox};
 use crate::tasks::{TaskManager, TaskOutputTool, TaskStopTool};
 
 /// The tool's name.
@@ -87,8 +87,9 @@ pub struct BashConfig {
     pub classifier: Arc<dyn CommandClassifier>,
     /// Builds the shell process when the sandbox does not apply.
     pub launcher: Arc<dyn CommandLauncher>,
-    /// The session's sandbox (issue 24); off by default.
-    pub sandbox: BashSandbox,
+    /// The session's sandbox (issue 24); off by default. Shared so a
+    /// settings change reaches the next call; each call reads it once.
+    pub sandbox: SharedSandbox,
 }
 
 impl BashConfig {
@@ -104,7 +105,7 @@ impl BashConfig {
             tail_bytes: DEFAULT_TAIL_BYTES,
             classifier: Arc::new(FailClosedClassifier),
             launcher: Arc::new(PlainLauncher),
-            sandbox: BashSandbox::Off,
+            sandbox: SharedSandbox::default(),
         }
     }
 }
@@ -352,7 +353,7 @@ impl TypedTool for BashTool {
         input: &BashInput,
         _ctx: &ToolUseContext,
     ) -> ToolPermissionVerdict {
-        if input.dangerously_disable_sandbox && self.config.sandbox.is_on() {
+        if input.dangerously_disable_sandbox && self.config.sandbox.current().is_on() {
             return ToolPermissionVerdict::Ask {
                 reason: "the command asks to run outside the sandbox (dangerouslyDisableSandbox)"
                     .into(),
@@ -402,12 +403,16 @@ impl TypedTool for BashTool {
         if input.run_in_background {
             return self.start_background(&input, &cx, &shell, start.dir, &roots, notes);
         }
+        // One reading per call: a settings change between the launch and
+        // what the UI is told cannot make them disagree.
+        let sandbox = self.config.sandbox.current();
 
         let trailer = tempfile::Builder::new()
             .prefix("gatehouse-cwd-")
             .tempfile()
             .map_err(|e| ToolError::io("could not create the working-directory trailer file", e))?;
-        let (cmd, proxy) = self.launch(&input, &shell, trailer.path(), &start.dir, &roots)?;
+        let (cmd, proxy) =
+            self.launch(&input, &sandbox, &shell, trailer.path(), &start.dir, &roots)?;
         let spawned = process::spawn(cmd)
             .map_err(|e| ToolError::io(format!("could not start {}", shell.display()), e))?;
         let output_path = self
@@ -419,11 +424,7 @@ impl TypedTool for BashTool {
             cwd: Some(start.dir.display().to_string()),
             description: input.description.clone(),
             output_path: Some(output_path.display().to_string()),
-            sandbox: self.config.sandbox.usage(
-                &input.command,
-                input.dangerously_disable_sandbox,
-                &roots,
-            ),
+            sandbox: sandbox.usage(&input.command, input.dangerously_disable_sandbox, &roots),
         });
         let mut notice = DropNotice {
             progress: cx.progress.clone(),
@@ -520,6 +521,7 @@ impl BashTool {
     fn launch(
         &self,
         input: &BashInput,
+        sandbox: &BashSandbox,
         shell: &Path,
         cwd_file: &Path,
         dir: &Path,
@@ -538,11 +540,7 @@ impl BashTool {
             working_dirs: roots,
             writable_files: &files,
         };
-        match self
-            .config
-            .sandbox
-            .launcher_for(&input.command, input.dangerously_disable_sandbox)
-        {
+        match sandbox.launcher_for(&input.command, input.dangerously_disable_sandbox) {
             Some(sandbox) => sandbox.launch(&spec).map_err(|e| {
                 ToolError::failed(format!(
                     "The command was not run: the sandbox cannot confine it: {e}"
@@ -568,7 +566,9 @@ impl BashTool {
         roots: &[PathBuf],
         mut notes: Vec<String>,
     ) -> Result<ToolResult<BashOutput>, ToolError> {
-        let (cmd, proxy) = self.launch(input, shell, Path::new("/dev/null"), &dir, roots)?;
+        let sandbox = self.config.sandbox.current();
+        let (cmd, proxy) =
+            self.launch(input, &sandbox, shell, Path::new("/dev/null"), &dir, roots)?;
         let info = self
             .tasks
             .start_keeping(

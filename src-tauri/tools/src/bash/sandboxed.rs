@@ -10,11 +10,11 @@
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use gatehouse_protocol::progress::{BashSandboxUse, SandboxConnection, SandboxNetwork};
 use gatehouse_sandbox::launch::Wrapped;
-use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig};
+use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig, Unavailable};
 
 use super::launcher::{CommandLauncher, LaunchSpec};
 
@@ -123,10 +123,36 @@ pub enum BashSandbox {
     },
     /// Enabled, but it cannot run here: commands run unconfined and ask
     /// as usual (the session said so once).
-    Unavailable {
-        /// Why, and how to fix it.
-        reason: String,
-    },
+    Unavailable(Unavailable),
+}
+
+/// The session's [`BashSandbox`], replaced when its settings change
+/// (issue 24 item 3); Bash reads it once per call.
+#[derive(Debug, Clone, Default)]
+pub struct SharedSandbox(Arc<RwLock<BashSandbox>>);
+
+impl SharedSandbox {
+    /// Shares `sandbox`.
+    pub fn new(sandbox: BashSandbox) -> Self {
+        Self(Arc::new(RwLock::new(sandbox)))
+    }
+
+    /// The sandbox now (cheap: its parts are shared).
+    pub fn current(&self) -> BashSandbox {
+        // A poisoned lock only means a panic elsewhere; the value is whole.
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Puts `sandbox` in force for the calls that start from now on.
+    pub fn replace(&self, sandbox: BashSandbox) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = sandbox;
+    }
+}
+
+impl From<BashSandbox> for SharedSandbox {
+    fn from(sandbox: BashSandbox) -> Self {
+        Self::new(sandbox)
+    }
 }
 
 impl BashSandbox {
@@ -159,8 +185,9 @@ impl BashSandbox {
     ) -> Option<BashSandboxUse> {
         match self {
             Self::Off => None,
-            Self::Unavailable { reason } => Some(BashSandboxUse::Unavailable {
-                reason: reason.clone(),
+            Self::Unavailable(why) => Some(BashSandboxUse::Unavailable {
+                reason: why.to_string(),
+                why: Some(why.typed().clone()),
             }),
             Self::On { .. } if disable_requested => Some(BashSandboxUse::DisabledByCall),
             Self::On { config, .. } if config.is_excluded(command) => {
@@ -197,6 +224,23 @@ impl BashSandbox {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unavailable_sandbox_tells_each_call_why_in_typed_fields() {
+        let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let Err(missing) = gatehouse_sandbox::find_bwrap(Some(empty.path().as_os_str())) else {
+            panic!("an empty PATH has no bwrap");
+        };
+        let use_ = BashSandbox::Unavailable(missing).usage("ls", false, &[]);
+        let Some(BashSandboxUse::Unavailable { reason, why }) = use_ else {
+            panic!("expected unavailable, got {use_:?}");
+        };
+        assert!(reason.contains("bubblewrap"), "{reason}");
+        assert_eq!(
+            why.map(|w| w.reason),
+            Some(gatehouse_protocol::sandbox::SandboxUnavailableReason::BwrapMissing)
+        );
+    }
 
     #[test]
     fn only_refused_connections_are_blocked_notes() {

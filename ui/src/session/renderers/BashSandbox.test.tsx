@@ -31,6 +31,14 @@ describe("BashView's sandbox line", () => {
     expect(line.getAttribute("title")).toBe("bwrap was not found on PATH");
   });
 
+  it("names why it was unavailable from the typed reason when the call carries it", () => {
+    const why = { reason: "bwrap_missing", detail: "bwrap (bubblewrap) was not found on PATH", fix: { kind: "install_package", package: "bubblewrap" } };
+    render(<BashView call={bashWith({ sandbox: { state: "unavailable", reason: "ignored words", why } })} />);
+    expect(screen.getByTestId("bash-sandbox").textContent).toBe(
+      "not sandboxed: the sandbox is unavailable (bubblewrap (bwrap) is not installed)",
+    );
+  });
+
   it("says which domains the proxy lets through", () => {
     const use = { state: "sandboxed", writable_roots: ["/p"], network: "proxy", allowed_domains: ["docs.rs", "*.crates.io"] };
     render(<BashView call={bashWith({ sandbox: use })} />);

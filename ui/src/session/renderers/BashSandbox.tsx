@@ -1,4 +1,5 @@
 import type { BashSandboxUse, SandboxConnection } from "../../generated/protocol";
+import { unavailableReasonText } from "../../sandbox/describe";
 import { formatBytes } from "../format";
 
 /** What a sandboxed command's network is, from the typed fields. */
@@ -25,7 +26,14 @@ export function sandboxLabel(use: BashSandboxUse): { text: string; confined: boo
     case "disabled_by_call":
       return { text: "not sandboxed (dangerouslyDisableSandbox, allowed by you)", confined: false, title: null };
     case "unavailable":
-      return { text: "not sandboxed: the sandbox is unavailable", confined: false, title: use.reason };
+      return {
+        text:
+          use.why === undefined
+            ? "not sandboxed: the sandbox is unavailable"
+            : `not sandboxed: the sandbox is unavailable (${unavailableReasonText(use.why.reason)})`,
+        confined: false,
+        title: use.reason,
+      };
   }
 }
 
