@@ -351,11 +351,10 @@ mod permission_request {
         let e = env();
         // `//` starts an absolute path in Claude Code's rule syntax.
         let rule = format!("Edit(/{}/notes.txt)", e.project.display());
-        let (handler, _) = window(PermissionAnswer::AlwaysAllow {
+        let (handler, asked) = window(PermissionAnswer::AlwaysAllow {
             rules: vec![rule.clone()],
             destination: RuleSource::Local,
         });
-        let _bridge = serve(&e.data, handler).await.unwrap();
         let pre = |id: &str| {
             json!({"session_id": "sess-pr-3", "cwd": e.project, "permission_mode": "default",
                    "hook_event_name": "PreToolUse", "tool_name": "Edit",
@@ -364,8 +363,10 @@ mod permission_request {
             .to_string()
             .into_bytes()
         };
+        // No window yet: Claude Code is told to ask (and prompts).
         let before = json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("t1")).await);
         assert_eq!(before["hookSpecificOutput"]["permissionDecision"], "ask");
+        let _bridge = serve(&e.data, handler).await.unwrap();
         let out = hook(
             &e,
             &["claude-code", "hook", "PermissionRequest"],
@@ -383,12 +384,17 @@ mod permission_request {
             after["hookSpecificOutput"]["permissionDecision"], "allow",
             "the project is trusted now and its rule applies: {after}"
         );
+        assert_eq!(
+            asked.lock().unwrap().len(),
+            1,
+            "the rule allowed the second call without asking the window"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread")]
     async fn allow_for_this_session_is_a_session_rule_the_next_pre_tool_use_applies() {
         let e = env();
-        let (handler, _) = window(PermissionAnswer::AllowForSession);
+        let (handler, asked) = window(PermissionAnswer::AllowForSession);
         let _bridge = serve(&e.data, handler).await.unwrap();
         // The first thing Gatehouse hears of this session is the ask.
         let out = hook(
@@ -415,12 +421,19 @@ mod permission_request {
             same["hookSpecificOutput"]["permissionDecision"], "allow",
             "{same}"
         );
+        assert_eq!(
+            asked.lock().unwrap().len(),
+            1,
+            "the session rule allowed it unasked"
+        );
+        // Another Claude Code session does not get the rule: the window is
+        // asked again (and its answer, here "for this session", allows it).
         let other =
             json_out(&hook(&e, &["claude-code", "hook", "PreToolUse"], pre("sess-pr-6")).await);
-        assert_eq!(
-            other["hookSpecificOutput"]["permissionDecision"], "ask",
-            "another Claude Code session does not get it"
-        );
+        assert_eq!(other["hookSpecificOutput"]["permissionDecision"], "allow");
+        let asks = asked.lock().unwrap().clone();
+        assert_eq!(asks.len(), 2, "another Claude Code session does not get it");
+        assert_eq!(asks[1].session_id, "sess-pr-6");
     }
 
     #[tokio::test(flavor = "multi_thread")]
