@@ -707,3 +707,97 @@ fn a_transcript_written_after_the_first_call_is_followed_from_a_later_call() {
     assert_eq!(records.len(), 1, "{records:?}");
     assert!(tail.problems().is_empty(), "{:?}", tail.problems());
 }
+
+/// Claude Code's own deny rule refuses a call Gatehouse allowed: no hook
+/// runs after the refusal, so the ledger learns it from the transcript
+/// (`permissionDecision` with `reasonType` `rule`, as Claude Code 2.1.332
+/// writes it) — the call ends denied, decided last by Claude Code's rule.
+#[test]
+fn a_call_claude_codes_own_rule_refused_after_gatehouse_allowed_it_is_recorded_denied() {
+    let d = dirs();
+    hook(&d, "PreToolUse", "toolu_R", &json!({}));
+    let tail = spawn(watching(&d)).unwrap();
+    another_pass(&tail);
+    let mut refused: Value = serde_json::from_str(&tool_result(
+        "u1",
+        "2026-11-30T09:18:17.000Z",
+        "toolu_R",
+        "Permission to use Bash with command ls has been denied.",
+    ))
+    .unwrap();
+    refused["message"]["content"][0]["is_error"] = json!(true);
+    refused["toolUseResult"] =
+        json!("Error: Permission to use Bash with command ls has been denied.");
+    refused["permissionDecision"] = json!({"decision": "reject", "source": "user_reject",
+        "reasonType": "rule", "ruleSource": "userSettings", "reasonCode": "rule:userSettings"});
+    line(&d, &refused.to_string());
+    wait_events(&d, "the refusal", |e| {
+        story(e).contains(&"completed toolu_R".to_owned())
+    });
+    let all = events(&d);
+    let decisions: Vec<(gatehouse_protocol::permission::PermissionBehavior, String)> = all
+        .iter()
+        .filter_map(|e| match e {
+            EventBody::PermissionDecided {
+                tool_use_id,
+                decision,
+                trace,
+                ..
+            } if tool_use_id == "toolu_R" => Some((*decision, trace.last().unwrap().layer.clone())),
+            _ => None,
+        })
+        .collect();
+    use gatehouse_protocol::permission::PermissionBehavior::{Allow, Deny};
+    assert_eq!(
+        decisions,
+        [
+            (Allow, "claude_code_hook".to_owned()),
+            (Deny, "claude_code".to_owned())
+        ],
+        "{all:#?}"
+    );
+    assert!(
+        matches!(all.last(), Some(EventBody::ToolCompleted { status, .. })
+            if *status == gatehouse_protocol::event::ToolCallStatus::Denied),
+        "{all:#?}"
+    );
+    assert_eq!(
+        count(&all, |e| matches!(e, EventBody::ToolCompleted { .. })),
+        1
+    );
+
+    // A refusal by Gatehouse's own hook is in the ledger once already.
+    std::fs::create_dir_all(d.project.join(".claude")).unwrap();
+    std::fs::write(
+        d.project.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    hook(
+        &d,
+        "PreToolUse",
+        "toolu_H",
+        &json!({"tool_input": {"command": "git push"}}),
+    );
+    let mut by_hook: Value = serde_json::from_str(&tool_result(
+        "u2",
+        "2026-11-30T09:18:18.000Z",
+        "toolu_H",
+        "PreToolUse:Bash hook error: Gatehouse: …",
+    ))
+    .unwrap();
+    by_hook["message"]["content"][0]["is_error"] = json!(true);
+    by_hook["permissionDecision"] = json!({"decision": "reject", "source": "hook",
+        "reasonType": "hook", "reasonCode": "hook:PreToolUse"});
+    line(&d, &by_hook.to_string());
+    another_pass(&tail);
+    let all = events(&d);
+    assert_eq!(
+        count(
+            &all,
+            |e| matches!(e, EventBody::PermissionDecided { tool_use_id, .. } if tool_use_id == "toolu_H")
+        ),
+        1,
+        "{all:#?}"
+    );
+}

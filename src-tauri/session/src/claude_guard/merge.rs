@@ -12,7 +12,8 @@
 //! * a call is queued once and completed once, whoever is first;
 //! * Claude Code's own decision from the transcript (`permissionDecision`)
 //!   is kept only for a call no hook decided (the hook's decision and the
-//!   ledger say more);
+//!   ledger say more), or when Claude Code's own rule refused a call the
+//!   hook let through (no hook runs after such a refusal);
 //! * the transcript's detail of a result (a diff, Bash's output) is added
 //!   once, also after the hook's completion (the hook's record lacks it);
 //! * a completion of a call whose ask was left to Claude Code's terminal
@@ -22,6 +23,7 @@
 use std::collections::HashMap;
 
 use gatehouse_protocol::event::{Event, EventBody, ToolCallStatus};
+use gatehouse_protocol::permission::{PermissionBehavior, TraceStep};
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::{CallLookup, EventRecord, ImportCheckpoint, Store, StoreError};
 
@@ -65,7 +67,19 @@ fn keep(writer: Writer, body: &EventBody, held: &[String], stored: &[String]) ->
     match body {
         EventBody::ToolQueued { .. } => !has("tool_queued"),
         EventBody::ToolCompleted { .. } => !has("tool_completed"),
-        EventBody::PermissionDecided { .. } | EventBody::PermissionAnswered { .. } => {
+        EventBody::PermissionDecided {
+            decision, trace, ..
+        } => {
+            writer == Writer::Hook
+                || !has("permission_decided")
+                // Claude Code's own rule refused a call Gatehouse let
+                // through (or left to it): no hook runs after that, so the
+                // transcript is the only place the ledger learns it.
+                || (*decision == PermissionBehavior::Deny
+                    && !has("tool_completed")
+                    && refused_by_claude_code_rule(trace))
+        }
+        EventBody::PermissionAnswered { .. } => {
             writer == Writer::Hook || !has("permission_decided")
         }
         // Several progress events of one result come in one batch; a
@@ -75,6 +89,19 @@ fn keep(writer: Writer, body: &EventBody, held: &[String], stored: &[String]) ->
         }
         _ => true,
     }
+}
+
+/// Whether a decision mapped from the transcript is Claude Code refusing
+/// the call by one of its own permission rules (`permissionDecision`
+/// `reasonType` `rule`, kept whole in the `claude_code` trace step), not
+/// by a hook's answer (Gatehouse's own deny is already in the ledger).
+fn refused_by_claude_code_rule(trace: &[TraceStep]) -> bool {
+    trace.iter().any(|step| {
+        step.layer == "claude_code"
+            && serde_json::from_str::<serde_json::Value>(&step.detail)
+                .ok()
+                .is_some_and(|d| d.get("reasonType").and_then(|t| t.as_str()) == Some("rule"))
+    })
 }
 
 /// Appends `records` of session `session` in one write transaction,
