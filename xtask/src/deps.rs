@@ -49,6 +49,10 @@ pub(crate) const TEST_PACKAGES: &[&str] = &[
     "socat",
 ];
 
+/// The tauri-driver the end-to-end tests run (an exact version: a fresh
+/// machine gets the one they were written against).
+const TAURI_DRIVER_VERSION: &str = "2.1.0";
+
 /// The oldest Node.js that the UI's toolchain (Vite 7) runs on.
 const MIN_NODE: (u32, u32) = (20, 19);
 
@@ -177,12 +181,12 @@ pub(crate) fn ensure_tauri_driver() -> anyhow::Result<std::path::PathBuf> {
         .context("neither CARGO_HOME nor HOME is set")?;
     let driver = cargo_home.join("bin/tauri-driver");
     if !driver.exists() {
-        eprintln!("xtask: installing tauri-driver 2 (cargo install, ~1 min)");
+        eprintln!("xtask: installing tauri-driver {TAURI_DRIVER_VERSION} (cargo install, ~1 min)");
         run_checked(Command::new("cargo").args([
             "install",
             "tauri-driver",
             "--version",
-            "^2",
+            &format!("={TAURI_DRIVER_VERSION}"),
             "--locked",
         ]))?;
     }
