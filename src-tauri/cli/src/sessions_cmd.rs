@@ -64,7 +64,9 @@ pub enum SessionsCommand {
     /// and sub-agents), all of them or those named; prints one JSON object
     /// per file: {"path","session_id","outcome","lines","events",
     /// "skipped_lines","problems"} (outcome imported|updated|unchanged|
-    /// reimported; problems: [{"path","line","message"}] for malformed lines,
+    /// reimported|followed_live — the last for a guarded Claude Code
+    /// session's transcript, recorded live under session_id and not imported
+    /// again; problems: [{"path","line","message"}] for malformed lines,
     /// which are skipped). Re-running reads only lines added since. Exit 1
     /// when a file failed ({"path","error"} is printed for it).
     ImportClaude {

@@ -47,6 +47,10 @@ pub enum ImportOutcome {
     /// The file was replaced (it shrank or its start changed): the old
     /// import was deleted and the file imported afresh.
     Reimported,
+    /// Nothing imported: the file is a guarded Claude Code session's
+    /// transcript, which the app follows live into that session (its
+    /// `session_id`); importing it too would store the session twice.
+    FollowedLive,
 }
 
 /// The result of importing one Claude Code transcript.

@@ -801,3 +801,33 @@ fn a_call_claude_codes_own_rule_refused_after_gatehouse_allowed_it_is_recorded_d
         "{all:#?}"
     );
 }
+
+/// The session browser's import of Claude Code transcripts leaves a file a
+/// guarded session follows live alone: the session is not stored twice
+/// (once live under Claude Code's id, once imported as `cc-<id>`).
+#[test]
+fn importing_a_followed_transcript_does_not_store_the_session_twice() {
+    use gatehouse_protocol::transcript::ImportOutcome;
+    use gatehouse_transcripts::claude::{discover, import_transcripts};
+
+    let d = dirs();
+    line(
+        &d,
+        &prompt("u0", "2026-11-30T09:18:15.000Z", "list the files"),
+    );
+    hook(&d, "PreToolUse", "toolu_I", &json!({}));
+    let mut store = Store::open(&d.data).unwrap();
+    let found = discover(&d.home).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let reports = import_transcripts(&mut store, &found, |_| {});
+    let report = reports[0].as_ref().unwrap();
+    assert_eq!(report.outcome, ImportOutcome::FollowedLive);
+    assert_eq!(report.session_id, SESSION);
+    let ids: Vec<String> = store
+        .list_sessions(None)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, [SESSION.to_owned()], "one session, the live one");
+}

@@ -1804,7 +1804,7 @@ error: string | null, };
 /**
  * What an import did with one file.
  */
-export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported";
+export type ImportOutcome = "imported" | "updated" | "unchanged" | "reimported" | "followed_live";
 
 /**
  * Progress of an import, reported after every batch.

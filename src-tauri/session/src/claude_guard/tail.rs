@@ -38,8 +38,9 @@ use gatehouse_transcripts::lines::{Line, LineReader};
 
 use super::merge::{Writer, append_merged};
 
-/// The prefix of a followed transcript's import-source key.
-pub const SOURCE_PREFIX: &str = "claude-code-live:";
+/// The prefix of a followed transcript's import-source key (the session
+/// browser's import leaves such a file alone).
+pub const SOURCE_PREFIX: &str = gatehouse_transcripts::claude::LIVE_SOURCE_PREFIX;
 
 /// The longest transcript line read (a tool result with an image is a few
 /// MB); longer lines are problems and skipped without being held.

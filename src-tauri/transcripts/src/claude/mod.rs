@@ -58,6 +58,11 @@ fn entry_of(line: Line) -> Result<Option<Value>, String> {
 }
 
 /// Events per transaction during an import.
+/// The prefix of the import-source key under which a guarded Claude Code
+/// session's transcript is followed live (`gatehouse-session`'s
+/// `claude_guard::tail`): the key is this and the file's canonical path.
+pub const LIVE_SOURCE_PREFIX: &str = "claude-code-live:";
+
 const BATCH_EVENTS: usize = 2_000;
 /// Source bytes per transaction during an import.
 const BATCH_BYTES: u64 = 8 * 1024 * 1024;
@@ -268,6 +273,18 @@ pub fn import_file(
     let (session_id, offset, line, state) = match resume {
         Some(resume) => resume,
         None => {
+            // A guarded session already follows this file live.
+            if let Some(live) = store.import_record(&format!("{LIVE_SOURCE_PREFIX}{key}"))? {
+                return Ok(ImportFileReport {
+                    path: transcript.path.clone(),
+                    session_id: live.session_id,
+                    outcome: ImportOutcome::FollowedLive,
+                    lines: 0,
+                    events: 0,
+                    skipped_lines: 0,
+                    problems: Vec::new(),
+                });
+            }
             let session_id = transcript.session_id.clone();
             validate_session_id(&session_id).map_err(|e| TranscriptError::Invalid {
                 path: path.to_path_buf(),
