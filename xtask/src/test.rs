@@ -211,10 +211,12 @@ pub(crate) fn summary_line(totals: Counts) -> String {
     )
 }
 
-/// Points the tests `cmd` runs at the pinned Claude Code (installed with
-/// npm when missing), or marks them skipped with `--skip-claude-code`.
-/// When npm cannot install it the other tests still run; the Claude Code
-/// tests fail (GATEHOUSE_REQUIRE_ALL) after this message.
+/// Points the tests `cmd` runs at the pinned Claude Code
+/// (`@anthropic-ai/claude-code@2.1.332`, installed from the lock file in
+/// `xtask/claude-code` when missing: [`deps::ensure_claude_code`]), or
+/// marks them skipped with `--skip-claude-code`. When the registry cannot
+/// be reached the other tests still run; the Claude Code tests fail
+/// (GATEHOUSE_REQUIRE_ALL) after this message.
 fn with_claude_code(cmd: &mut Command, root: &Path, skip: bool) {
     if skip {
         cmd.env(deps::SKIP_CLAUDE_CODE_ENV, "1");
