@@ -16,7 +16,8 @@
 //!   desktop entry and its doc folder follow Debian's lower-case names
 //!   (`gatehouse_0.1.0_amd64.deb`, `/usr/share/applications/gatehouse.desktop`);
 //!   the window's title and the desktop entry's `Name` stay "Gatehouse";
-//! * `gatehouse-cli` beside the app in `/usr/bin`, the copyright file and a
+//! * `gatehouse-cli` and `gatehouse-sandbox-exec` (started inside the Bash
+//!   sandbox) beside the app in `/usr/bin`, the copyright file and a
 //!   Debian changelog carrying the version of Cargo.toml.
 
 use std::path::{Path, PathBuf};
@@ -81,14 +82,7 @@ pub(crate) fn build_packages(root: &Path, profile: Profile, rpm: bool) -> anyhow
             tauri.display()
         );
     }
-    let built = run::build_binaries(
-        root,
-        profile,
-        &[
-            ("gatehouse", "gatehouse"),
-            ("gatehouse-cli", "gatehouse-cli"),
-        ],
-    )?;
+    let built = run::build_binaries(root, profile, &run::APP_BINARIES)?;
 
     // The bundler finds the app at `<CARGO_TARGET_DIR>/<profile>/gatehouse`:
     // a staging target directory holds the stripped copies and its output.
@@ -123,7 +117,7 @@ pub(crate) fn build_packages(root: &Path, profile: Profile, rpm: bool) -> anyhow
     let changelog = staging.join("changelog");
     std::fs::write(&changelog, debian_changelog(root))
         .with_context(|| format!("writing {}", changelog.display()))?;
-    let config = bundle_config(root, &stripped[1], &changelog);
+    let config = bundle_config(root, &stripped[1], &stripped[2], &changelog);
 
     let mut cmd = Command::new(&tauri);
     cmd.current_dir(root)
@@ -165,7 +159,7 @@ pub(crate) fn build_packages(root: &Path, profile: Profile, rpm: bool) -> anyhow
 
 /// What `--config` merges over tauri.conf.json for the bundler (see the
 /// module documentation).
-fn bundle_config(root: &Path, cli: &Path, changelog: &Path) -> serde_json::Value {
+fn bundle_config(root: &Path, cli: &Path, helper: &Path, changelog: &Path) -> serde_json::Value {
     let doc = format!("/usr/share/doc/{PACKAGE}");
     serde_json::json!({
         "productName": PACKAGE,
@@ -177,6 +171,7 @@ fn bundle_config(root: &Path, cli: &Path, changelog: &Path) -> serde_json::Value
                 "deb": {
                     "files": {
                         "/usr/bin/gatehouse-cli": cli,
+                        "/usr/bin/gatehouse-sandbox-exec": helper,
                         format!("{doc}/copyright"): root.join("packaging/linux/copyright"),
                     },
                     "changelog": changelog,
@@ -184,6 +179,7 @@ fn bundle_config(root: &Path, cli: &Path, changelog: &Path) -> serde_json::Value
                 "rpm": {
                     "files": {
                         "/usr/bin/gatehouse-cli": cli,
+                        "/usr/bin/gatehouse-sandbox-exec": helper,
                         format!("{doc}/copyright"): root.join("packaging/linux/copyright"),
                     },
                 },

@@ -17,6 +17,10 @@ pub(crate) const BUILD_PACKAGES: &[&str] = &[
     "libsoup-3.0-dev",
     "libayatana-appindicator3-dev",
     "librsvg2-dev",
+    // The sandbox's blocked-write reports (seccomp user notifications
+    // through libseccomp; its run-time library, libseccomp2, is in every
+    // Debian and Ubuntu install).
+    "libseccomp-dev",
 ];
 
 /// Debian packages the app needs at run time: `bubblewrap`, the Bash

@@ -129,7 +129,11 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<Checks> {
     }
     // An earlier run that was killed may have left it installed.
     remove().context("removing the gatehouse package an earlier run left installed")?;
-    for bin in ["/usr/bin/gatehouse", "/usr/bin/gatehouse-cli"] {
+    for bin in [
+        "/usr/bin/gatehouse",
+        "/usr/bin/gatehouse-cli",
+        "/usr/bin/gatehouse-sandbox-exec",
+    ] {
         if Path::new(bin).exists() {
             bail!(
                 "{bin} exists but belongs to no installed gatehouse package: remove it (it \
@@ -238,6 +242,7 @@ fn layout(files: &[PathBuf]) -> anyhow::Result<()> {
     let mut expected: Vec<String> = vec![
         "/usr/bin/gatehouse".into(),
         "/usr/bin/gatehouse-cli".into(),
+        "/usr/bin/gatehouse-sandbox-exec".into(),
         "/usr/share/applications/gatehouse.desktop".into(),
         "/usr/share/doc/gatehouse/copyright".into(),
         "/usr/share/doc/gatehouse/changelog.gz".into(),

@@ -44,18 +44,20 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
-/// Builds the desktop app, and `gatehouse-cli` beside it (Settings →
-/// Claude Code's switch installs hook entries that run it), and returns
-/// the path of the app's binary.
+/// The binaries installed side by side: the app, `gatehouse-cli`
+/// (Settings → Claude Code's switch installs hook entries that run it) and
+/// `gatehouse-sandbox-exec` (started inside the Bash sandbox; the app finds
+/// it beside itself).
+pub(crate) const APP_BINARIES: [(&str, &str); 3] = [
+    ("gatehouse", "gatehouse"),
+    ("gatehouse-cli", "gatehouse-cli"),
+    ("gatehouse-sandbox", "gatehouse-sandbox-exec"),
+];
+
+/// Builds the desktop app and the binaries installed beside it
+/// ([`APP_BINARIES`]), and returns the path of the app's binary.
 pub(crate) fn build_app(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
-    let [app, _cli] = build_binaries(
-        root,
-        profile,
-        &[
-            ("gatehouse", "gatehouse"),
-            ("gatehouse-cli", "gatehouse-cli"),
-        ],
-    )?;
+    let [app, _cli, _helper] = build_binaries(root, profile, &APP_BINARIES)?;
     Ok(app)
 }
 
@@ -91,14 +93,7 @@ pub(crate) fn build_binaries<const N: usize>(
 pub(crate) fn webdriver_cargo(root: &Path, profile: Profile) -> anyhow::Result<Command> {
     let driver = deps::ensure_tauri_driver()?;
     // The CLI too: the Claude Code e2e tests run its hook beside the window.
-    let [app, cli] = build_binaries(
-        root,
-        profile,
-        &[
-            ("gatehouse", "gatehouse"),
-            ("gatehouse-cli", "gatehouse-cli"),
-        ],
-    )?;
+    let [app, cli, _helper] = build_binaries(root, profile, &APP_BINARIES)?;
     let mut cmd = if deps::has_display() {
         Command::new("cargo")
     } else {

@@ -34,6 +34,7 @@ fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::proces
                 working_dirs: &[dir.to_path_buf()],
                 writable_files: &[],
                 proxy: None,
+                writes: None,
             })
             .unwrap(),
         None => {

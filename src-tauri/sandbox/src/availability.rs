@@ -164,6 +164,10 @@ pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
     let proxy = sandbox
         .start_proxy()
         .map_err(|e| Unavailable::new(SetupFailed, e.to_string()))?;
+    // And the blocked-write trap, when the helper is there.
+    let writes = sandbox
+        .watch_writes()
+        .map_err(|e| Unavailable::new(SetupFailed, e.to_string()))?;
     let mut cmd = sandbox
         .command(&Wrapped {
             program: Path::new("/bin/sh"),
@@ -173,6 +177,7 @@ pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
             working_dirs: &dirs,
             writable_files: &[],
             proxy: proxy.as_ref(),
+            writes: writes.as_ref(),
         })
         .map_err(|e| Unavailable::new(SetupFailed, e.to_string()))?;
     cmd.stdin(std::process::Stdio::null())

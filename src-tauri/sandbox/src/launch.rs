@@ -14,6 +14,7 @@ use std::sync::Arc;
 use command_fds::{CommandFdExt, FdMapping};
 
 use crate::availability::Bwrap;
+use crate::blocked::{REPORT_FD, WriteWatch};
 use crate::policy::Mounts;
 use crate::proxy::{NetProxy, ProxyRules};
 use crate::{NetworkPolicy, SandboxError, SandboxPolicy, bridge, seccomp};
@@ -41,6 +42,9 @@ pub struct Sandbox {
     filter: Arc<[u8]>,
     /// The executable run as the network bridge (allowed domains only).
     bridge: Option<PathBuf>,
+    /// `gatehouse-sandbox-exec`, which reports blocked writes
+    /// ([`crate::helper`]); without it writes are still refused, silently.
+    helper: Option<PathBuf>,
     /// The proxy's rules, built once.
     proxy_rules: Arc<ProxyRules>,
 }
@@ -63,6 +67,9 @@ pub struct Wrapped<'a> {
     /// This call's proxy ([`Sandbox::start_proxy`]); required when the
     /// policy allows domains.
     pub proxy: Option<&'a NetProxy>,
+    /// This call's blocked-write watch ([`Sandbox::watch_writes`]); its
+    /// socket goes to the helper. `None`: writes are refused unreported.
+    pub writes: Option<&'a WriteWatch>,
 }
 
 impl Sandbox {
@@ -73,13 +80,42 @@ impl Sandbox {
             allowed: policy.allowed_domains.clone(),
             ..ProxyRules::default()
         });
+        let helper = crate::helper::find();
         Ok(Self {
             bwrap,
             policy,
             filter: filter.into(),
-            bridge: crate::bridge::program(),
+            // The small helper starts in ~1 ms; a Gatehouse binary that
+            // carries the bridge (the app links WebKit) is the fallback.
+            bridge: helper.clone().or_else(crate::bridge::program),
+            helper,
             proxy_rules,
         })
+    }
+
+    /// Uses `program` as `gatehouse-sandbox-exec` (found beside the
+    /// executable by default), for the blocked-write reports and the
+    /// network bridge.
+    pub fn with_helper(mut self, program: PathBuf) -> Self {
+        self.bridge = Some(program.clone());
+        self.helper = Some(program);
+        self
+    }
+
+    /// The helper in use, if one was found.
+    pub fn helper(&self) -> Option<&Path> {
+        self.helper.as_deref()
+    }
+
+    /// A blocked-write watch for one call, when the helper is there to
+    /// report (`None`: writes are still refused, just not reported).
+    pub fn watch_writes(&self) -> Result<Option<WriteWatch>, SandboxError> {
+        if self.helper.is_none() {
+            return Ok(None);
+        }
+        WriteWatch::start()
+            .map(Some)
+            .map_err(|e| SandboxError::Writes(e.to_string()))
     }
 
     /// Uses `program` as the network bridge (an executable whose `main`
@@ -135,11 +171,32 @@ impl Sandbox {
         let mounts = self.mounts(w.working_dirs, w.writable_files)?;
         let mut cmd = tokio::process::Command::new(&self.bwrap.0);
         cmd.args(mounts.bwrap_args(self.policy.network, w.cwd));
+        let mut fds = vec![FdMapping {
+            parent_fd: filter_pipe(&self.filter)?,
+            child_fd: FILTER_FD,
+        }];
+        // The trap goes first, so the bridge and the shell are both under it.
+        let trap = match (&self.helper, w.writes.and_then(WriteWatch::take_child_end)) {
+            (Some(helper), Some(socket)) => {
+                fds.push(FdMapping {
+                    parent_fd: socket,
+                    child_fd: REPORT_FD,
+                });
+                vec![
+                    helper.as_os_str().to_owned(),
+                    crate::helper::EXEC_ARG.into(),
+                    REPORT_FD.to_string().into(),
+                    "--".into(),
+                ]
+            }
+            _ => Vec::new(),
+        };
         match self.policy.network {
             NetworkPolicy::Off => {
                 cmd.arg("--seccomp")
                     .arg(FILTER_FD.to_string())
                     .arg("--")
+                    .args(&trap)
                     .arg(w.program);
             }
             NetworkPolicy::Proxy => {
@@ -158,6 +215,7 @@ impl Sandbox {
                     .arg("--seccomp")
                     .arg(FILTER_FD.to_string())
                     .arg("--")
+                    .args(&trap)
                     .arg(bridge)
                     .args(bridge::args(bridge::SOCKET_IN_SANDBOX, bridge::BRIDGE_PORT))
                     .arg(w.program);
@@ -175,12 +233,8 @@ impl Sandbox {
         cmd.args(w.args)
             .current_dir(w.cwd)
             .envs(w.env.iter().map(|(k, v)| (k, v)));
-        let fd = filter_pipe(&self.filter)?;
-        cmd.fd_mappings(vec![FdMapping {
-            parent_fd: fd,
-            child_fd: FILTER_FD,
-        }])
-        .map_err(|e| SandboxError::FilterFd(e.to_string()))?;
+        cmd.fd_mappings(fds)
+            .map_err(|e| SandboxError::FilterFd(e.to_string()))?;
         Ok(cmd)
     }
 }

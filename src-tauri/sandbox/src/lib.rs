@@ -19,12 +19,16 @@
 //! | [`settings`] | Claude Code's `sandbox` settings, read and merged |
 //! | [`proxy`] | the filtering HTTP/HTTPS proxy for `allowedDomains` (host side) |
 //! | [`bridge`] | the loopback-to-socket bridge started inside the sandbox |
+//! | [`blocked`] | blocked writes read from the syscalls (seccomp user notifications) |
+//! | [`helper`] | the `gatehouse-sandbox-exec` binary bwrap starts before the shell |
 //!
 //! What the sandbox does not protect against is written down in the
 //! README ("What the sandbox does not protect against") and NOTES.md.
 
 pub mod availability;
+pub mod blocked;
 pub mod bridge;
+pub mod helper;
 pub mod launch;
 pub mod policy;
 pub mod proxy;
@@ -61,6 +65,9 @@ pub enum SandboxError {
     /// The network proxy for allowed domains cannot serve this command.
     #[error("the network proxy (sandbox.network.allowedDomains) cannot be started: {0}")]
     Proxy(String),
+    /// The blocked-write watch (a socket pair and its thread) cannot be set up.
+    #[error("the sandbox's blocked-write watch cannot be set up: {0}")]
+    Writes(String),
     /// Passing the filter to bwrap failed (pipe, write, fd mapping).
     #[error("the seccomp filter cannot be handed to bwrap: {0}")]
     FilterFd(String),

@@ -64,6 +64,7 @@ fn command(
         working_dirs: &dirs,
         writable_files: &[],
         proxy: None,
+        writes: None,
     })
 }
 
@@ -149,6 +150,7 @@ async fn dev_null_stays_writable_when_listed_as_a_writable_file() {
             env: &[],
             working_dirs: &dirs,
             proxy: None,
+            writes: None,
             writable_files: &files,
         })
         .unwrap();

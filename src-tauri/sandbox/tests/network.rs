@@ -98,7 +98,7 @@ fn net(domains: &[&str], limits: ProxyLimits) -> Net {
         .collect();
     let sandbox = Sandbox::new(bwrap, policy)
         .unwrap()
-        .with_bridge(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-net-bridge")))
+        .with_bridge(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
         .with_proxy_rules(ProxyRules {
             resolve,
             limits,
@@ -127,6 +127,7 @@ async fn run(net: &Net, script: &str) -> (i32, String, Vec<ProxyConnection>) {
             working_dirs: &dirs,
             writable_files: &[],
             proxy: proxy.as_ref(),
+            writes: None,
         })
         .unwrap();
     let (code, text) = merged_output(cmd).await;

@@ -1,0 +1,180 @@
+//! Blocked writes, read from the syscalls themselves (issue 24 item 5).
+//!
+//! A sandboxed command that writes to `.git/config` gets `EROFS` from the
+//! kernel and usually says "Read-only file system" — or nothing. Parsing its
+//! output would be a guess, so the sandbox watches the syscalls instead,
+//! with seccomp user notifications:
+//!
+//! 1. bwrap runs the helper binary ([`crate::helper`]) first. Inside the
+//!    sandbox, after bwrap's own mounts, it installs a second seccomp filter
+//!    ([`trap`]) that hands the write-intent syscalls listed in [`TRAPPED`]
+//!    to a supervisor, sends the filter's listener to the host over an
+//!    inherited socket and execs the shell.
+//! 2. The host's [`WriteWatch`] (one thread per call, [`supervisor`]) reads
+//!    each trapped call's path from the process's memory, resolves it inside
+//!    the sandbox (`/proc/<pid>/root`, `cwd`, `fd/<n>`) and asks the
+//!    kernel whether the mount it lands on is read-only (`statvfs`'s
+//!    `ST_RDONLY`, the flag that makes the write fail with `EROFS`); if so
+//!    the call is recorded as blocked. Then the syscall continues and the
+//!    read-only mount refuses it.
+//!
+//! The supervisor only reports: the mounts still enforce. A path swapped
+//! between the read and the syscall can be misreported, never let through.
+//! If the supervisor stops answering, the call's timeout ends the process
+//! group; if the listener closes, trapped calls fail (`ENOSYS`), never
+//! succeed.
+
+pub mod supervisor;
+pub mod trap;
+
+pub use supervisor::{BlockedWrites, WriteWatch};
+
+/// The fd number the helper finds the host's socket on.
+pub const REPORT_FD: i32 = 4;
+
+/// At most this many blocked writes are kept per call (then only counted).
+pub const MAX_DENIALS: usize = 256;
+
+/// One write the sandbox refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedWrite {
+    /// The path as the command named it, made absolute inside the sandbox
+    /// (its working directory or the directory fd it was relative to).
+    pub path: String,
+    /// The syscall (`openat`, `unlinkat`, `renameat2`, …).
+    pub syscall: &'static str,
+}
+
+/// Which argument of a trapped syscall holds a path, and which its
+/// directory fd (for the `*at` calls).
+#[derive(Debug, Clone, Copy)]
+pub struct PathArg {
+    /// The directory fd argument, if the call has one.
+    pub dirfd: Option<usize>,
+    /// The path argument.
+    pub path: usize,
+}
+
+/// What the call acts on, which decides where the mount is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follows {
+    /// `open`, `truncate`: what a final symlink points to (its folder when
+    /// it does not exist yet).
+    Target,
+    /// `unlink`, `rmdir`, `rename`: the name itself, in its folder.
+    Name,
+    /// `mkdir`, `mknod`, `symlink`, `link`: a new name in its folder. When
+    /// the name exists the kernel answers `EEXIST` before it looks at the
+    /// mount, so that is not a blocked write.
+    NewName,
+}
+
+/// A syscall the filter traps.
+#[derive(Debug, Clone, Copy)]
+pub struct Trapped {
+    /// Its name (libseccomp resolves the number for this architecture;
+    /// names an architecture lacks, like `open` on aarch64, are skipped).
+    pub name: &'static str,
+    /// The paths it writes.
+    pub paths: &'static [PathArg],
+    /// The `open` flags argument: trapped only when the flags ask to
+    /// write (`O_WRONLY`, `O_RDWR`, `O_CREAT`, `O_TRUNC`).
+    pub open_flags: Option<usize>,
+    /// `openat2`: the flags are the first field of the `open_how` struct
+    /// this argument points to (BPF cannot read it, so every `openat2` is
+    /// trapped and the supervisor reads the flags).
+    pub open_how: Option<usize>,
+    /// Symlink semantics.
+    pub follows: Follows,
+}
+
+const fn at(dirfd: usize, path: usize) -> PathArg {
+    PathArg {
+        dirfd: Some(dirfd),
+        path,
+    }
+}
+
+const fn plain(path: usize) -> PathArg {
+    PathArg { dirfd: None, path }
+}
+
+const fn call(name: &'static str, paths: &'static [PathArg], follows: Follows) -> Trapped {
+    Trapped {
+        name,
+        paths,
+        open_flags: None,
+        open_how: None,
+        follows,
+    }
+}
+
+/// The write-intent syscalls: creating, opening for writing, truncating,
+/// removing, renaming and linking. Reads, `stat`s and everything else run
+/// without a round trip.
+pub const TRAPPED: &[Trapped] = &[
+    Trapped {
+        open_flags: Some(1),
+        ..call("open", &[plain(0)], Follows::Target)
+    },
+    Trapped {
+        open_flags: Some(2),
+        ..call("openat", &[at(0, 1)], Follows::Target)
+    },
+    Trapped {
+        open_how: Some(2),
+        ..call("openat2", &[at(0, 1)], Follows::Target)
+    },
+    call("creat", &[plain(0)], Follows::Target),
+    call("truncate", &[plain(0)], Follows::Target),
+    call("mkdir", &[plain(0)], Follows::NewName),
+    call("mkdirat", &[at(0, 1)], Follows::NewName),
+    call("mknod", &[plain(0)], Follows::NewName),
+    call("mknodat", &[at(0, 1)], Follows::NewName),
+    call("unlink", &[plain(0)], Follows::Name),
+    call("unlinkat", &[at(0, 1)], Follows::Name),
+    call("rmdir", &[plain(0)], Follows::Name),
+    call("rename", &[plain(0), plain(1)], Follows::Name),
+    call("renameat", &[at(0, 1), at(2, 3)], Follows::Name),
+    call("renameat2", &[at(0, 1), at(2, 3)], Follows::Name),
+    call("link", &[plain(1)], Follows::NewName),
+    call("linkat", &[at(2, 3)], Follows::NewName),
+    call("symlink", &[plain(1)], Follows::NewName),
+    call("symlinkat", &[at(1, 2)], Follows::NewName),
+];
+
+/// The `open` flags that ask to write.
+pub const WRITE_FLAGS: [u64; 4] = [
+    0o1,    // O_WRONLY
+    0o2,    // O_RDWR
+    0o100,  // O_CREAT
+    0o1000, // O_TRUNC
+];
+
+/// Whether `flags` (an `open` flags value) asks to write.
+pub fn asks_to_write(flags: u64) -> bool {
+    WRITE_FLAGS.iter().any(|f| flags & f != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_opens_are_not_writes() {
+        assert!(!asks_to_write(0)); // O_RDONLY
+        assert!(!asks_to_write(0o2000000 | 0o200000)); // O_CLOEXEC | O_DIRECTORY
+        assert!(asks_to_write(0o1 | 0o100 | 0o1000)); // "w"
+        assert!(asks_to_write(0o2)); // "r+"
+        assert!(asks_to_write(0o2 | 0o100 | 0o2000)); // "a+"
+    }
+
+    #[test]
+    fn every_trapped_path_argument_is_within_the_six_registers() {
+        for t in TRAPPED {
+            for p in t.paths {
+                assert!(p.path < 6 && p.dirfd.is_none_or(|d| d < 6), "{}", t.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! The host half: one thread per sandboxed call receives the listener,
+//! then answers every trapped syscall, recording the ones a read-only mount
+//! will refuse.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::IoSliceMut;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use libseccomp::{
+    ScmpArch, ScmpNotifReq, ScmpNotifResp, ScmpNotifRespFlags, ScmpSyscall, notify_id_valid,
+};
+use rustix::event::{PollFd, PollFlags, poll};
+use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, StatVfsMountFlags, fstatvfs, openat2};
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SocketFlags, SocketType,
+    recvmsg, socketpair,
+};
+
+use super::{BlockedWrite, Follows, MAX_DENIALS, TRAPPED, Trapped, asks_to_write};
+
+/// `AT_FDCWD` as the kernel passes it in a 64-bit register.
+const AT_FDCWD: i32 = -100;
+/// Longest path read from a process (the kernel's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+
+/// What a call's sandbox refused to write, as recorded so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockedWrites {
+    /// In the order refused, each path once, at most [`MAX_DENIALS`].
+    pub writes: Vec<BlockedWrite>,
+    /// Further blocked writes not kept.
+    pub omitted: u32,
+}
+
+#[derive(Debug, Default)]
+struct Record {
+    blocked: BlockedWrites,
+    seen: HashSet<String>,
+}
+
+impl Record {
+    fn add(&mut self, write: BlockedWrite) {
+        if self.seen.contains(&write.path) {
+            return;
+        }
+        if self.blocked.writes.len() >= MAX_DENIALS {
+            self.blocked.omitted = self.blocked.omitted.saturating_add(1);
+            return;
+        }
+        self.seen.insert(write.path.clone());
+        self.blocked.writes.push(write);
+    }
+}
+
+/// Watches one sandboxed call's writes. Create it before the command,
+/// give [`WriteWatch::take_child_end`] to the child as
+/// [`super::REPORT_FD`], and read [`WriteWatch::blocked`] once the
+/// command has ended: every trapped syscall is recorded before it is
+/// allowed to go on, so by then the record is complete.
+#[derive(Debug)]
+pub struct WriteWatch {
+    child_end: Mutex<Option<OwnedFd>>,
+    record: Arc<Mutex<Record>>,
+}
+
+impl WriteWatch {
+    /// The socket pair and the supervising thread, which ends when the
+    /// command's processes are all gone (or the child end is dropped
+    /// without ever being used).
+    pub fn start() -> std::io::Result<Self> {
+        Self::start_with(supervise)
+    }
+
+    /// A watch whose supervisor takes the listener and closes it at once,
+    /// to test that trapped calls then fail rather than go through.
+    #[doc(hidden)]
+    pub fn start_unsupervised() -> std::io::Result<Self> {
+        Self::start_with(|host, _| drop(receive_listener(host)))
+    }
+
+    fn start_with(supervisor: fn(&OwnedFd, &Mutex<Record>)) -> std::io::Result<Self> {
+        let (host, child) = socketpair(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC,
+            None,
+        )?;
+        let record = Arc::new(Mutex::new(Record::default()));
+        let shared = Arc::clone(&record);
+        std::thread::Builder::new()
+            .name("sandbox-writes".into())
+            .spawn(move || supervisor(&host, &shared))?;
+        Ok(Self {
+            child_end: Mutex::new(Some(child)),
+            record,
+        })
+    }
+
+    /// The socket's end for the child (once).
+    pub fn take_child_end(&self) -> Option<OwnedFd> {
+        self.child_end
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// What was refused so far.
+    pub fn blocked(&self) -> BlockedWrites {
+        self.record
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .blocked
+            .clone()
+    }
+}
+
+fn supervise(host: &OwnedFd, record: &Mutex<Record>) {
+    // Nothing arrives if the helper failed before sending; the read then
+    // ends when the child's end is closed everywhere.
+    let Some(listener) = receive_listener(host) else {
+        return;
+    };
+    let table = Table::native();
+    loop {
+        let mut fds = [PollFd::new(&listener, PollFlags::IN)];
+        if poll(&mut fds, None).is_err() {
+            return;
+        }
+        let revents = fds[0].revents();
+        if revents.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
+            && !revents.contains(PollFlags::IN)
+        {
+            // Every process under the filter is gone.
+            return;
+        }
+        let fd = listener.as_raw_fd();
+        let Ok(req) = ScmpNotifReq::receive(fd) else {
+            // The process died between the poll and the read.
+            continue;
+        };
+        if let Some(blocked) = table.check(fd, &req) {
+            record
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(blocked);
+        }
+        // The kernel runs the call; a read-only mount refuses it. A reply
+        // to a process that died meanwhile fails harmlessly.
+        let _ = ScmpNotifResp::new_continue(req.id, ScmpNotifRespFlags::empty()).respond(fd);
+    }
+}
+
+fn receive_listener(host: &OwnedFd) -> Option<OwnedFd> {
+    let mut byte = [0u8; 1];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut cmsg = RecvAncillaryBuffer::new(&mut space);
+    let mut iov = [IoSliceMut::new(&mut byte)];
+    recvmsg(host.as_fd(), &mut iov, &mut cmsg, RecvFlags::CMSG_CLOEXEC).ok()?;
+    cmsg.drain().find_map(|m| match m {
+        RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
+        _ => None,
+    })
+}
+
+/// The trapped syscalls by number, for this architecture.
+struct Table(Vec<(i32, &'static Trapped)>);
+
+impl Table {
+    fn native() -> Self {
+        let arch = ScmpArch::native();
+        Self(
+            TRAPPED
+                .iter()
+                .filter_map(|t| {
+                    let nr = ScmpSyscall::from_name_by_arch(t.name, arch).ok()?;
+                    Some((nr.as_raw_syscall(), t))
+                })
+                .collect(),
+        )
+    }
+
+    /// The write the trapped call `req` is about to make, if a read-only
+    /// mount will refuse it.
+    fn check(&self, fd: i32, req: &ScmpNotifReq) -> Option<BlockedWrite> {
+        let nr = req.data.syscall.as_raw_syscall();
+        let (_, trapped) = self.0.iter().find(|(n, _)| *n == nr)?;
+        let pid = req.pid;
+        let args = req.data.args;
+        let mem = File::open(format!("/proc/{pid}/mem")).ok()?;
+        if let Some(how) = trapped.open_how {
+            let mut flags = [0u8; 8];
+            mem.read_exact_at(&mut flags, args[how]).ok()?;
+            if !asks_to_write(u64::from_ne_bytes(flags)) {
+                return None;
+            }
+        }
+        let paths: Vec<(OsString, i32)> = trapped
+            .paths
+            .iter()
+            .map(|p| {
+                let path = read_c_string(&mem, args[p.path])?;
+                // The dirfd is an `int`: the low 32 bits of the register.
+                #[allow(clippy::cast_possible_truncation)]
+                let dirfd = p.dirfd.map_or(AT_FDCWD, |d| args[d] as u32 as i32);
+                Some((path, dirfd))
+            })
+            .collect::<Option<_>>()?;
+        // The memory read is only trusted if the call is still the one
+        // trapped (the process may have died, its pid reused).
+        notify_id_valid(fd, req.id).ok()?;
+        paths.into_iter().find_map(|(path, dirfd)| {
+            let path = resolve(pid, dirfd, &path)?;
+            read_only(pid, &path, trapped.follows).then(|| BlockedWrite {
+                path: path.display().to_string(),
+                syscall: trapped.name,
+            })
+        })
+    }
+}
+
+/// A NUL-terminated string at `addr`, read page by page (a string near the
+/// end of a mapping must not make the read run into an unmapped page).
+fn read_c_string(mem: &File, addr: u64) -> Option<OsString> {
+    const PAGE: u64 = 4096;
+    let mut out = Vec::new();
+    let mut at = addr;
+    while out.len() < PATH_MAX {
+        let room = usize::try_from(PAGE - at % PAGE).ok()?;
+        let mut buf = vec![0u8; room];
+        let n = mem.read_at(&mut buf, at).ok()?;
+        let chunk = buf.get(..n)?;
+        if let Some(end) = chunk.iter().position(|&b| b == 0) {
+            out.extend_from_slice(chunk.get(..end)?);
+            return Some(OsString::from_vec(out));
+        }
+        if n == 0 {
+            return None;
+        }
+        out.extend_from_slice(chunk);
+        at = at.checked_add(n as u64)?;
+    }
+    None
+}
+
+/// The path absolute inside the sandbox, `.`/`..` folded: relative ones
+/// joined to the process's working directory or to the directory fd.
+fn resolve(pid: u32, dirfd: i32, path: &OsString) -> Option<PathBuf> {
+    let path = Path::new(path);
+    let base = if path.is_absolute() {
+        PathBuf::from("/")
+    } else if dirfd == AT_FDCWD {
+        std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?
+    } else {
+        std::fs::read_link(format!("/proc/{pid}/fd/{dirfd}")).ok()?
+    };
+    Some(normalize(&base.join(path)))
+}
+
+/// `.` and `..` folded lexically (the kernel does the same for a path's
+/// own `..` only after following symlinks; a write through a symlinked
+/// folder followed by `..` is rare enough to be misreported, and the mount
+/// still decides).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether a write to `path` (absolute inside the sandbox of `pid`) lands
+/// on a read-only mount: the object itself when it exists (and, for calls
+/// on the name, is not a symlink), else its folder. Resolved from the
+/// sandbox's root with `RESOLVE_IN_ROOT`, so its absolute symlinks point
+/// where they do inside.
+fn read_only(pid: u32, path: &Path, follows: Follows) -> bool {
+    let Ok(root) = rustix::fs::open(
+        format!("/proc/{pid}/root"),
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) else {
+        return false;
+    };
+    let open_in_root = |p: &Path, extra: OFlags| {
+        openat2(
+            &root,
+            p,
+            OFlags::PATH | OFlags::CLOEXEC | extra,
+            Mode::empty(),
+            ResolveFlags::IN_ROOT | ResolveFlags::NO_MAGICLINKS,
+        )
+    };
+    let nofollow = match follows {
+        Follows::Target => OFlags::empty(),
+        Follows::Name | Follows::NewName => OFlags::NOFOLLOW,
+    };
+    let object = open_in_root(path, nofollow).ok();
+    if follows == Follows::NewName && object.is_some() {
+        return false;
+    }
+    let object = object.filter(|fd| {
+        rustix::fs::fstat(fd).is_ok_and(|st| !FileType::from_raw_mode(st.st_mode).is_symlink())
+    });
+    let fd = match object {
+        Some(fd) => fd,
+        None => match path.parent().map(|p| open_in_root(p, OFlags::DIRECTORY)) {
+            Some(Ok(fd)) => fd,
+            _ => return false,
+        },
+    };
+    fstatvfs(&fd).is_ok_and(|s| s.f_flag.contains(StatVfsMountFlags::RDONLY))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_paths_fold_dots() {
+        assert_eq!(
+            normalize(Path::new("/w/./sub/../.git/config")),
+            PathBuf::from("/w/.git/config")
+        );
+    }
+
+    #[test]
+    fn a_path_is_kept_once_and_the_rest_counted() {
+        let mut r = Record::default();
+        let w = |p: &str| BlockedWrite {
+            path: p.into(),
+            syscall: "openat",
+        };
+        r.add(w("/a"));
+        r.add(w("/a"));
+        for i in 0..MAX_DENIALS + 5 {
+            r.add(w(&format!("/f{i}")));
+        }
+        assert_eq!(r.blocked.writes.len(), MAX_DENIALS);
+        assert_eq!(r.blocked.writes[0].path, "/a");
+        assert_eq!(r.blocked.omitted, 6);
+    }
+}

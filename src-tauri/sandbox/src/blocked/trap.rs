@@ -1,0 +1,100 @@
+//! The in-sandbox half: install the notifying filter, hand its listener to
+//! the host, exec the command.
+//!
+//! Runs in the helper binary as `__gatehouse-sandbox-exec <fd> -- <program>
+//! <args…>`, after bwrap has made its mounts and loaded its own filter, so
+//! bwrap's set-up is never trapped. libseccomp returns the listener as a
+//! raw fd and the workspace forbids `unsafe`, so it is sent with `nix`'s
+//! `sendmsg`, which takes raw fds (the kernel checks them).
+
+use std::ffi::OsString;
+use std::io::IoSlice;
+use std::os::fd::RawFd;
+use std::os::unix::process::CommandExt;
+
+use libseccomp::{
+    ScmpAction, ScmpArch, ScmpArgCompare, ScmpCompareOp, ScmpFilterContext, ScmpSyscall,
+};
+use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
+
+use super::{TRAPPED, WRITE_FLAGS};
+
+/// The exit code when the command could not be started (as `env` and
+/// `nohup` use).
+const CANNOT_START: i32 = 125;
+
+/// Runs `<fd> -- <program> <args…>`: never returns on success (the process
+/// becomes the program); else the exit code.
+pub fn run(args: Vec<OsString>) -> i32 {
+    match exec(args) {
+        Ok(never) => match never {},
+        Err(e) => {
+            eprintln!("gatehouse sandbox: cannot start the command: {e}");
+            CANNOT_START
+        }
+    }
+}
+
+fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    let mut args = args.into_iter();
+    let fd: RawFd = args
+        .next()
+        .and_then(|a| a.to_str().and_then(|s| s.parse().ok()))
+        .ok_or("the first argument must be the report socket's fd")?;
+    if args.next().is_none_or(|a| a != "--") {
+        return Err("expected `--` before the command".into());
+    }
+    let program = args.next().ok_or("no command after `--`")?;
+    let listener = install_filter()?;
+    send_listener(fd, listener)?;
+    // The socket is not close-on-exec (it was inherited through dup2); the
+    // listener is (the kernel creates it so).
+    nix::unistd::close(fd).map_err(|e| format!("closing the report socket: {e}"))?;
+    let e = std::process::Command::new(&program).args(args).exec();
+    Err(format!("{}: {e}", program.to_string_lossy()))
+}
+
+/// The filter that notifies for [`TRAPPED`], loaded; its listener.
+pub fn filter() -> Result<ScmpFilterContext, String> {
+    let err = |what: &str, e: libseccomp::error::SeccompError| format!("{what}: {e}");
+    let mut ctx = ScmpFilterContext::new(ScmpAction::Allow).map_err(|e| err("seccomp", e))?;
+    let arch = ScmpArch::native();
+    for t in TRAPPED {
+        // A name this architecture lacks (`open` on aarch64) is skipped.
+        let Ok(nr) = ScmpSyscall::from_name_by_arch(t.name, arch) else {
+            continue;
+        };
+        match t.open_flags {
+            Some(arg) => {
+                let arg = u32::try_from(arg).map_err(|e| e.to_string())?;
+                for flag in WRITE_FLAGS {
+                    let cmp = ScmpArgCompare::new(arg, ScmpCompareOp::MaskedEqual(flag), flag);
+                    ctx.add_rule_conditional(ScmpAction::Notify, nr, &[cmp])
+                        .map_err(|e| err(t.name, e))?;
+                }
+            }
+            None => {
+                ctx.add_rule(ScmpAction::Notify, nr)
+                    .map_err(|e| err(t.name, e))?;
+            }
+        }
+    }
+    Ok(ctx)
+}
+
+fn install_filter() -> Result<RawFd, String> {
+    let ctx = filter()?;
+    ctx.load()
+        .map_err(|e| format!("loading the seccomp filter: {e}"))?;
+    ctx.get_notify_fd()
+        .map_err(|e| format!("the seccomp listener: {e}"))
+}
+
+fn send_listener(socket: RawFd, listener: RawFd) -> Result<(), String> {
+    let fds = [listener];
+    let cmsg = [ControlMessage::ScmRights(&fds)];
+    let iov = [IoSlice::new(b"L")];
+    sendmsg::<UnixAddr>(socket, &iov, &cmsg, MsgFlags::empty(), None)
+        .map_err(|e| format!("sending the seccomp listener to Gatehouse: {e}"))?;
+    Ok(())
+}

@@ -1,0 +1,201 @@
+//! Blocked writes reported from the syscalls (issue 24 item 5): a real
+//! bwrap sandbox with this crate's `gatehouse-sandbox-exec` trapping the
+//! command's writes and the host's supervisor reading them. Without bwrap
+//! the tests fail, saying what to install.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::merged_output;
+use gatehouse_sandbox::blocked::{BlockedWrites, WriteWatch};
+use gatehouse_sandbox::launch::Wrapped;
+use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
+
+struct Scratch {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    outside: PathBuf,
+}
+
+/// Not under `/tmp`, which is private inside the sandbox.
+fn scratch() -> Scratch {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (home, project, outside) = (
+        base.join("home"),
+        base.join("project"),
+        base.join("outside"),
+    );
+    for d in [&home, &project, &outside, &project.join(".git")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
+    Scratch {
+        _dir: dir,
+        home,
+        project,
+        outside,
+    }
+}
+
+fn sandbox(home: &Path) -> Sandbox {
+    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
+        .unwrap_or_else(|e| panic!("this test needs bubblewrap: {e}"));
+    Sandbox::new(bwrap, SandboxPolicy::new(home, None))
+        .unwrap()
+        .with_helper(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
+}
+
+/// Runs `script` in bash inside the sandbox with a write watch: exit code,
+/// output, and what the watch recorded.
+async fn run(s: &Scratch, script: &str) -> (i32, String, BlockedWrites) {
+    let sandbox = sandbox(&s.home);
+    let watch = sandbox.watch_writes().unwrap().expect("the helper is set");
+    let args = [OsStr::new("-c"), OsStr::new(script)];
+    let dirs = [s.project.clone()];
+    let cmd = sandbox
+        .command(&Wrapped {
+            program: Path::new("/bin/bash"),
+            args: &args,
+            cwd: &s.project,
+            env: &[],
+            working_dirs: &dirs,
+            writable_files: &[],
+            proxy: None,
+            writes: Some(&watch),
+        })
+        .unwrap();
+    let (code, out) = merged_output(cmd).await;
+    (code, out, watch.blocked())
+}
+
+fn paths(b: &BlockedWrites) -> Vec<&str> {
+    b.writes.iter().map(|w| w.path.as_str()).collect()
+}
+
+#[tokio::test]
+async fn writes_the_sandbox_refuses_are_reported_with_their_paths_and_allowed_ones_are_not() {
+    let s = scratch();
+    let outside = s.outside.join("escape.txt");
+    let script = format!(
+        "echo x >> .git/config; \
+         mkdir -p .claude && echo '{{}}' > .claude/settings.json; \
+         echo x > {outside}; \
+         echo fine > inside.txt; \
+         echo fine > /tmp/scratch.txt; \
+         echo quiet > /dev/null; \
+         true",
+        outside = outside.display()
+    );
+    let (code, out, blocked) = run(&s, &script).await;
+    assert_eq!(code, 0, "{out}");
+    let p = &s.project;
+    assert_eq!(
+        paths(&blocked),
+        vec![
+            p.join(".git/config").to_str().unwrap(),
+            p.join(".claude/settings.json").to_str().unwrap(),
+            outside.to_str().unwrap(),
+        ],
+        "{blocked:?}\n{out}"
+    );
+    assert!(
+        blocked.writes.iter().all(|w| w.syscall == "openat"),
+        "{blocked:?}"
+    );
+    assert_eq!(blocked.omitted, 0);
+    // The writes were refused; the allowed one happened.
+    assert_eq!(
+        std::fs::read_to_string(p.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!outside.exists());
+    assert_eq!(
+        std::fs::read_to_string(p.join("inside.txt")).unwrap(),
+        "fine\n"
+    );
+}
+
+#[tokio::test]
+async fn removing_renaming_and_creating_folders_are_reported_too() {
+    let s = scratch();
+    let script = "rm -f .git/config; mv .git/config moved; mkdir .git/hooks2; \
+                  ln -s x .git/link; mkdir newdir; rmdir newdir; true";
+    let (code, out, blocked) = run(&s, script).await;
+    assert_eq!(code, 0, "{out}");
+    let git = s.project.join(".git");
+    let got: Vec<(&str, &str)> = blocked
+        .writes
+        .iter()
+        .map(|w| (w.path.as_str(), w.syscall))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (git.join("config").to_str().unwrap(), "unlinkat"),
+            (git.join("hooks2").to_str().unwrap(), "mkdir"),
+            (git.join("link").to_str().unwrap(), "symlinkat"),
+        ],
+        "{out}"
+    );
+    // `mv` of an already-reported path is not listed twice.
+    assert!(s.project.join(".git/config").exists());
+}
+
+#[tokio::test]
+async fn a_command_that_only_prints_read_only_file_system_reports_nothing() {
+    let s = scratch();
+    let (code, out, blocked) = run(
+        &s,
+        "echo 'bash: .git/HEAD: Read-only file system' >&2; echo done > ok.txt",
+    )
+    .await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Read-only file system"));
+    assert_eq!(blocked, BlockedWrites::default());
+}
+
+#[tokio::test]
+async fn relative_paths_and_directory_fds_are_shown_absolute_inside_the_sandbox() {
+    let s = scratch();
+    std::fs::create_dir_all(s.project.join("sub")).unwrap();
+    // `cd sub` then `../.git/config`: the shown path is folded.
+    let (_, out, blocked) = run(&s, "cd sub && echo x > ../.git/config; true").await;
+    assert_eq!(
+        paths(&blocked),
+        vec![s.project.join(".git/config").to_str().unwrap()],
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn without_the_supervisor_trapped_writes_fail_instead_of_going_through() {
+    let s = scratch();
+    let sandbox = sandbox(&s.home);
+    // A supervisor that receives the listener and goes away at once.
+    let orphan = WriteWatch::start_unsupervised().unwrap();
+    let args = [
+        OsStr::new("-c"),
+        OsStr::new("echo x > inside.txt; echo status=$?"),
+    ];
+    let dirs = [s.project.clone()];
+    let cmd = sandbox
+        .command(&Wrapped {
+            program: Path::new("/bin/bash"),
+            args: &args,
+            cwd: &s.project,
+            env: &[],
+            working_dirs: &dirs,
+            writable_files: &[],
+            proxy: None,
+            writes: Some(&orphan),
+        })
+        .unwrap();
+    let (_, out) = merged_output(cmd).await;
+    assert!(out.contains("status=1"), "{out}");
+    assert!(!s.project.join("inside.txt").exists(), "{out}");
+}
