@@ -75,6 +75,18 @@ pub enum ToolProgressData {
         /// In the order asked.
         connections: Vec<SandboxConnection>,
     },
+    /// What the sandbox refused a Bash command, read from its syscalls
+    /// (never from its output); sent once when the command has ended,
+    /// before the call's `tool_completed` (not sent when nothing was
+    /// refused).
+    #[serde(rename = "blocked")]
+    BashBlocked {
+        /// In the order refused, each path once.
+        denials: Vec<SandboxDenial>,
+        /// Further refusals not listed (over the per-call cap).
+        #[serde(default)]
+        omitted: u32,
+    },
     /// The change an Edit/Write/NotebookEdit call made.
     FileDiff {
         /// The change.
@@ -301,6 +313,12 @@ pub enum BashSandboxUse {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         allowed_domains: Option<Vec<String>>,
+        /// Whether refused writes are reported (a `blocked` progress
+        /// event): false when `gatehouse-sandbox-exec` is not installed
+        /// beside Gatehouse, and in events stored by earlier builds. The
+        /// writes are refused either way.
+        #[serde(default)]
+        reports_blocked_writes: bool,
     },
     /// It runs outside: one of `sandbox.excludedCommands`.
     Excluded,
@@ -327,6 +345,30 @@ pub enum SandboxNetwork {
     /// Only the hosts of `sandbox.network.allowedDomains`, through the
     /// filtering proxy (listed in the use's `allowed_domains`).
     Proxy,
+}
+
+/// What kind of thing the sandbox refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxDenialKind {
+    /// A write (create, open for writing, truncate, remove, rename, link)
+    /// to a path the sandbox keeps read-only: a protected path (`.git/`,
+    /// `.claude/`, …), a hidden one, or anything outside the writable
+    /// roots.
+    Write,
+}
+
+/// One thing the sandbox refused a command, read from the syscall (seccomp
+/// user notifications), not from the command's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxDenial {
+    /// What was refused.
+    pub kind: SandboxDenialKind,
+    /// The path, absolute inside the sandbox (the same as on the host: the
+    /// sandbox binds folders at their own paths).
+    pub path: String,
+    /// The syscall (`openat`, `unlinkat`, `renameat2`, …).
+    pub syscall: String,
 }
 
 /// One connection a sandboxed command asked the network proxy for

@@ -130,6 +130,17 @@ impl Env {
             .unwrap()
     }
 
+    /// The progress payload of `kind` of one Bash call, as on the wire.
+    fn progress(&self, id: &str, kind: &str) -> Option<Value> {
+        self.sink.events().into_iter().find_map(|e| match e.body {
+            EventBody::ToolProgress { tool_use_id, data } if tool_use_id == id => {
+                let v = serde_json::to_value(data).unwrap();
+                (v["kind"] == kind).then_some(v)
+            }
+            _ => None,
+        })
+    }
+
     /// The `permission_decided` of one call: behaviour and trace layers.
     fn decision(&self, id: &str) -> (PermissionBehavior, Vec<String>) {
         self.sink
@@ -255,6 +266,54 @@ async fn sandboxed_bash_blocks_writes_outside_protected_paths_and_the_network() 
         "[core]\n"
     );
     assert!(!e.project.join(".claude/settings.json").exists());
+}
+
+#[tokio::test]
+async fn refused_writes_are_reported_beside_the_output_from_the_syscalls() {
+    let mut e = env(auto_allow(), &[], PermissionMode::BypassPermissions);
+    std::fs::create_dir(e.project.join(".git")).unwrap();
+    std::fs::write(e.project.join(".git/config"), "[core]\n").unwrap();
+    let outside = e.outside.join("x");
+    let script = format!(
+        "echo evil >> .git/config 2>/dev/null; echo x > {} 2>/dev/null; echo ok > fine.txt; \
+         echo 'pretend: .git/HEAD: Read-only file system'",
+        outside.display()
+    );
+    let r = e.bash("b1", &hidden(&script)).await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    assert_eq!(
+        e.started("b1")["sandbox"]["reports_blocked_writes"],
+        true,
+        "gatehouse-sandbox-exec must be built beside the tests (cargo build -p gatehouse-sandbox)"
+    );
+    let text = r.text();
+    assert!(
+        text.contains("blocked: write to .git/config (read-only in the sandbox)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "blocked: write to {} (read-only in the sandbox)",
+            outside.display()
+        )),
+        "{text}"
+    );
+    // What the command only printed is not reported, nor are allowed writes.
+    assert!(!text.contains("blocked: write to .git/HEAD"), "{text}");
+    assert!(!text.contains("fine.txt (read-only"), "{text}");
+    let blocked = e.progress("b1", "blocked").expect("a blocked event");
+    assert_eq!(
+        blocked["denials"],
+        json!([
+            {"kind": "write", "path": e.project.join(".git/config").display().to_string(), "syscall": "openat"},
+            {"kind": "write", "path": outside.display().to_string(), "syscall": "openat"},
+        ])
+    );
+    assert_eq!(blocked["omitted"], 0);
+    // A command that is refused nothing sends no blocked event.
+    let r = e.bash("b2", "echo hi > ok.txt").await;
+    assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());
+    assert!(e.progress("b2", "blocked").is_none());
 }
 
 #[tokio::test]

@@ -160,7 +160,14 @@ network: SandboxNetwork,
  * With [`SandboxNetwork::Proxy`]: the domain patterns the proxy
  * lets through (`example.com`, `*.example.com`), normalised.
  */
-allowed_domains?: Array<string>, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
+allowed_domains?: Array<string>, 
+/**
+ * Whether refused writes are reported (a `blocked` progress
+ * event): false when `gatehouse-sandbox-exec` is not installed
+ * beside Gatehouse, and in events stored by earlier builds. The
+ * writes are refused either way.
+ */
+reports_blocked_writes: boolean, } | { "state": "excluded" } | { "state": "disabled_by_call" } | { "state": "unavailable", 
 /**
  * Why, and how to fix it, in words (for people and older readers).
  */
@@ -3123,6 +3130,30 @@ bytes_down: number,
 error?: string, };
 
 /**
+ * One thing the sandbox refused a command, read from the syscall (seccomp
+ * user notifications), not from the command's output.
+ */
+export type SandboxDenial = { 
+/**
+ * What was refused.
+ */
+kind: SandboxDenialKind, 
+/**
+ * The path, absolute inside the sandbox (the same as on the host: the
+ * sandbox binds folders at their own paths).
+ */
+path: string, 
+/**
+ * The syscall (`openat`, `unlinkat`, `renameat2`, …).
+ */
+syscall: string, };
+
+/**
+ * What kind of thing the sandbox refused.
+ */
+export type SandboxDenialKind = "write";
+
+/**
  * The `sandbox` settings in force, merged by trust (an untrusted
  * project only tightens; the managed policy can force the sandbox on).
  */
@@ -4323,7 +4354,15 @@ output_path: string | null, } | { "kind": "network",
 /**
  * In the order asked.
  */
-connections: Array<SandboxConnection>, } | { "kind": "file_diff", 
+connections: Array<SandboxConnection>, } | { "kind": "blocked", 
+/**
+ * In the order refused, each path once.
+ */
+denials: Array<SandboxDenial>, 
+/**
+ * Further refusals not listed (over the per-call cap).
+ */
+omitted: number, } | { "kind": "file_diff", 
 /**
  * The change.
  */

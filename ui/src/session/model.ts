@@ -42,6 +42,7 @@ import type {
   PermissionMode,
   RejectionStage,
   SandboxConnection,
+  SandboxDenial,
   SessionErrorKind,
   SessionStatus,
   SubagentRef,
@@ -146,6 +147,10 @@ export interface BashStart {
   sandbox?: BashSandboxUse | null;
   /** The connections the sandbox's network proxy was asked for (its `network` progress). */
   network?: readonly SandboxConnection[];
+  /** What the sandbox refused, read from the syscalls (its `blocked` progress). */
+  blocked?: readonly SandboxDenial[];
+  /** Refusals over the per-call cap, not listed in `blocked`. */
+  blockedOmitted?: number;
 }
 
 /** The result the model got. */
@@ -932,6 +937,8 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { interruptMessage: data.message };
     case "network":
       return call.bash ? { bash: { ...call.bash, network: data.connections } } : {};
+    case "blocked":
+      return call.bash ? { bash: { ...call.bash, blocked: data.denials, blockedOmitted: data.omitted } } : {};
     case "web_hop":
     case "web_response":
     case "web_search_results":

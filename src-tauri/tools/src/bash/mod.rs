@@ -40,8 +40,7 @@ use gatehouse_core::context::ToolUseContext;
 use gatehouse_core::permission::{PermissionSubject, ToolPermissionVerdict};
 use gatehouse_core::tool::{CallContext, InterruptBehavior, ProgressReporter, Tool, ToolResult};
 use gatehouse_core::typed::{Typed, TypedTool};
-use gatehouse_protocol::progress::{SandboxConnection, ToolProgressData};
-use gatehouse_sandbox::NetProxy;
+use gatehouse_protocol::progress::{SandboxConnection, SandboxDenial, ToolProgressData};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +49,7 @@ use self::cwd::{COMMAND_VAR, CWD_FILE_VAR, ShellDirs, WRAPPER, working_dirs};
 use self::launcher::{CommandLauncher, LaunchSpec, PlainLauncher, user_shell};
 use self::output::{OutputRecorder, ProgressCoalescer};
 use self::process::{OutputHandler, RunEnd, StopCause, Termination};
-use self::sandboxed::{BashSandbox, SharedSandbox};
+use self::sandboxed::{BashSandbox, SandboxCall, SharedSandbox};
 use crate::tasks::{TaskManager, TaskOutputTool, TaskStopTool};
 
 /// The tool's name.
@@ -187,6 +186,17 @@ pub struct BashOutput {
     /// (`sandbox.network.allowedDomains`); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub network: Vec<SandboxConnection>,
+    /// The writes the sandbox refused, read from the syscalls; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<SandboxDenial>,
+    /// Refused writes not listed in `blocked` (over the per-call cap).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub blocked_omitted: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl BashOutput {
@@ -411,7 +421,7 @@ impl TypedTool for BashTool {
             .prefix("gatehouse-cwd-")
             .tempfile()
             .map_err(|e| ToolError::io("could not create the working-directory trailer file", e))?;
-        let (cmd, proxy) =
+        let (cmd, call) =
             self.launch(&input, &sandbox, &shell, trailer.path(), &start.dir, &roots)?;
         let spawned = process::spawn(cmd)
             .map_err(|e| ToolError::io(format!("could not start {}", shell.display()), e))?;
@@ -467,7 +477,25 @@ impl TypedTool for BashTool {
             start.dir
         };
         let mut result = self.finish(end, &sink.recorder, final_dir, notes);
-        if let Some(proxy) = proxy {
+        if let Some(writes) = &call.writes {
+            // Every trapped write was recorded before the kernel ran it,
+            // so once the shell has ended the record is complete.
+            let (denials, omitted) = sandboxed::denials(writes.blocked());
+            result.notes.extend(sandboxed::blocked_write_notes(
+                &denials,
+                omitted,
+                Path::new(&result.cwd),
+            ));
+            if !denials.is_empty() || omitted > 0 {
+                cx.progress.report(ToolProgressData::BashBlocked {
+                    denials: denials.clone(),
+                    omitted,
+                });
+            }
+            result.blocked = denials;
+            result.blocked_omitted = omitted;
+        }
+        if let Some(proxy) = call.proxy {
             // The command has ended: the proxy's record is complete, and
             // dropping it closes whatever a leftover process kept open.
             result.network = sandboxed::connections(&proxy);
@@ -516,8 +544,8 @@ impl TypedTool for BashTool {
 impl BashTool {
     /// The shell process for `input`, through the sandbox when it applies,
     /// else the launcher; the final cwd is written to `cwd_file`. With
-    /// allowed domains, also the call's network proxy (keep it until the
-    /// command ends).
+    /// the sandbox, also what the call keeps until the command ends (its
+    /// proxy and write watch).
     fn launch(
         &self,
         input: &BashInput,
@@ -526,7 +554,7 @@ impl BashTool {
         cwd_file: &Path,
         dir: &Path,
         roots: &[PathBuf],
-    ) -> Result<(tokio::process::Command, Option<NetProxy>), ToolError> {
+    ) -> Result<(tokio::process::Command, SandboxCall), ToolError> {
         let env = [
             (COMMAND_VAR.to_owned(), input.command.clone()),
             (CWD_FILE_VAR.to_owned(), cwd_file.display().to_string()),
@@ -550,7 +578,7 @@ impl BashTool {
                 .config
                 .launcher
                 .command(&spec)
-                .map(|cmd| (cmd, None))
+                .map(|cmd| (cmd, SandboxCall::default()))
                 .map_err(|e| ToolError::io(format!("could not prepare {}", shell.display()), e)),
         }
     }
@@ -567,7 +595,7 @@ impl BashTool {
         mut notes: Vec<String>,
     ) -> Result<ToolResult<BashOutput>, ToolError> {
         let sandbox = self.config.sandbox.current();
-        let (cmd, proxy) =
+        let (cmd, call) =
             self.launch(input, &sandbox, shell, Path::new("/dev/null"), &dir, roots)?;
         let info = self
             .tasks
@@ -576,7 +604,7 @@ impl BashTool {
                 &input.command,
                 input.description.clone(),
                 Some(cx.tool_use_id.to_owned()),
-                Box::new(proxy),
+                Box::new(call),
             )
             .map_err(|e| ToolError::failed(e.to_string()))?;
         notes.insert(
@@ -602,6 +630,8 @@ impl BashTool {
             notes,
             task_id: Some(info.task_id),
             network: Vec::new(),
+            blocked: Vec::new(),
+            blocked_omitted: 0,
         }))
     }
 
@@ -661,6 +691,8 @@ impl BashTool {
             notes,
             task_id: None,
             network: Vec::new(),
+            blocked: Vec::new(),
+            blocked_omitted: 0,
         }
     }
 }

@@ -9,10 +9,13 @@
 //! normal permission flow: nothing is auto-allowed as if it were confined.
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use gatehouse_protocol::progress::{BashSandboxUse, SandboxConnection, SandboxNetwork};
+use gatehouse_protocol::progress::{
+    BashSandboxUse, SandboxConnection, SandboxDenial, SandboxDenialKind, SandboxNetwork,
+};
+use gatehouse_sandbox::blocked::{BlockedWrites, WriteWatch};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig, Unavailable};
 
@@ -35,23 +38,26 @@ impl SandboxLauncher {
         &self.sandbox
     }
 
-    /// The command for `spec` and, when the policy allows domains, the
-    /// call's network proxy, which must be kept until the command has
-    /// ended (dropping it closes every connection). Inside a tokio
-    /// runtime.
+    /// The command for `spec` and what the call keeps until it has ended
+    /// ([`SandboxCall`]: dropping its proxy closes every connection).
+    /// Inside a tokio runtime.
     pub fn launch(
         &self,
         spec: &LaunchSpec<'_>,
-    ) -> std::io::Result<(tokio::process::Command, Option<NetProxy>)> {
-        let proxy = self.sandbox.start_proxy().map_err(std::io::Error::other)?;
-        let cmd = self.wrap(spec, proxy.as_ref())?;
-        Ok((cmd, proxy))
+    ) -> std::io::Result<(tokio::process::Command, SandboxCall)> {
+        let call = SandboxCall {
+            proxy: self.sandbox.start_proxy().map_err(std::io::Error::other)?,
+            writes: self.sandbox.watch_writes().map_err(std::io::Error::other)?,
+        };
+        let cmd = self.wrap(spec, call.proxy.as_ref(), call.writes.as_ref())?;
+        Ok((cmd, call))
     }
 
     fn wrap(
         &self,
         spec: &LaunchSpec<'_>,
         proxy: Option<&NetProxy>,
+        writes: Option<&WriteWatch>,
     ) -> std::io::Result<tokio::process::Command> {
         let args = [OsStr::new("-c"), OsStr::new(spec.script)];
         self.sandbox
@@ -63,6 +69,7 @@ impl SandboxLauncher {
                 working_dirs: spec.working_dirs,
                 writable_files: spec.writable_files,
                 proxy,
+                writes,
             })
             .map_err(std::io::Error::other)
     }
@@ -72,8 +79,59 @@ impl SandboxLauncher {
 /// domains this fails (nothing runs); use [`SandboxLauncher::launch`].
 impl CommandLauncher for SandboxLauncher {
     fn command(&self, spec: &LaunchSpec<'_>) -> std::io::Result<tokio::process::Command> {
-        self.wrap(spec, None)
+        self.wrap(spec, None, None)
     }
+}
+
+/// What one sandboxed call keeps until it has ended: its network proxy
+/// (allowed domains only) and its blocked-write watch (when
+/// `gatehouse-sandbox-exec` is installed).
+#[derive(Debug, Default)]
+pub struct SandboxCall {
+    /// The call's proxy.
+    pub proxy: Option<NetProxy>,
+    /// The call's write watch.
+    pub writes: Option<WriteWatch>,
+}
+
+/// The writes the sandbox refused, as the protocol carries them, and how
+/// many more were not listed.
+pub fn denials(blocked: BlockedWrites) -> (Vec<SandboxDenial>, u32) {
+    let denials = blocked
+        .writes
+        .into_iter()
+        .map(|w| SandboxDenial {
+            kind: SandboxDenialKind::Write,
+            path: w.path,
+            syscall: w.syscall.to_owned(),
+        })
+        .collect();
+    (denials, blocked.omitted)
+}
+
+/// "blocked: write to .git/config" for each refused write (paths under
+/// `cwd` shown relative to it), read from the syscalls (never from the
+/// command's output).
+pub fn blocked_write_notes(denials: &[SandboxDenial], omitted: u32, cwd: &Path) -> Vec<String> {
+    let mut notes: Vec<String> = denials
+        .iter()
+        .map(|d| {
+            let path = Path::new(&d.path);
+            let shown = path
+                .strip_prefix(cwd)
+                .ok()
+                .filter(|rel| !rel.as_os_str().is_empty())
+                .unwrap_or(path);
+            format!(
+                "blocked: write to {} (read-only in the sandbox)",
+                shown.display()
+            )
+        })
+        .collect();
+    if omitted > 0 {
+        notes.push(format!("blocked: {omitted} more writes (not listed)"));
+    }
+    notes
 }
 
 /// The proxy's record of a call's connections, for its result.
@@ -216,6 +274,7 @@ impl BashSandbox {
                             .collect(),
                     ),
                 },
+                reports_blocked_writes: launcher.sandbox().helper().is_some(),
             }),
         }
     }

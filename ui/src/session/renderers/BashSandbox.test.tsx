@@ -1,27 +1,60 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 
-import type { SandboxConnection } from "../../generated/protocol";
+import type { SandboxConnection, SandboxDenial } from "../../generated/protocol";
 import { Script, must } from "../fixtures/build";
 import { foldEvents } from "../model";
 import { BashView } from "./BashView";
 
 afterEach(cleanup);
 
-function bashWith(started: Record<string, unknown>, network?: SandboxConnection[]) {
+function bashWith(
+  started: Record<string, unknown>,
+  network?: SandboxConnection[],
+  blocked?: { denials: SandboxDenial[]; omitted: number },
+) {
   const s = new Script().request(1).queue("b", "Bash", { command: "make" }).start("b", 0, false).allow("b");
   s.progress("b", { kind: "started", pid: 7, cwd: "/p", description: null, output_path: "/d/b.log", ...started });
   if (network) s.progress("b", { kind: "network", connections: network });
+  if (blocked) s.progress("b", { kind: "blocked", ...blocked });
   s.complete("b", "done", "ok", 10);
   return must(foldEvents(s.events).calls.get("b"), "b");
 }
 
 describe("BashView's sandbox line", () => {
   it("says a command ran sandboxed, with its writable roots and network, from the typed field", () => {
-    render(<BashView call={bashWith({ sandbox: { state: "sandboxed", writable_roots: ["/p", "/cache"], network: "off" } })} />);
+    const use = { state: "sandboxed", writable_roots: ["/p", "/cache"], network: "off", reports_blocked_writes: true };
+    render(<BashView call={bashWith({ sandbox: use })} />);
     const line = screen.getByTestId("bash-sandbox");
     expect(line.dataset.state).toBe("sandboxed");
     expect(line.textContent).toBe("sandboxed · network off · writable: /p, /cache");
+    expect(line.getAttribute("title")).toBeNull();
+  });
+
+  it("says when refused writes cannot be reported (the helper is missing, or an older event)", () => {
+    render(<BashView call={bashWith({ sandbox: { state: "sandboxed", writable_roots: ["/p"], network: "off" } })} />);
+    const line = screen.getByTestId("bash-sandbox");
+    expect(line.textContent).toBe("sandboxed · network off · writable: /p · refused writes not reported");
+    expect(line.getAttribute("title")).toContain("gatehouse-sandbox-exec");
+  });
+
+  it("lists the writes the sandbox refused, relative to the command's folder, from the typed progress", () => {
+    const use = { state: "sandboxed", writable_roots: ["/p"], network: "off", reports_blocked_writes: true };
+    const denials: SandboxDenial[] = [
+      { kind: "write", path: "/p/.git/config", syscall: "openat" },
+      { kind: "write", path: "/etc/hosts", syscall: "openat" },
+      { kind: "write", path: "/pp/x", syscall: "unlinkat" },
+    ];
+    render(<BashView call={bashWith({ sandbox: use }, undefined, { denials, omitted: 2 })} />);
+    const line = screen.getByTestId("bash-blocked");
+    expect(line.textContent).toBe("blocked: write to .git/config · write to /etc/hosts · write to /pp/x · 2 more");
+    expect(line.querySelector("span")?.getAttribute("title")).toBe("openat /p/.git/config");
+  });
+
+  it("shows no blocked line when nothing was refused", () => {
+    const use = { state: "sandboxed", writable_roots: ["/p"], network: "off", reports_blocked_writes: true };
+    render(<BashView call={bashWith({ sandbox: use })} />);
+    expect(screen.queryByTestId("bash-blocked")).toBeNull();
   });
 
   it("says when a command ran outside and why, with the reason on hover when unavailable", () => {
@@ -40,7 +73,13 @@ describe("BashView's sandbox line", () => {
   });
 
   it("says which domains the proxy lets through", () => {
-    const use = { state: "sandboxed", writable_roots: ["/p"], network: "proxy", allowed_domains: ["docs.rs", "*.crates.io"] };
+    const use = {
+      state: "sandboxed",
+      writable_roots: ["/p"],
+      network: "proxy",
+      allowed_domains: ["docs.rs", "*.crates.io"],
+      reports_blocked_writes: true,
+    };
     render(<BashView call={bashWith({ sandbox: use })} />);
     expect(screen.getByTestId("bash-sandbox").textContent).toBe(
       "sandboxed · network only docs.rs, *.crates.io · writable: /p",

@@ -1,4 +1,4 @@
-import type { BashSandboxUse, SandboxConnection } from "../../generated/protocol";
+import type { BashSandboxUse, SandboxConnection, SandboxDenial } from "../../generated/protocol";
 import { unavailableReasonText } from "../../sandbox/describe";
 import { formatBytes } from "../format";
 
@@ -17,9 +17,13 @@ export function sandboxLabel(use: BashSandboxUse): { text: string; confined: boo
   switch (use.state) {
     case "sandboxed":
       return {
-        text: `sandboxed · ${networkLabel(use)} · writable: ${use.writable_roots.join(", ")}`,
+        text:
+          `sandboxed · ${networkLabel(use)} · writable: ${use.writable_roots.join(", ")}` +
+          (use.reports_blocked_writes ? "" : " · refused writes not reported"),
         confined: true,
-        title: null,
+        title: use.reports_blocked_writes
+          ? null
+          : "gatehouse-sandbox-exec is not installed beside Gatehouse: writes outside the writable folders are still refused, but not listed here",
       };
     case "excluded":
       return { text: "not sandboxed (sandbox.excludedCommands)", confined: false, title: null };
@@ -72,6 +76,40 @@ export function BashNetwork({ connections }: { connections: readonly SandboxConn
             : `blocked: ${c.host}:${c.port}`}
         </span>
       ))}
+    </div>
+  );
+}
+
+/** A path shown relative to the command's folder when it is inside it. */
+function shownPath(path: string, cwd: string | null): string {
+  if (cwd === null) return path;
+  const base = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
+}
+
+/** What the sandbox refused the command, read from its syscalls (never from its output). */
+export function BashBlocked({
+  denials,
+  omitted,
+  cwd,
+}: {
+  denials: readonly SandboxDenial[] | undefined;
+  omitted: number | undefined;
+  cwd: string | null;
+}) {
+  const more = omitted ?? 0;
+  if ((!denials || denials.length === 0) && more === 0) return null;
+  return (
+    <div className="bash-blocked small bad" data-testid="bash-blocked">
+      blocked:{" "}
+      {(denials ?? []).map((d, i) => (
+        <span key={i} data-kind={d.kind} title={`${d.syscall} ${d.path}`}>
+          {i > 0 ? " · " : ""}
+          {d.kind === "write" ? "write to " : ""}
+          {shownPath(d.path, cwd)}
+        </span>
+      ))}
+      {more > 0 ? <span>{` · ${more} more`}</span> : null}
     </div>
   );
 }

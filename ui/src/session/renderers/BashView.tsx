@@ -2,7 +2,7 @@ import { memo, useLayoutEffect, useRef, useState } from "react";
 
 import { AnsiLines } from "../ansi";
 
-import { BashNetwork, BashSandbox } from "./BashSandbox";
+import { BashBlocked, BashNetwork, BashSandbox } from "./BashSandbox";
 
 import { field, formatBytes, formatDuration } from "../format";
 import { highlight } from "../highlight";
@@ -132,6 +132,7 @@ export const BashView = memo(function BashView({ call }: { call: ToolCall }) {
       {call.status !== "denied" && call.status !== "queued" && <Output call={call} />}
       <BashSandbox use={call.bash?.sandbox} />
       <BashNetwork connections={call.bash?.network} />
+      <BashBlocked denials={call.bash?.blocked} omitted={call.bash?.blockedOmitted} cwd={call.bash?.cwd ?? null} />
       {call.taskId && <div className="muted small">Background task {call.taskId}</div>}
       {exit ? (
         <div className={`bash-exit ${exit.ok ? "ok" : "bad"}`} data-testid="bash-exit">
