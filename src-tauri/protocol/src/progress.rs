@@ -75,7 +75,7 @@ pub enum ToolProgressData {
         /// In the order asked.
         connections: Vec<SandboxConnection>,
     },
-    /// What the sandbox refused a Bash command, read from its syscalls
+    /// What the sandbox refused a Bash command (writes, sockets), read from its syscalls
     /// (never from its output); sent once when the command has ended,
     /// before the call's `tool_completed` (not sent when nothing was
     /// refused).
@@ -356,6 +356,10 @@ pub enum SandboxDenialKind {
     /// `.claude/`, …), a hidden one, or anything outside the writable
     /// roots.
     Write,
+    /// A network socket of a family the sandbox does not allow (any but
+    /// Unix sockets with the network off; with allowed domains, Internet
+    /// sockets are allowed and reach only the proxy).
+    Network,
 }
 
 /// One thing the sandbox refused a command, read from the syscall (seccomp
@@ -364,10 +368,11 @@ pub enum SandboxDenialKind {
 pub struct SandboxDenial {
     /// What was refused.
     pub kind: SandboxDenialKind,
-    /// The path, absolute inside the sandbox (the same as on the host: the
-    /// sandbox binds folders at their own paths).
-    pub path: String,
-    /// The syscall (`openat`, `unlinkat`, `renameat2`, …).
+    /// A write: the path, absolute inside the sandbox (the same as on the
+    /// host: the sandbox binds folders at their own paths). A socket: its
+    /// address family (`AF_INET`, `AF_INET6`, `AF_NETLINK`, …).
+    pub target: String,
+    /// The syscall (`openat`, `unlinkat`, `renameat2`, `socket`, …).
     pub syscall: String,
 }
 

@@ -166,7 +166,7 @@ pub async fn probe(sandbox: &Sandbox, dir: &Path) -> Result<(), Unavailable> {
         .map_err(|e| Unavailable::new(SetupFailed, e.to_string()))?;
     // And the blocked-write trap, when the helper is there.
     let writes = sandbox
-        .watch_writes()
+        .watch_refusals()
         .map_err(|e| Unavailable::new(SetupFailed, e.to_string()))?;
     let mut cmd = sandbox
         .command(&Wrapped {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use command_fds::{CommandFdExt, FdMapping};
 
 use crate::availability::Bwrap;
-use crate::blocked::{REPORT_FD, WriteWatch};
+use crate::blocked::{REPORT_FD, RefusalWatch};
 use crate::policy::Mounts;
 use crate::proxy::{NetProxy, ProxyRules};
 use crate::{NetworkPolicy, SandboxError, SandboxPolicy, bridge, seccomp};
@@ -40,6 +40,9 @@ pub struct Sandbox {
     bwrap: Bwrap,
     policy: SandboxPolicy,
     filter: Arc<[u8]>,
+    /// The same without the socket rule, for commands under the trap,
+    /// whose supervisor refuses (and reports) those sockets.
+    filter_under_trap: Arc<[u8]>,
     /// The executable run as the network bridge (allowed domains only).
     bridge: Option<PathBuf>,
     /// `gatehouse-sandbox-exec`, which reports blocked writes
@@ -67,15 +70,17 @@ pub struct Wrapped<'a> {
     /// This call's proxy ([`Sandbox::start_proxy`]); required when the
     /// policy allows domains.
     pub proxy: Option<&'a NetProxy>,
-    /// This call's blocked-write watch ([`Sandbox::watch_writes`]); its
+    /// This call's blocked-write watch ([`Sandbox::watch_refusals`]); its
     /// socket goes to the helper. `None`: writes are refused unreported.
-    pub writes: Option<&'a WriteWatch>,
+    pub writes: Option<&'a RefusalWatch>,
 }
 
 impl Sandbox {
     /// Compiles the filter for `policy`.
     pub fn new(bwrap: Bwrap, policy: SandboxPolicy) -> Result<Self, SandboxError> {
-        let filter = seccomp::filter_bytes(policy.network)?;
+        let filter = seccomp::filter_bytes(policy.network, seccomp::Sockets::Refused)?;
+        let filter_under_trap =
+            seccomp::filter_bytes(policy.network, seccomp::Sockets::LeftToTrap)?;
         let proxy_rules = Arc::new(ProxyRules {
             allowed: policy.allowed_domains.clone(),
             ..ProxyRules::default()
@@ -85,6 +90,7 @@ impl Sandbox {
             bwrap,
             policy,
             filter: filter.into(),
+            filter_under_trap: filter_under_trap.into(),
             // The small helper starts in ~1 ms; a Gatehouse binary that
             // carries the bridge (the app links WebKit) is the fallback.
             bridge: helper.clone().or_else(crate::bridge::program),
@@ -109,11 +115,11 @@ impl Sandbox {
 
     /// A blocked-write watch for one call, when the helper is there to
     /// report (`None`: writes are still refused, just not reported).
-    pub fn watch_writes(&self) -> Result<Option<WriteWatch>, SandboxError> {
+    pub fn watch_refusals(&self) -> Result<Option<RefusalWatch>, SandboxError> {
         if self.helper.is_none() {
             return Ok(None);
         }
-        WriteWatch::start()
+        RefusalWatch::start()
             .map(Some)
             .map_err(|e| SandboxError::Writes(e.to_string()))
     }
@@ -171,12 +177,12 @@ impl Sandbox {
         let mounts = self.mounts(w.working_dirs, w.writable_files)?;
         let mut cmd = tokio::process::Command::new(&self.bwrap.0);
         cmd.args(mounts.bwrap_args(self.policy.network, w.cwd));
-        let mut fds = vec![FdMapping {
-            parent_fd: filter_pipe(&self.filter)?,
-            child_fd: FILTER_FD,
-        }];
+        let mut fds = Vec::new();
         // The trap goes first, so the bridge and the shell are both under it.
-        let trap = match (&self.helper, w.writes.and_then(WriteWatch::take_child_end)) {
+        let trap = match (
+            &self.helper,
+            w.writes.and_then(RefusalWatch::take_child_end),
+        ) {
             (Some(helper), Some(socket)) => {
                 fds.push(FdMapping {
                     parent_fd: socket,
@@ -186,11 +192,21 @@ impl Sandbox {
                     helper.as_os_str().to_owned(),
                     crate::helper::EXEC_ARG.into(),
                     REPORT_FD.to_string().into(),
+                    crate::blocked::trap::network_arg(self.policy.network).into(),
                     "--".into(),
                 ]
             }
             _ => Vec::new(),
         };
+        let filter = if trap.is_empty() {
+            &self.filter
+        } else {
+            &self.filter_under_trap
+        };
+        fds.push(FdMapping {
+            parent_fd: filter_pipe(filter)?,
+            child_fd: FILTER_FD,
+        });
         match self.policy.network {
             NetworkPolicy::Off => {
                 cmd.arg("--seccomp")

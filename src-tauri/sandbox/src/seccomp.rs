@@ -4,7 +4,8 @@
 //!
 //! Refused with `EPERM`: creating any socket that is not a Unix socket
 //! (when the network is off; with allowed domains, Internet sockets are
-//! allowed too, for the loopback bridge), `io_uring_setup` (io_uring can open sockets
+//! allowed too, for the loopback bridge — unless the blocked-write trap
+//! refuses and reports those itself, [`Sockets::LeftToTrap`]), `io_uring_setup` (io_uring can open sockets
 //! without the `socket` syscall), `ptrace` and `process_vm_readv/writev`
 //! (reading or steering other processes), and the kernel keyring calls
 //! `keyctl`, `add_key`, `request_key` (the keyutils keychain). Everything
@@ -21,15 +22,23 @@ use seccompiler::{
 use crate::{NetworkPolicy, SandboxError};
 
 const EPERM: u32 = 1;
-const AF_UNIX: u64 = 1;
-const AF_INET: u64 = 2;
-const AF_INET6: u64 = 10;
+
+/// Who refuses the socket families `network` does not allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sockets {
+    /// This filter (`EPERM`, unreported).
+    Refused,
+    /// The blocked-write trap installed after it ([`crate::blocked`]),
+    /// whose supervisor refuses them and reports each. A filter that
+    /// refused them here would win over the trap's notification.
+    LeftToTrap,
+}
 
 /// The BPF program for `network`, as the bytes bwrap's `--seccomp` reads.
 /// Errors on an architecture seccompiler cannot target (the sandbox is then
 /// unavailable, never weaker).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub fn filter_bytes(network: NetworkPolicy) -> Result<Vec<u8>, SandboxError> {
+pub fn filter_bytes(network: NetworkPolicy, sockets: Sockets) -> Result<Vec<u8>, SandboxError> {
     let arch = target_arch()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     let always = [
@@ -46,19 +55,19 @@ pub fn filter_bytes(network: NetworkPolicy) -> Result<Vec<u8>, SandboxError> {
     // The socket families a command may create: Unix only with the network
     // off; with the proxy also Internet sockets, which the namespace (only
     // `lo`) keeps on loopback, where the bridge listens.
-    let families: &[u64] = match network {
-        NetworkPolicy::Off => &[AF_UNIX],
-        NetworkPolicy::Proxy => &[AF_UNIX, AF_INET, AF_INET6],
-    };
-    // One rule whose conditions all hold (the family is none of these)
-    // refuses the call.
-    let not_allowed = families
-        .iter()
-        .map(|f| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *f))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-    let rule = SeccompRule::new(not_allowed).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-    rules.insert(sys::SOCKET, vec![rule]);
+    let families = crate::blocked::allowed_families(network);
+    if sockets == Sockets::Refused {
+        // One rule whose conditions all hold (the family is none of these)
+        // refuses the call.
+        let not_allowed = families
+            .iter()
+            .map(|f| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *f))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+        let rule =
+            SeccompRule::new(not_allowed).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
+        rules.insert(sys::SOCKET, vec![rule]);
+    }
     rules.insert(sys::IO_URING_SETUP, Vec::new());
     let filter = SeccompFilter::new(
         rules,
@@ -82,7 +91,7 @@ pub fn filter_bytes(network: NetworkPolicy) -> Result<Vec<u8>, SandboxError> {
 
 /// Elsewhere there are no syscall numbers here, so no filter and no sandbox.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub fn filter_bytes(_network: NetworkPolicy) -> Result<Vec<u8>, SandboxError> {
+pub fn filter_bytes(_network: NetworkPolicy, _sockets: Sockets) -> Result<Vec<u8>, SandboxError> {
     Err(SandboxError::Seccomp(format!(
         "no seccomp filter for the {} architecture",
         std::env::consts::ARCH
@@ -133,9 +142,13 @@ mod tests {
     #[test]
     fn the_filter_is_whole_instructions() {
         for network in [NetworkPolicy::Off, NetworkPolicy::Proxy] {
-            let bytes = filter_bytes(network).unwrap();
-            assert!(!bytes.is_empty());
-            assert_eq!(bytes.len() % 8, 0);
+            let full = filter_bytes(network, Sockets::Refused).unwrap();
+            let trapped = filter_bytes(network, Sockets::LeftToTrap).unwrap();
+            for bytes in [&full, &trapped] {
+                assert!(!bytes.is_empty());
+                assert_eq!(bytes.len() % 8, 0);
+            }
+            assert!(trapped.len() < full.len());
         }
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use common::merged_output;
-use gatehouse_sandbox::blocked::{BlockedWrites, WriteWatch};
+use gatehouse_sandbox::blocked::{RefusalKind, RefusalWatch, Refusals};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
 
@@ -52,9 +52,12 @@ fn sandbox(home: &Path) -> Sandbox {
 
 /// Runs `script` in bash inside the sandbox with a write watch: exit code,
 /// output, and what the watch recorded.
-async fn run(s: &Scratch, script: &str) -> (i32, String, BlockedWrites) {
+async fn run(s: &Scratch, script: &str) -> (i32, String, Refusals) {
     let sandbox = sandbox(&s.home);
-    let watch = sandbox.watch_writes().unwrap().expect("the helper is set");
+    let watch = sandbox
+        .watch_refusals()
+        .unwrap()
+        .expect("the helper is set");
     let args = [OsStr::new("-c"), OsStr::new(script)];
     let dirs = [s.project.clone()];
     let cmd = sandbox
@@ -73,8 +76,8 @@ async fn run(s: &Scratch, script: &str) -> (i32, String, BlockedWrites) {
     (code, out, watch.blocked())
 }
 
-fn paths(b: &BlockedWrites) -> Vec<&str> {
-    b.writes.iter().map(|w| w.path.as_str()).collect()
+fn paths(b: &Refusals) -> Vec<&str> {
+    b.list.iter().map(|w| w.target.as_str()).collect()
 }
 
 #[tokio::test]
@@ -104,7 +107,7 @@ async fn writes_the_sandbox_refuses_are_reported_with_their_paths_and_allowed_on
         "{blocked:?}\n{out}"
     );
     assert!(
-        blocked.writes.iter().all(|w| w.syscall == "openat"),
+        blocked.list.iter().all(|w| w.syscall == "openat"),
         "{blocked:?}"
     );
     assert_eq!(blocked.omitted, 0);
@@ -129,9 +132,9 @@ async fn removing_renaming_and_creating_folders_are_reported_too() {
     assert_eq!(code, 0, "{out}");
     let git = s.project.join(".git");
     let got: Vec<(&str, &str)> = blocked
-        .writes
+        .list
         .iter()
-        .map(|w| (w.path.as_str(), w.syscall))
+        .map(|w| (w.target.as_str(), w.syscall))
         .collect();
     assert_eq!(
         got,
@@ -156,7 +159,7 @@ async fn a_command_that_only_prints_read_only_file_system_reports_nothing() {
     .await;
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("Read-only file system"));
-    assert_eq!(blocked, BlockedWrites::default());
+    assert_eq!(blocked, Refusals::default());
 }
 
 #[tokio::test]
@@ -177,7 +180,7 @@ async fn without_the_supervisor_trapped_writes_fail_instead_of_going_through() {
     let s = scratch();
     let sandbox = sandbox(&s.home);
     // A supervisor that receives the listener and goes away at once.
-    let orphan = WriteWatch::start_unsupervised().unwrap();
+    let orphan = RefusalWatch::start_unsupervised().unwrap();
     let args = [
         OsStr::new("-c"),
         OsStr::new("echo x > inside.txt; echo status=$?"),
@@ -198,4 +201,48 @@ async fn without_the_supervisor_trapped_writes_fail_instead_of_going_through() {
     let (_, out) = merged_output(cmd).await;
     assert!(out.contains("status=1"), "{out}");
     assert!(!s.project.join("inside.txt").exists(), "{out}");
+}
+
+/// Under the trap, bwrap's own filter leaves sockets to it: the supervisor
+/// refuses the families the policy does not allow (`EPERM`, as before) and
+/// reports each, also when the register's high bits are set.
+#[tokio::test]
+async fn network_sockets_are_refused_and_reported_under_the_trap() {
+    let s = scratch();
+    assert!(common::which("python3"), "this test needs python3");
+    let script = r#"python3 - <<'EOF'
+import ctypes, errno, socket
+libc = ctypes.CDLL(None, use_errno=True)
+for fam in (socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK):
+    try:
+        socket.socket(fam, socket.SOCK_DGRAM).close(); print(int(fam), "allowed")
+    except PermissionError:
+        print(int(fam), "refused")
+socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close(); print("unix allowed")
+if hasattr(libc, "syscall") and ctypes.sizeof(ctypes.c_long) == 8:
+    r = libc.syscall(ctypes.c_long(41), ctypes.c_long((1 << 32) | 2), ctypes.c_long(2), ctypes.c_long(0))
+    print("high bits", "refused" if r == -1 and ctypes.get_errno() == errno.EPERM else "allowed")
+EOF"#;
+    let (code, out, blocked) = run(&s, script).await;
+    assert_eq!(code, 0, "{out}");
+    for line in ["2 refused", "10 refused", "16 refused", "unix allowed"] {
+        assert!(out.lines().any(|l| l == line), "{line} missing: {out}");
+    }
+    if std::env::consts::ARCH == "x86_64" {
+        assert!(out.lines().any(|l| l == "high bits refused"), "{out}");
+    }
+    let got: Vec<(RefusalKind, &str, &str)> = blocked
+        .list
+        .iter()
+        .map(|w| (w.kind, w.target.as_str(), w.syscall))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (RefusalKind::Network, "AF_INET", "socket"),
+            (RefusalKind::Network, "AF_INET6", "socket"),
+            (RefusalKind::Network, "AF_NETLINK", "socket"),
+        ],
+        "{out}"
+    );
 }

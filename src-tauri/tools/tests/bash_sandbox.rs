@@ -305,11 +305,27 @@ async fn refused_writes_are_reported_beside_the_output_from_the_syscalls() {
     assert_eq!(
         blocked["denials"],
         json!([
-            {"kind": "write", "path": e.project.join(".git/config").display().to_string(), "syscall": "openat"},
-            {"kind": "write", "path": outside.display().to_string(), "syscall": "openat"},
+            {"kind": "write", "target": e.project.join(".git/config").display().to_string(), "syscall": "openat"},
+            {"kind": "write", "target": outside.display().to_string(), "syscall": "openat"},
         ])
     );
     assert_eq!(blocked["omitted"], 0);
+    // A network attempt is refused by the trap and said the same way.
+    let r = e.bash("b3", "getent hosts example.com").await;
+    assert_eq!(r.status, CallStatus::Failed, "{}", r.text());
+    assert!(
+        r.text()
+            .contains("blocked: network access (an AF_INET socket; the sandbox has no network)")
+            || r.text().contains(
+                "blocked: network access (an AF_INET6 socket; the sandbox has no network)"
+            ),
+        "{}",
+        r.text()
+    );
+    assert_eq!(
+        e.progress("b3", "blocked").unwrap()["denials"][0]["kind"],
+        "network"
+    );
     // A command that is refused nothing sends no blocked event.
     let r = e.bash("b2", "echo hi > ok.txt").await;
     assert_eq!(r.status, CallStatus::Succeeded, "{}", r.text());

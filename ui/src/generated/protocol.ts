@@ -3139,19 +3139,20 @@ export type SandboxDenial = {
  */
 kind: SandboxDenialKind, 
 /**
- * The path, absolute inside the sandbox (the same as on the host: the
- * sandbox binds folders at their own paths).
+ * A write: the path, absolute inside the sandbox (the same as on the
+ * host: the sandbox binds folders at their own paths). A socket: its
+ * address family (`AF_INET`, `AF_INET6`, `AF_NETLINK`, …).
  */
-path: string, 
+target: string, 
 /**
- * The syscall (`openat`, `unlinkat`, `renameat2`, …).
+ * The syscall (`openat`, `unlinkat`, `renameat2`, `socket`, …).
  */
 syscall: string, };
 
 /**
  * What kind of thing the sandbox refused.
  */
-export type SandboxDenialKind = "write";
+export type SandboxDenialKind = "write" | "network";
 
 /**
  * The `sandbox` settings in force, merged by trust (an untrusted

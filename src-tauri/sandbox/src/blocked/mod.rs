@@ -10,7 +10,7 @@
 //!    ([`trap`]) that hands the write-intent syscalls listed in [`TRAPPED`]
 //!    to a supervisor, sends the filter's listener to the host over an
 //!    inherited socket and execs the shell.
-//! 2. The host's [`WriteWatch`] (one thread per call, [`supervisor`]) reads
+//! 2. The host's [`RefusalWatch`] (one thread per call, [`supervisor`]) reads
 //!    each trapped call's path from the process's memory, resolves it inside
 //!    the sandbox (`/proc/<pid>/root`, `cwd`, `fd/<n>`) and asks the
 //!    kernel whether the mount it lands on is read-only (`statvfs`'s
@@ -27,7 +27,7 @@
 pub mod supervisor;
 pub mod trap;
 
-pub use supervisor::{BlockedWrites, WriteWatch};
+pub use supervisor::{RefusalWatch, Refusals};
 
 /// The fd number the helper finds the host's socket on.
 pub const REPORT_FD: i32 = 4;
@@ -35,14 +35,66 @@ pub const REPORT_FD: i32 = 4;
 /// At most this many blocked writes are kept per call (then only counted).
 pub const MAX_DENIALS: usize = 256;
 
-/// One write the sandbox refused.
+/// What kind of thing was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// A write to a path a read-only mount refused.
+    Write,
+    /// A socket of a family the sandbox does not allow (the network is
+    /// off, or only the proxy is reachable).
+    Network,
+}
+
+/// One thing the sandbox refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockedWrite {
-    /// The path as the command named it, made absolute inside the sandbox
-    /// (its working directory or the directory fd it was relative to).
-    pub path: String,
-    /// The syscall (`openat`, `unlinkat`, `renameat2`, …).
+pub struct Refusal {
+    /// What.
+    pub kind: RefusalKind,
+    /// A write: the path as the command named it, made absolute inside the
+    /// sandbox (its working directory or the directory fd it was relative
+    /// to). A socket: its address family (`AF_INET`, `AF_NETLINK`, …).
+    pub target: String,
+    /// The syscall (`openat`, `unlinkat`, `socket`, …).
     pub syscall: &'static str,
+}
+
+/// Socket families by number (`<linux/socket.h>`), for the reports; an
+/// unknown one is shown by number.
+pub fn family_name(family: u64) -> String {
+    let name = match family {
+        0 => "AF_UNSPEC",
+        1 => "AF_UNIX",
+        2 => "AF_INET",
+        3 => "AF_AX25",
+        4 => "AF_IPX",
+        5 => "AF_APPLETALK",
+        9 => "AF_X25",
+        10 => "AF_INET6",
+        16 => "AF_NETLINK",
+        17 => "AF_PACKET",
+        29 => "AF_CAN",
+        31 => "AF_BLUETOOTH",
+        38 => "AF_ALG",
+        40 => "AF_VSOCK",
+        44 => "AF_XDP",
+        _ => return format!("address family {family}"),
+    };
+    name.to_owned()
+}
+
+/// The families the kernel knows (`AF_MAX`); a larger one fails with
+/// `EAFNOSUPPORT` before any filter matters.
+pub const AF_MAX: u64 = 46;
+
+/// The socket families a sandboxed command may create: Unix sockets, and
+/// with the proxy Internet sockets too (the namespace has only `lo`, where
+/// the bridge listens). The same list as bwrap's own filter
+/// ([`crate::seccomp`]) uses when there is no trap.
+pub fn allowed_families(network: crate::NetworkPolicy) -> &'static [u64] {
+    match network {
+        crate::NetworkPolicy::Off => &[1],
+        crate::NetworkPolicy::Proxy => &[1, 2, 10],
+    }
 }
 
 /// Which argument of a trapped syscall holds a path, and which its

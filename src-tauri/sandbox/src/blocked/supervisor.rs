@@ -23,54 +23,58 @@ use rustix::net::{
     recvmsg, socketpair,
 };
 
-use super::{BlockedWrite, Follows, MAX_DENIALS, TRAPPED, Trapped, asks_to_write};
+use super::{
+    Follows, MAX_DENIALS, Refusal, RefusalKind, TRAPPED, Trapped, asks_to_write, family_name,
+};
 
+/// The answer to a refused socket, as bwrap's own filter gives it.
+const EPERM: i32 = 1;
 /// `AT_FDCWD` as the kernel passes it in a 64-bit register.
 const AT_FDCWD: i32 = -100;
 /// Longest path read from a process (the kernel's `PATH_MAX`).
 const PATH_MAX: usize = 4096;
 
-/// What a call's sandbox refused to write, as recorded so far.
+/// What a call's sandbox refused (writes, sockets), as recorded so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BlockedWrites {
-    /// In the order refused, each path once, at most [`MAX_DENIALS`].
-    pub writes: Vec<BlockedWrite>,
-    /// Further blocked writes not kept.
+pub struct Refusals {
+    /// In the order refused, each target once, at most [`MAX_DENIALS`].
+    pub list: Vec<Refusal>,
+    /// Further refusals not kept.
     pub omitted: u32,
 }
 
 #[derive(Debug, Default)]
 struct Record {
-    blocked: BlockedWrites,
+    blocked: Refusals,
     seen: HashSet<String>,
 }
 
 impl Record {
-    fn add(&mut self, write: BlockedWrite) {
-        if self.seen.contains(&write.path) {
+    fn add(&mut self, refusal: Refusal) {
+        if self.seen.contains(&refusal.target) {
             return;
         }
-        if self.blocked.writes.len() >= MAX_DENIALS {
+        if self.blocked.list.len() >= MAX_DENIALS {
             self.blocked.omitted = self.blocked.omitted.saturating_add(1);
             return;
         }
-        self.seen.insert(write.path.clone());
-        self.blocked.writes.push(write);
+        self.seen.insert(refusal.target.clone());
+        self.blocked.list.push(refusal);
     }
 }
 
-/// Watches one sandboxed call's writes. Create it before the command,
-/// give [`WriteWatch::take_child_end`] to the child as
-/// [`super::REPORT_FD`], and read [`WriteWatch::blocked`] once the
+/// Watches what one sandboxed call is refused. Create it before the command,
+/// give [`RefusalWatch::take_child_end`] to the child as
+/// [`super::REPORT_FD`], and read [`RefusalWatch::blocked`] once the
 /// command has ended: every trapped syscall is recorded before it is
 /// allowed to go on, so by then the record is complete.
 #[derive(Debug)]
-pub struct WriteWatch {
+pub struct RefusalWatch {
     child_end: Mutex<Option<OwnedFd>>,
     record: Arc<Mutex<Record>>,
 }
 
-impl WriteWatch {
+impl RefusalWatch {
     /// The socket pair and the supervising thread, which ends when the
     /// command's processes are all gone (or the child end is dropped
     /// without ever being used).
@@ -95,7 +99,7 @@ impl WriteWatch {
         let record = Arc::new(Mutex::new(Record::default()));
         let shared = Arc::clone(&record);
         std::thread::Builder::new()
-            .name("sandbox-writes".into())
+            .name("sandbox-refusals".into())
             .spawn(move || supervisor(&host, &shared))?;
         Ok(Self {
             child_end: Mutex::new(Some(child)),
@@ -112,7 +116,7 @@ impl WriteWatch {
     }
 
     /// What was refused so far.
-    pub fn blocked(&self) -> BlockedWrites {
+    pub fn blocked(&self) -> Refusals {
         self.record
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -145,6 +149,21 @@ fn supervise(host: &OwnedFd, record: &Mutex<Record>) {
             // The process died between the poll and the read.
             continue;
         };
+        if req.data.syscall.as_raw_syscall() == table.socket {
+            // Only the families the policy refuses are trapped: this
+            // supervisor is what refuses them.
+            record
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(Refusal {
+                    kind: RefusalKind::Network,
+                    target: family_name(req.data.args[0] & 0xffff_ffff),
+                    syscall: "socket",
+                });
+            let _ =
+                ScmpNotifResp::new_error(req.id, -EPERM, ScmpNotifRespFlags::empty()).respond(fd);
+            continue;
+        }
         if let Some(blocked) = table.check(fd, &req) {
             record
                 .lock()
@@ -170,27 +189,33 @@ fn receive_listener(host: &OwnedFd) -> Option<OwnedFd> {
 }
 
 /// The trapped syscalls by number, for this architecture.
-struct Table(Vec<(i32, &'static Trapped)>);
+struct Table {
+    writes: Vec<(i32, &'static Trapped)>,
+    /// `socket` (trapped only for the families the policy refuses).
+    socket: i32,
+}
 
 impl Table {
     fn native() -> Self {
         let arch = ScmpArch::native();
-        Self(
-            TRAPPED
+        Self {
+            writes: TRAPPED
                 .iter()
                 .filter_map(|t| {
                     let nr = ScmpSyscall::from_name_by_arch(t.name, arch).ok()?;
                     Some((nr.as_raw_syscall(), t))
                 })
                 .collect(),
-        )
+            socket: ScmpSyscall::from_name_by_arch("socket", arch)
+                .map_or(i32::MIN, ScmpSyscall::as_raw_syscall),
+        }
     }
 
     /// The write the trapped call `req` is about to make, if a read-only
     /// mount will refuse it.
-    fn check(&self, fd: i32, req: &ScmpNotifReq) -> Option<BlockedWrite> {
+    fn check(&self, fd: i32, req: &ScmpNotifReq) -> Option<Refusal> {
         let nr = req.data.syscall.as_raw_syscall();
-        let (_, trapped) = self.0.iter().find(|(n, _)| *n == nr)?;
+        let (_, trapped) = self.writes.iter().find(|(n, _)| *n == nr)?;
         let pid = req.pid;
         let args = req.data.args;
         let mem = File::open(format!("/proc/{pid}/mem")).ok()?;
@@ -217,8 +242,9 @@ impl Table {
         notify_id_valid(fd, req.id).ok()?;
         paths.into_iter().find_map(|(path, dirfd)| {
             let path = resolve(pid, dirfd, &path)?;
-            read_only(pid, &path, trapped.follows).then(|| BlockedWrite {
-                path: path.display().to_string(),
+            read_only(pid, &path, trapped.follows).then(|| Refusal {
+                kind: RefusalKind::Write,
+                target: path.display().to_string(),
                 syscall: trapped.name,
             })
         })
@@ -339,8 +365,9 @@ mod tests {
     #[test]
     fn a_path_is_kept_once_and_the_rest_counted() {
         let mut r = Record::default();
-        let w = |p: &str| BlockedWrite {
-            path: p.into(),
+        let w = |p: &str| Refusal {
+            kind: RefusalKind::Write,
+            target: p.into(),
             syscall: "openat",
         };
         r.add(w("/a"));
@@ -348,8 +375,8 @@ mod tests {
         for i in 0..MAX_DENIALS + 5 {
             r.add(w(&format!("/f{i}")));
         }
-        assert_eq!(r.blocked.writes.len(), MAX_DENIALS);
-        assert_eq!(r.blocked.writes[0].path, "/a");
+        assert_eq!(r.blocked.list.len(), MAX_DENIALS);
+        assert_eq!(r.blocked.list[0].target, "/a");
         assert_eq!(r.blocked.omitted, 6);
     }
 }

@@ -1,8 +1,8 @@
 //! The in-sandbox half: install the notifying filter, hand its listener to
 //! the host, exec the command.
 //!
-//! Runs in the helper binary as `__gatehouse-sandbox-exec <fd> -- <program>
-//! <args…>`, after bwrap has made its mounts and loaded its own filter, so
+//! Runs in the helper binary as `__gatehouse-sandbox-exec <fd> <network> --
+//! <program> <args…>`, after bwrap has made its mounts and loaded its own filter, so
 //! bwrap's set-up is never trapped. libseccomp returns the listener as a
 //! raw fd and the workspace forbids `unsafe`, so it is sent with `nix`'s
 //! `sendmsg`, which takes raw fds (the kernel checks them).
@@ -17,14 +17,16 @@ use libseccomp::{
 };
 use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
 
-use super::{TRAPPED, WRITE_FLAGS};
+use super::{AF_MAX, TRAPPED, WRITE_FLAGS, allowed_families};
+use crate::NetworkPolicy;
 
 /// The exit code when the command could not be started (as `env` and
 /// `nohup` use).
 const CANNOT_START: i32 = 125;
 
-/// Runs `<fd> -- <program> <args…>`: never returns on success (the process
-/// becomes the program); else the exit code.
+/// Runs `<fd> <network> -- <program> <args…>` (`<network>`: `off` or
+/// `proxy`, the policy whose socket families are refused): never returns
+/// on success (the process becomes the program); else the exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
     match exec(args) {
         Ok(never) => match never {},
@@ -41,11 +43,16 @@ fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         .next()
         .and_then(|a| a.to_str().and_then(|s| s.parse().ok()))
         .ok_or("the first argument must be the report socket's fd")?;
+    let network = match args.next().as_ref().and_then(|a| a.to_str()) {
+        Some("off") => NetworkPolicy::Off,
+        Some("proxy") => NetworkPolicy::Proxy,
+        _ => return Err("the second argument must be the network policy (off or proxy)".into()),
+    };
     if args.next().is_none_or(|a| a != "--") {
         return Err("expected `--` before the command".into());
     }
     let program = args.next().ok_or("no command after `--`")?;
-    let listener = install_filter()?;
+    let listener = install_filter(network)?;
     send_listener(fd, listener)?;
     // The socket is not close-on-exec (it was inherited through dup2); the
     // listener is (the kernel creates it so).
@@ -54,8 +61,18 @@ fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     Err(format!("{}: {e}", program.to_string_lossy()))
 }
 
-/// The filter that notifies for [`TRAPPED`], loaded; its listener.
-pub fn filter() -> Result<ScmpFilterContext, String> {
+/// The argument naming `network` for the helper.
+pub fn network_arg(network: NetworkPolicy) -> &'static str {
+    match network {
+        NetworkPolicy::Off => "off",
+        NetworkPolicy::Proxy => "proxy",
+    }
+}
+
+/// The filter that notifies for [`TRAPPED`] and for sockets of the
+/// families `network` does not allow (the supervisor refuses those, so
+/// bwrap's own filter leaves them to this one).
+pub fn filter(network: NetworkPolicy) -> Result<ScmpFilterContext, String> {
     let err = |what: &str, e: libseccomp::error::SeccompError| format!("{what}: {e}");
     let mut ctx = ScmpFilterContext::new(ScmpAction::Allow).map_err(|e| err("seccomp", e))?;
     let arch = ScmpArch::native();
@@ -79,11 +96,20 @@ pub fn filter() -> Result<ScmpFilterContext, String> {
             }
         }
     }
+    let socket = ScmpSyscall::from_name_by_arch("socket", arch).map_err(|e| err("socket", e))?;
+    let allowed = allowed_families(network);
+    for family in (0..AF_MAX).filter(|f| !allowed.contains(f)) {
+        // The family is an `int`: compare the low 32 bits only, so high
+        // bits set in the register cannot slip past.
+        let cmp = ScmpArgCompare::new(0, ScmpCompareOp::MaskedEqual(0xffff_ffff), family);
+        ctx.add_rule_conditional(ScmpAction::Notify, socket, &[cmp])
+            .map_err(|e| err("socket", e))?;
+    }
     Ok(ctx)
 }
 
-fn install_filter() -> Result<RawFd, String> {
-    let ctx = filter()?;
+fn install_filter(network: NetworkPolicy) -> Result<RawFd, String> {
+    let ctx = filter(network)?;
     ctx.load()
         .map_err(|e| format!("loading the seccomp filter: {e}"))?;
     ctx.get_notify_fd()

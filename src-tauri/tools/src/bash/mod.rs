@@ -477,14 +477,16 @@ impl TypedTool for BashTool {
             start.dir
         };
         let mut result = self.finish(end, &sink.recorder, final_dir, notes);
-        if let Some(writes) = &call.writes {
-            // Every trapped write was recorded before the kernel ran it,
-            // so once the shell has ended the record is complete.
-            let (denials, omitted) = sandboxed::denials(writes.blocked());
-            result.notes.extend(sandboxed::blocked_write_notes(
+        if let (Some(refusals), Some(network)) = (&call.refusals, call.network) {
+            // Every trapped call was recorded before the kernel ran it (or
+            // was refused), so once the shell has ended the record is
+            // complete.
+            let (denials, omitted) = sandboxed::denials(refusals.blocked());
+            result.notes.extend(sandboxed::denial_notes(
                 &denials,
                 omitted,
                 Path::new(&result.cwd),
+                network,
             ));
             if !denials.is_empty() || omitted > 0 {
                 cx.progress.report(ToolProgressData::BashBlocked {

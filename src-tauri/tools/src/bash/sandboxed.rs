@@ -15,7 +15,7 @@ use std::sync::{Arc, RwLock};
 use gatehouse_protocol::progress::{
     BashSandboxUse, SandboxConnection, SandboxDenial, SandboxDenialKind, SandboxNetwork,
 };
-use gatehouse_sandbox::blocked::{BlockedWrites, WriteWatch};
+use gatehouse_sandbox::blocked::{RefusalKind, RefusalWatch, Refusals};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig, Unavailable};
 
@@ -47,9 +47,13 @@ impl SandboxLauncher {
     ) -> std::io::Result<(tokio::process::Command, SandboxCall)> {
         let call = SandboxCall {
             proxy: self.sandbox.start_proxy().map_err(std::io::Error::other)?,
-            writes: self.sandbox.watch_writes().map_err(std::io::Error::other)?,
+            refusals: self
+                .sandbox
+                .watch_refusals()
+                .map_err(std::io::Error::other)?,
+            network: Some(self.sandbox.policy().network),
         };
-        let cmd = self.wrap(spec, call.proxy.as_ref(), call.writes.as_ref())?;
+        let cmd = self.wrap(spec, call.proxy.as_ref(), call.refusals.as_ref())?;
         Ok((cmd, call))
     }
 
@@ -57,7 +61,7 @@ impl SandboxLauncher {
         &self,
         spec: &LaunchSpec<'_>,
         proxy: Option<&NetProxy>,
-        writes: Option<&WriteWatch>,
+        writes: Option<&RefusalWatch>,
     ) -> std::io::Result<tokio::process::Command> {
         let args = [OsStr::new("-c"), OsStr::new(spec.script)];
         self.sandbox
@@ -84,52 +88,75 @@ impl CommandLauncher for SandboxLauncher {
 }
 
 /// What one sandboxed call keeps until it has ended: its network proxy
-/// (allowed domains only) and its blocked-write watch (when
+/// (allowed domains only) and its refusal watch (when
 /// `gatehouse-sandbox-exec` is installed).
 #[derive(Debug, Default)]
 pub struct SandboxCall {
     /// The call's proxy.
     pub proxy: Option<NetProxy>,
-    /// The call's write watch.
-    pub writes: Option<WriteWatch>,
+    /// The call's refusal watch (writes and sockets).
+    pub refusals: Option<RefusalWatch>,
+    /// The call's network policy (`None`: it ran outside the sandbox).
+    pub network: Option<NetworkPolicy>,
 }
 
-/// The writes the sandbox refused, as the protocol carries them, and how
-/// many more were not listed.
-pub fn denials(blocked: BlockedWrites) -> (Vec<SandboxDenial>, u32) {
-    let denials = blocked
-        .writes
+/// What the sandbox refused, as the protocol carries it, and how many more
+/// were not listed.
+pub fn denials(refused: Refusals) -> (Vec<SandboxDenial>, u32) {
+    let denials = refused
+        .list
         .into_iter()
-        .map(|w| SandboxDenial {
-            kind: SandboxDenialKind::Write,
-            path: w.path,
-            syscall: w.syscall.to_owned(),
+        .map(|r| SandboxDenial {
+            kind: match r.kind {
+                RefusalKind::Write => SandboxDenialKind::Write,
+                RefusalKind::Network => SandboxDenialKind::Network,
+            },
+            target: r.target,
+            syscall: r.syscall.to_owned(),
         })
         .collect();
-    (denials, blocked.omitted)
+    (denials, refused.omitted)
 }
 
 /// "blocked: write to .git/config" for each refused write (paths under
-/// `cwd` shown relative to it), read from the syscalls (never from the
-/// command's output).
-pub fn blocked_write_notes(denials: &[SandboxDenial], omitted: u32, cwd: &Path) -> Vec<String> {
+/// `cwd` shown relative to it) and "blocked: network access (an AF_INET
+/// socket; …)" for each refused socket family, read from the syscalls
+/// (never from the command's output).
+pub fn denial_notes(
+    denials: &[SandboxDenial],
+    omitted: u32,
+    cwd: &Path,
+    network: NetworkPolicy,
+) -> Vec<String> {
     let mut notes: Vec<String> = denials
         .iter()
-        .map(|d| {
-            let path = Path::new(&d.path);
-            let shown = path
-                .strip_prefix(cwd)
-                .ok()
-                .filter(|rel| !rel.as_os_str().is_empty())
-                .unwrap_or(path);
-            format!(
-                "blocked: write to {} (read-only in the sandbox)",
-                shown.display()
-            )
+        .map(|d| match d.kind {
+            SandboxDenialKind::Write => {
+                let path = Path::new(&d.target);
+                let shown = path
+                    .strip_prefix(cwd)
+                    .ok()
+                    .filter(|rel| !rel.as_os_str().is_empty())
+                    .unwrap_or(path);
+                format!(
+                    "blocked: write to {} (read-only in the sandbox)",
+                    shown.display()
+                )
+            }
+            SandboxDenialKind::Network => match network {
+                NetworkPolicy::Off => format!(
+                    "blocked: network access (an {} socket; the sandbox has no network)",
+                    d.target
+                ),
+                NetworkPolicy::Proxy => format!(
+                    "blocked: network access (an {} socket; only the hosts of sandbox.network.allowedDomains are reachable, through the proxy)",
+                    d.target
+                ),
+            },
         })
         .collect();
     if omitted > 0 {
-        notes.push(format!("blocked: {omitted} more writes (not listed)"));
+        notes.push(format!("blocked: {omitted} more (not listed)"));
     }
     notes
 }

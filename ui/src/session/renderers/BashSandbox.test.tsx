@@ -38,16 +38,19 @@ describe("BashView's sandbox line", () => {
     expect(line.getAttribute("title")).toContain("gatehouse-sandbox-exec");
   });
 
-  it("lists the writes the sandbox refused, relative to the command's folder, from the typed progress", () => {
+  it("lists the writes and sockets the sandbox refused, relative to the command's folder, from the typed progress", () => {
     const use = { state: "sandboxed", writable_roots: ["/p"], network: "off", reports_blocked_writes: true };
     const denials: SandboxDenial[] = [
-      { kind: "write", path: "/p/.git/config", syscall: "openat" },
-      { kind: "write", path: "/etc/hosts", syscall: "openat" },
-      { kind: "write", path: "/pp/x", syscall: "unlinkat" },
+      { kind: "write", target: "/p/.git/config", syscall: "openat" },
+      { kind: "write", target: "/etc/hosts", syscall: "openat" },
+      { kind: "write", target: "/pp/x", syscall: "unlinkat" },
+      { kind: "network", target: "AF_INET", syscall: "socket" },
     ];
     render(<BashView call={bashWith({ sandbox: use }, undefined, { denials, omitted: 2 })} />);
     const line = screen.getByTestId("bash-blocked");
-    expect(line.textContent).toBe("blocked: write to .git/config · write to /etc/hosts · write to /pp/x · 2 more");
+    expect(line.textContent).toBe(
+      "blocked: write to .git/config · write to /etc/hosts · write to /pp/x · network (AF_INET socket) · 2 more",
+    );
     expect(line.querySelector("span")?.getAttribute("title")).toBe("openat /p/.git/config");
   });
 

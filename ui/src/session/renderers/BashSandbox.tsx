@@ -87,7 +87,17 @@ function shownPath(path: string, cwd: string | null): string {
   return path.startsWith(base) && path.length > base.length ? path.slice(base.length) : path;
 }
 
-/** What the sandbox refused the command, read from its syscalls (never from its output). */
+/** One refusal in words, from its typed kind. */
+function denialText(d: SandboxDenial, cwd: string | null): string {
+  switch (d.kind) {
+    case "write":
+      return `write to ${shownPath(d.target, cwd)}`;
+    case "network":
+      return `network (${d.target} socket)`;
+  }
+}
+
+/** What the sandbox refused the command (writes, sockets), read from its syscalls (never from its output). */
 export function BashBlocked({
   denials,
   omitted,
@@ -103,10 +113,9 @@ export function BashBlocked({
     <div className="bash-blocked small bad" data-testid="bash-blocked">
       blocked:{" "}
       {(denials ?? []).map((d, i) => (
-        <span key={i} data-kind={d.kind} title={`${d.syscall} ${d.path}`}>
+        <span key={i} data-kind={d.kind} title={`${d.syscall} ${d.target}`}>
           {i > 0 ? " · " : ""}
-          {d.kind === "write" ? "write to " : ""}
-          {shownPath(d.path, cwd)}
+          {denialText(d, cwd)}
         </span>
       ))}
       {more > 0 ? <span>{` · ${more} more`}</span> : null}
