@@ -14,7 +14,7 @@ use std::sync::Arc;
 use command_fds::{CommandFdExt, FdMapping};
 
 use crate::availability::Bwrap;
-use crate::blocked::{REPORT_FD, RefusalWatch};
+use crate::blocked::RefusalWatch;
 use crate::policy::Mounts;
 use crate::proxy::{NetProxy, ProxyRules};
 use crate::{NetworkPolicy, SandboxError, SandboxPolicy, bridge, seccomp};
@@ -177,21 +177,16 @@ impl Sandbox {
         let mounts = self.mounts(w.working_dirs, w.writable_files)?;
         let mut cmd = tokio::process::Command::new(&self.bwrap.0);
         cmd.args(mounts.bwrap_args(self.policy.network, w.cwd));
-        let mut fds = Vec::new();
         // The trap goes first, so the bridge and the shell are both under it.
-        let trap = match (
-            &self.helper,
-            w.writes.and_then(RefusalWatch::take_child_end),
-        ) {
-            (Some(helper), Some(socket)) => {
-                fds.push(FdMapping {
-                    parent_fd: socket,
-                    child_fd: REPORT_FD,
-                });
+        let trap = match (&self.helper, w.writes) {
+            (Some(helper), Some(watch)) => {
+                cmd.arg("--bind")
+                    .arg(watch.socket_path())
+                    .arg(crate::blocked::SOCKET_IN_SANDBOX);
                 vec![
                     helper.as_os_str().to_owned(),
                     crate::helper::EXEC_ARG.into(),
-                    REPORT_FD.to_string().into(),
+                    crate::blocked::SOCKET_IN_SANDBOX.into(),
                     crate::blocked::trap::network_arg(self.policy.network).into(),
                     "--".into(),
                 ]
@@ -203,10 +198,10 @@ impl Sandbox {
         } else {
             &self.filter_under_trap
         };
-        fds.push(FdMapping {
+        let fds = vec![FdMapping {
             parent_fd: filter_pipe(filter)?,
             child_fd: FILTER_FD,
-        });
+        }];
         match self.policy.network {
             NetworkPolicy::Off => {
                 cmd.arg("--seccomp")

@@ -246,3 +246,19 @@ EOF"#;
         "{out}"
     );
 }
+
+/// The helper's socket takes one connection, before the command starts:
+/// the command finds nobody there to hand a listener of its own to.
+#[tokio::test]
+async fn the_command_cannot_reach_the_hosts_trap_socket() {
+    let s = scratch();
+    let (code, out, blocked) = run(
+        &s,
+        "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('/tmp/.gatehouse-trap.sock')\" \
+         2>&1 | tail -1",
+    )
+    .await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("ConnectionRefusedError"), "{out}");
+    assert_eq!(blocked, Refusals::default());
+}

@@ -8,8 +8,9 @@
 //! 1. bwrap runs the helper binary ([`crate::helper`]) first. Inside the
 //!    sandbox, after bwrap's own mounts, it installs a second seccomp filter
 //!    ([`trap`]) that hands the write-intent syscalls listed in [`TRAPPED`]
-//!    to a supervisor, sends the filter's listener to the host over an
-//!    inherited socket and execs the shell.
+//!    (and the socket families the policy refuses) to a supervisor, sends
+//!    the filter's listener to the host over the call's socket (bound at
+//!    [`SOCKET_IN_SANDBOX`]) and execs the shell.
 //! 2. The host's [`RefusalWatch`] (one thread per call, [`supervisor`]) reads
 //!    each trapped call's path from the process's memory, resolves it inside
 //!    the sandbox (`/proc/<pid>/root`, `cwd`, `fd/<n>`) and asks the
@@ -29,8 +30,9 @@ pub mod trap;
 
 pub use supervisor::{RefusalWatch, Refusals};
 
-/// The fd number the helper finds the host's socket on.
-pub const REPORT_FD: i32 = 4;
+/// Where the call's [`RefusalWatch`] socket is bound inside the sandbox
+/// (its `/tmp` is private, so nothing else is there).
+pub const SOCKET_IN_SANDBOX: &str = "/tmp/.gatehouse-trap.sock";
 
 /// At most this many blocked writes are kept per call (then only counted).
 pub const MAX_DENIALS: usize = 256;

@@ -10,18 +10,17 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::FileExt;
+use std::os::unix::net::UnixListener;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use libseccomp::{
     ScmpArch, ScmpNotifReq, ScmpNotifResp, ScmpNotifRespFlags, ScmpSyscall, notify_id_valid,
 };
-use rustix::event::{PollFd, PollFlags, poll};
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, StatVfsMountFlags, fstatvfs, openat2};
-use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SocketFlags, SocketType,
-    recvmsg, socketpair,
-};
+use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
 
 use super::{
     Follows, MAX_DENIALS, Refusal, RefusalKind, TRAPPED, Trapped, asks_to_write, family_name,
@@ -63,21 +62,36 @@ impl Record {
     }
 }
 
-/// Watches what one sandboxed call is refused. Create it before the command,
-/// give [`RefusalWatch::take_child_end`] to the child as
-/// [`super::REPORT_FD`], and read [`RefusalWatch::blocked`] once the
-/// command has ended: every trapped syscall is recorded before it is
-/// allowed to go on, so by then the record is complete.
+/// Watches what one sandboxed call is refused. Create it before the
+/// command, bind [`RefusalWatch::socket_path`] into the sandbox at
+/// [`super::SOCKET_IN_SANDBOX`], and read [`RefusalWatch::blocked`] once
+/// the command has ended: every trapped syscall is recorded before it is
+/// answered, so by then the record is complete.
+///
+/// The helper reaches the host through a socket *path*, not an inherited
+/// fd: the sandboxed command is spawned without a `pre_exec` step (which
+/// would make the standard library `fork` the whole app), and a socket
+/// cannot be reopened through `/proc/<pid>/fd`. The helper connects before
+/// it starts the command and the host takes that one connection and closes
+/// the socket, so the command itself finds nobody there.
 #[derive(Debug)]
 pub struct RefusalWatch {
-    child_end: Mutex<Option<OwnedFd>>,
+    /// The owner-only folder holding the socket (removed on drop).
+    dir: tempfile::TempDir,
     record: Arc<Mutex<Record>>,
+    /// Tells the thread to stop waiting for the helper (the watch was
+    /// dropped, e.g. the command never started).
+    dropped: Arc<AtomicBool>,
 }
 
+/// How often the thread checks, while it waits for the helper, whether the
+/// watch is still wanted.
+const WAIT_TICK_MS: i64 = 200;
+
 impl RefusalWatch {
-    /// The socket pair and the supervising thread, which ends when the
-    /// command's processes are all gone (or the child end is dropped
-    /// without ever being used).
+    /// The socket and the supervising thread, which ends when the
+    /// command's processes are all gone (or the watch is dropped before
+    /// the helper connected).
     pub fn start() -> std::io::Result<Self> {
         Self::start_with(supervise)
     }
@@ -86,33 +100,36 @@ impl RefusalWatch {
     /// to test that trapped calls then fail rather than go through.
     #[doc(hidden)]
     pub fn start_unsupervised() -> std::io::Result<Self> {
-        Self::start_with(|host, _| drop(receive_listener(host)))
+        Self::start_with(|listener, _| drop(listener))
     }
 
-    fn start_with(supervisor: fn(&OwnedFd, &Mutex<Record>)) -> std::io::Result<Self> {
-        let (host, child) = socketpair(
-            AddressFamily::UNIX,
-            SocketType::STREAM,
-            SocketFlags::CLOEXEC,
-            None,
-        )?;
+    fn start_with(supervisor: fn(OwnedFd, &Mutex<Record>)) -> std::io::Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("gatehouse-trap-")
+            .tempdir()?;
+        let socket = UnixListener::bind(dir.path().join(SOCKET_NAME))?;
+        socket.set_nonblocking(true)?;
         let record = Arc::new(Mutex::new(Record::default()));
-        let shared = Arc::clone(&record);
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (shared, stop) = (Arc::clone(&record), Arc::clone(&dropped));
         std::thread::Builder::new()
             .name("sandbox-refusals".into())
-            .spawn(move || supervisor(&host, &shared))?;
+            .spawn(move || {
+                if let Some(listener) = receive_listener(&socket, &stop) {
+                    drop(socket);
+                    supervisor(listener, &shared);
+                }
+            })?;
         Ok(Self {
-            child_end: Mutex::new(Some(child)),
+            dir,
             record,
+            dropped,
         })
     }
 
-    /// The socket's end for the child (once).
-    pub fn take_child_end(&self) -> Option<OwnedFd> {
-        self.child_end
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+    /// The socket the helper connects to, on the host.
+    pub fn socket_path(&self) -> PathBuf {
+        self.dir.path().join(SOCKET_NAME)
     }
 
     /// What was refused so far.
@@ -125,12 +142,16 @@ impl RefusalWatch {
     }
 }
 
-fn supervise(host: &OwnedFd, record: &Mutex<Record>) {
-    // Nothing arrives if the helper failed before sending; the read then
-    // ends when the child's end is closed everywhere.
-    let Some(listener) = receive_listener(host) else {
-        return;
-    };
+impl Drop for RefusalWatch {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The socket's file name in the watch's folder.
+const SOCKET_NAME: &str = "trap.sock";
+
+fn supervise(listener: OwnedFd, record: &Mutex<Record>) {
     let table = Table::native();
     loop {
         let mut fds = [PollFd::new(&listener, PollFlags::IN)];
@@ -176,12 +197,37 @@ fn supervise(host: &OwnedFd, record: &Mutex<Record>) {
     }
 }
 
-fn receive_listener(host: &OwnedFd) -> Option<OwnedFd> {
+/// Waits for the helper's one connection (until the watch is dropped)
+/// and reads the listener it sends.
+fn receive_listener(socket: &UnixListener, dropped: &AtomicBool) -> Option<OwnedFd> {
+    let tick = Timespec {
+        tv_sec: 0,
+        tv_nsec: WAIT_TICK_MS * 1_000_000,
+    };
+    let conn = loop {
+        if dropped.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut fds = [PollFd::new(socket, PollFlags::IN)];
+        match poll(&mut fds, Some(&tick)) {
+            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+        match socket.accept() {
+            Ok((conn, _)) => break conn,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    };
+    // Blocking from here: the helper sends at once after connecting.
+    conn.set_nonblocking(false).ok()?;
     let mut byte = [0u8; 1];
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut cmsg = RecvAncillaryBuffer::new(&mut space);
     let mut iov = [IoSliceMut::new(&mut byte)];
-    recvmsg(host.as_fd(), &mut iov, &mut cmsg, RecvFlags::CMSG_CLOEXEC).ok()?;
+    recvmsg(conn.as_fd(), &mut iov, &mut cmsg, RecvFlags::CMSG_CLOEXEC).ok()?;
     cmsg.drain().find_map(|m| match m {
         RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
         _ => None,

@@ -1,7 +1,7 @@
 //! The in-sandbox half: install the notifying filter, hand its listener to
 //! the host, exec the command.
 //!
-//! Runs in the helper binary as `__gatehouse-sandbox-exec <fd> <network> --
+//! Runs in the helper binary as `__gatehouse-sandbox-exec <socket> <network> --
 //! <program> <args…>`, after bwrap has made its mounts and loaded its own filter, so
 //! bwrap's set-up is never trapped. libseccomp returns the listener as a
 //! raw fd and the workspace forbids `unsafe`, so it is sent with `nix`'s
@@ -9,7 +9,8 @@
 
 use std::ffi::OsString;
 use std::io::IoSlice;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 
 use libseccomp::{
@@ -24,7 +25,7 @@ use crate::NetworkPolicy;
 /// `nohup` use).
 const CANNOT_START: i32 = 125;
 
-/// Runs `<fd> <network> -- <program> <args…>` (`<network>`: `off` or
+/// Runs `<socket> <network> -- <program> <args…>` (`<network>`: `off` or
 /// `proxy`, the policy whose socket families are refused): never returns
 /// on success (the process becomes the program); else the exit code.
 pub fn run(args: Vec<OsString>) -> i32 {
@@ -39,10 +40,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut args = args.into_iter();
-    let fd: RawFd = args
+    let socket = args
         .next()
-        .and_then(|a| a.to_str().and_then(|s| s.parse().ok()))
-        .ok_or("the first argument must be the report socket's fd")?;
+        .ok_or("the first argument must be the host's socket")?;
     let network = match args.next().as_ref().and_then(|a| a.to_str()) {
         Some("off") => NetworkPolicy::Off,
         Some("proxy") => NetworkPolicy::Proxy,
@@ -52,11 +52,19 @@ fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         return Err("expected `--` before the command".into());
     }
     let program = args.next().ok_or("no command after `--`")?;
+    // Connected before the filter is loaded (connecting is not trapped,
+    // but nothing before the host holds the listener may be).
+    let host = UnixStream::connect(&socket).map_err(|e| {
+        format!(
+            "connecting to Gatehouse at {}: {e}",
+            socket.to_string_lossy()
+        )
+    })?;
     let listener = install_filter(network)?;
-    send_listener(fd, listener)?;
-    // The socket is not close-on-exec (it was inherited through dup2); the
-    // listener is (the kernel creates it so).
-    nix::unistd::close(fd).map_err(|e| format!("closing the report socket: {e}"))?;
+    send_listener(host.as_raw_fd(), listener)?;
+    // Both are close-on-exec (std's sockets and the kernel's listener), so
+    // the command inherits neither.
+    drop(host);
     let e = std::process::Command::new(&program).args(args).exec();
     Err(format!("{}: {e}", program.to_string_lossy()))
 }
