@@ -173,7 +173,18 @@ struct Approved {
     /// The user's reply to the call's interaction (AskUserQuestion,
     /// ExitPlanMode), handed to the call through its context.
     reply: Option<InteractionReply>,
+    /// The decision that let it run, handed to the call through its
+    /// context ([`CallPermission`]).
+    decision: PermissionDecision,
 }
+
+/// The permission decision that let a call run, attached to its context
+/// (`ToolUseContext::extensions`) by the pipeline, for a tool whose running
+/// depends on why it was allowed: Bash allowed because it runs in the
+/// sandbox (`autoAllowBashIfSandboxed`) must not run outside it if the
+/// sandbox went away between the decision and the start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallPermission(pub PermissionDecision);
 
 /// How an ask was settled.
 struct Settled {
@@ -730,15 +741,17 @@ impl ToolRuntime {
             Ok(a) => a,
             Err(outcome) => return outcome,
         };
-        // The user's reply reaches this call only, through its own copy of
-        // the context (cheap: the extensions are shared pointers).
-        let ctx = match approved.reply.take() {
-            Some(reply) => {
-                let mut own = (*ctx).clone();
+        // The user's reply and the decision reach this call only, through
+        // its own copy of the context (cheap: the extensions are shared
+        // pointers).
+        let ctx = {
+            let mut own = (*ctx).clone();
+            if let Some(reply) = approved.reply.take() {
                 own.extensions.insert(UserReply(reply));
-                Arc::new(own)
             }
-            None => ctx,
+            own.extensions
+                .insert(CallPermission(approved.decision.clone()));
+            Arc::new(own)
         };
         // A call that reaches outside the machine may meet new subjects
         // (WebFetch's redirects): it gets the means to ask again.
@@ -1000,6 +1013,7 @@ impl ToolRuntime {
                 observable,
                 messages,
                 reply,
+                decision,
             }),
             // `ask_user` always settles an ask; treat anything else as deny.
             PermissionBehavior::Deny | PermissionBehavior::Ask => {

@@ -23,7 +23,7 @@ use gatehouse_core::permission::{
 };
 use gatehouse_protocol::permission::{
     DecisionReason, NotAppliedRule, NotAppliedWhy, PermissionBehavior, PermissionDecision,
-    PermissionMode, RuleSource, TraceOutcome, TraceStep,
+    PermissionMode, RuleSource, SANDBOX_LAYER, TraceOutcome, TraceStep,
 };
 
 use crate::domain::url_host;
@@ -1447,7 +1447,7 @@ impl<'a> Decider<'a> {
                     "the call asks to run outside the sandbox (dangerouslyDisableSandbox), which always asks"
                         .to_owned();
                 self.trace
-                    .push(step("sandbox", TraceOutcome::Ask, message.clone()));
+                    .push(step(SANDBOX_LAYER, TraceOutcome::Ask, message.clone()));
                 Err((
                     PermissionBehavior::Ask,
                     DecisionReason::ToolCheck { message },
@@ -1455,7 +1455,7 @@ impl<'a> Decider<'a> {
             }
             Placement::Excluded => {
                 self.trace.push(step(
-                    "sandbox",
+                    SANDBOX_LAYER,
                     TraceOutcome::Passthrough,
                     "one of sandbox.excludedCommands: runs outside the sandbox, decided as usual",
                 ));
@@ -1463,7 +1463,7 @@ impl<'a> Decider<'a> {
             }
             Placement::Sandboxed => {
                 self.trace.push(step(
-                    "sandbox",
+                    SANDBOX_LAYER,
                     TraceOutcome::Passthrough,
                     if rules.auto_allow {
                         "runs in the sandbox; autoAllowBashIfSandboxed: it runs without asking unless a rule or safety check asks"
@@ -1481,7 +1481,7 @@ impl<'a> Decider<'a> {
             let message =
                 "runs in the sandbox and would only have asked (autoAllowBashIfSandboxed)";
             self.trace
-                .push(step("sandbox", TraceOutcome::Allow, message));
+                .push(step(SANDBOX_LAYER, TraceOutcome::Allow, message));
             return (
                 PermissionBehavior::Allow,
                 DecisionReason::ToolCheck {

@@ -284,6 +284,11 @@ pub enum NotAppliedWhy {
     ManagedPolicyOnly,
 }
 
+/// The layer of the Bash sandbox's step in a decision trace; an `allow`
+/// step of this layer means the call was allowed *because* it runs in the
+/// sandbox (`autoAllowBashIfSandboxed`), so it must not run outside it.
+pub const SANDBOX_LAYER: &str = "sandbox";
+
 impl TraceStep {
     /// A step of layer `layer` (its stage derived from the name).
     pub fn new(layer: impl Into<String>, outcome: TraceOutcome, detail: impl Into<String>) -> Self {

@@ -23,8 +23,37 @@ use gatehouse_tools::{FileStateCache, file_tools};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+/// The real engine, and a switch that turns the session's sandbox off
+/// right after the next decision: the settings reload that lands between
+/// a call's decision and its start.
+struct ReloadAfterDecision {
+    engine: Arc<PermissionEngine>,
+    shared: SharedSandbox,
+    armed: std::sync::atomic::AtomicBool,
+}
+
+impl gatehouse_core::permission::PermissionResolver for ReloadAfterDecision {
+    fn is_blanket_denied(&self, tool_name: &str) -> bool {
+        self.engine.is_blanket_denied(tool_name)
+    }
+
+    fn decide(
+        &self,
+        query: &gatehouse_core::permission::PermissionQuery<'_>,
+    ) -> gatehouse_protocol::permission::PermissionDecision {
+        let decision = self.engine.decide(query);
+        if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            // As the session does it: the engine's auto-allow first.
+            self.engine.set_bash_sandbox(None);
+            self.shared.replace(BashSandbox::Off);
+        }
+        decision
+    }
+}
+
 struct Env {
     _dir: tempfile::TempDir,
+    resolver: Arc<ReloadAfterDecision>,
     project: PathBuf,
     outside: PathBuf,
     rt: Arc<ToolRuntime>,
@@ -78,11 +107,16 @@ fn env(sandbox_config: SandboxConfig, deny: &[&str], mode: PermissionMode) -> En
         launcher: Arc::new(SandboxLauncher::new(sandbox)),
         config,
     });
+    let resolver = Arc::new(ReloadAfterDecision {
+        engine,
+        shared: bash.sandbox.clone(),
+        armed: std::sync::atomic::AtomicBool::new(false),
+    });
     let tools: Vec<Arc<dyn Tool>> = shell_tools(tasks, bash)
         .into_iter()
         .chain(file_tools(FileStateCache::new()))
         .collect();
-    let rt = ToolRuntime::builder(Arc::new(ToolPool::new(tools)), engine, &session)
+    let rt = ToolRuntime::builder(Arc::new(ToolPool::new(tools)), resolver.clone(), &session)
         .session_id("s")
         .event_sink(sink.clone())
         .build();
@@ -93,6 +127,7 @@ fn env(sandbox_config: SandboxConfig, deny: &[&str], mode: PermissionMode) -> En
     };
     Env {
         _dir: dir,
+        resolver,
         project,
         outside,
         rt,
@@ -466,4 +501,34 @@ fn the_launcher_refuses_what_it_cannot_confine() {
         err.to_string().contains("/nonexistent/gatehouse-root"),
         "{err}"
     );
+}
+
+/// A command allowed only because it would run in the sandbox must not run
+/// outside it when a settings reload turns the sandbox off between the
+/// decision and the start: it is refused, not run unconfined unasked.
+#[tokio::test]
+async fn a_command_allowed_as_sandboxed_is_not_run_when_the_sandbox_goes_away_before_it_starts() {
+    let mut e = env(auto_allow(), &[], PermissionMode::Default);
+    let marker = e.project.join("ran.txt");
+    let command = hidden(&format!("echo ran > {}", marker.display()));
+    e.resolver
+        .armed
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let r = e.bash("r1", &command).await;
+    let (behavior, trace) = e.decision("r1");
+    assert_eq!(behavior, PermissionBehavior::Allow, "{trace:?}");
+    assert!(trace.iter().any(|s| s == "sandbox:Allow"), "{trace:?}");
+    assert_eq!(r.status, CallStatus::Failed, "{}", r.text());
+    assert!(
+        r.text()
+            .contains("the sandbox's settings changed before it started"),
+        "{}",
+        r.text()
+    );
+    assert!(!marker.exists(), "the command ran unconfined");
+    // Decided anew with the sandbox off, the same command now asks (and
+    // nobody answers here): it does not run either.
+    let r = e.bash("r2", &command).await;
+    assert_ne!(r.status, CallStatus::Succeeded, "{}", r.text());
+    assert!(!marker.exists());
 }

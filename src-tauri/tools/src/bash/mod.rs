@@ -415,7 +415,7 @@ impl TypedTool for BashTool {
         }
         // One reading per call: a settings change between the launch and
         // what the UI is told cannot make them disagree.
-        let sandbox = self.config.sandbox.current();
+        let sandbox = self.sandbox_for_call(&input, cx.ctx)?;
 
         let trailer = tempfile::Builder::new()
             .prefix("gatehouse-cwd-")
@@ -585,6 +585,30 @@ impl BashTool {
         }
     }
 
+    /// The session's sandbox now, for one call. A call the engine allowed
+    /// *because* it would run in the sandbox (`autoAllowBashIfSandboxed`)
+    /// is refused when the sandbox no longer applies to it — its settings
+    /// changed between the decision and the start — rather than run
+    /// unconfined without having asked.
+    fn sandbox_for_call(
+        &self,
+        input: &BashInput,
+        ctx: &gatehouse_core::ToolUseContext,
+    ) -> Result<BashSandbox, ToolError> {
+        let sandbox = self.config.sandbox.current();
+        let confined = sandbox
+            .launcher_for(&input.command, input.dangerously_disable_sandbox)
+            .is_some();
+        if !confined && sandboxed::allowed_because_sandboxed(ctx) {
+            return Err(ToolError::failed(
+                "The command was not run: it was allowed without asking because it would run in the \
+                 sandbox (autoAllowBashIfSandboxed), and the sandbox's settings changed before it \
+                 started, so it would now run outside it. Run it again to have it decided anew.",
+            ));
+        }
+        Ok(sandbox)
+    }
+
     /// `run_in_background`: starts a task and answers with its id at once.
     /// A `cd` in a background command does not carry over.
     fn start_background(
@@ -596,7 +620,7 @@ impl BashTool {
         roots: &[PathBuf],
         mut notes: Vec<String>,
     ) -> Result<ToolResult<BashOutput>, ToolError> {
-        let sandbox = self.config.sandbox.current();
+        let sandbox = self.sandbox_for_call(input, cx.ctx)?;
         let (cmd, call) =
             self.launch(input, &sandbox, shell, Path::new("/dev/null"), &dir, roots)?;
         let info = self

@@ -19,6 +19,10 @@ use gatehouse_sandbox::blocked::{RefusalKind, RefusalWatch, Refusals};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{NetProxy, NetworkPolicy, Sandbox, SandboxConfig, Unavailable};
 
+use gatehouse_core::ToolUseContext;
+use gatehouse_core::pipeline::CallPermission;
+use gatehouse_protocol::permission::{SANDBOX_LAYER, TraceOutcome};
+
 use super::launcher::{CommandLauncher, LaunchSpec};
 
 /// Runs the shell inside bubblewrap.
@@ -190,6 +194,20 @@ pub fn blocked_notes(connections: &[SandboxConnection]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// Whether the call's permission rested on the sandbox: its decision (put
+/// in the context by the pipeline) has an `allow` step of the sandbox's
+/// layer, `autoAllowBashIfSandboxed` turning an ask into an allow.
+pub fn allowed_because_sandboxed(ctx: &ToolUseContext) -> bool {
+    ctx.extensions
+        .get::<CallPermission>()
+        .is_some_and(|CallPermission(decision)| {
+            decision
+                .trace
+                .iter()
+                .any(|s| s.layer == SANDBOX_LAYER && s.outcome == TraceOutcome::Allow)
+        })
 }
 
 /// How a session's Bash relates to the sandbox.
