@@ -266,6 +266,36 @@ impl FilterFile {
 mod tests {
     use super::*;
 
+    /// Fail closed: when the filter cannot be opened, the shim stops
+    /// before the program (bwrap) runs.
+    #[test]
+    fn the_shim_runs_nothing_when_the_filter_cannot_be_opened() {
+        let out = std::process::Command::new(SHIM)
+            .args([
+                "-c",
+                SHIM_SCRIPT,
+                "/nonexistent/gatehouse-filter",
+                "echo",
+                "ran",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{out:?}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        let ok = std::process::Command::new(SHIM)
+            .args([
+                "-c",
+                SHIM_SCRIPT,
+                "/dev/null",
+                "sh",
+                "-c",
+                "head -c 0 <&3 && echo ran",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&ok.stdout), "ran\n", "{ok:?}");
+    }
+
     #[test]
     fn a_filter_is_written_once_sealed_and_read_afresh_through_its_path() {
         let bytes = b"gatehouse-test-filter-bytes!".to_vec();
