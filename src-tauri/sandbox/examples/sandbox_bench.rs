@@ -91,6 +91,13 @@ async fn per_command(sandbox: &Sandbox, dir: &Path, starts: usize) -> (Duration,
     (median(plain), median(boxed))
 }
 
+/// Prints `/proc/loadavg`'s three load averages.
+fn load_average(when: &str) {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let three: Vec<&str> = text.split_whitespace().take(3).collect();
+    println!("sandbox: load average {when}: {}", three.join(" "));
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -106,6 +113,9 @@ async fn main() {
     let dir: PathBuf = dir.path().canonicalize().unwrap();
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/root"), PathBuf::from);
     let sandbox = Sandbox::new(bwrap, SandboxPolicy::new(&home, None)).unwrap();
+    // The figures move with the machine's load (2.5× between a quiet and
+    // a busy 2-core machine, NOTES.md): say what it was.
+    load_average("before");
 
     let (plain, boxed) = per_command(&sandbox, &dir, STARTS).await;
     let added = boxed.saturating_sub(plain);
@@ -147,6 +157,7 @@ async fn main() {
         ms(boxed_r.saturating_sub(plain_r))
     );
     drop(std::hint::black_box(resident));
+    load_average("after");
     if added > Duration::from_millis(10) || ratio > 1.1 {
         eprintln!("sandbox: a target was missed");
         std::process::exit(1);
