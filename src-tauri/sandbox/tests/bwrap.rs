@@ -308,6 +308,24 @@ EOF"#;
     }
 }
 
+/// The filter is handed over through a memfd that lives as long as the
+/// process: a command built by a sandbox that is gone still gets it (and
+/// `NO_NEW_PRIVS`), never whatever file reused the fd number.
+#[tokio::test]
+async fn a_command_outliving_its_sandbox_still_runs_under_the_filter() {
+    let s = scratch();
+    let cmd = command(
+        &sandbox(&s.home),
+        &s.project,
+        "grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status",
+    );
+    // The sandbox was a temporary: dropped before the command runs.
+    let (code, out) = merged_output(cmd.unwrap()).await;
+    assert_eq!(code, 0, "{out}");
+    assert!(out.lines().any(|l| l == "Seccomp:\t2"), "no filter: {out}");
+    assert!(out.lines().any(|l| l == "NoNewPrivs:\t1"), "{out}");
+}
+
 #[tokio::test]
 async fn sandbox_kills_background_processes_with_the_call() {
     let s = scratch();
