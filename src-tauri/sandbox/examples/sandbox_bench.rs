@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use gatehouse_sandbox::blocked::RefusalWatch;
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
 use tokio::io::AsyncReadExt;
@@ -30,8 +31,22 @@ const RUNS: usize = 3;
 /// ≈ 38 MB of anonymous memory right after start, more with sessions).
 const RESIDENT_MB: usize = 64;
 
-fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::process::Command {
+/// How a command runs: plain, or in the sandbox with or without the
+/// refusal trap (Bash uses it whenever `gatehouse-sandbox-exec` is there).
+#[derive(Clone, Copy)]
+enum How<'a> {
+    Plain,
+    Sandboxed(&'a Sandbox),
+    Trapped(&'a Sandbox, &'a RefusalWatch),
+}
+
+fn command(how: How<'_>, dir: &Path, script: &str) -> tokio::process::Command {
     let args = [OsStr::new("-c"), OsStr::new(script)];
+    let (sandbox, writes) = match how {
+        How::Plain => (None, None),
+        How::Sandboxed(s) => (Some(s), None),
+        How::Trapped(s, w) => (Some(s), Some(w)),
+    };
     let mut cmd = match sandbox {
         Some(s) => s
             .command(&Wrapped {
@@ -42,7 +57,7 @@ fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::proces
                 working_dirs: &[dir.to_path_buf()],
                 writable_files: &[],
                 proxy: None,
-                writes: None,
+                writes,
             })
             .unwrap(),
         None => {
@@ -56,9 +71,24 @@ fn command(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> tokio::proces
 }
 
 /// Runs `script` and reads its stdout to the end: elapsed time, bytes.
-async fn timed(sandbox: Option<&Sandbox>, dir: &Path, script: &str) -> (Duration, u64) {
+/// With `trap`, the call's refusal watch is started inside the timing, as
+/// Bash starts one per call.
+async fn timed(sandbox: Option<&Sandbox>, trap: bool, dir: &Path, script: &str) -> (Duration, u64) {
     let start = Instant::now();
-    let mut cmd = command(sandbox, dir, script);
+    let watch = match (sandbox, trap) {
+        (Some(s), true) => Some(
+            s.watch_refusals()
+                .unwrap()
+                .expect("gatehouse-sandbox-exec is built"),
+        ),
+        _ => None,
+    };
+    let how = match (sandbox, &watch) {
+        (None, _) => How::Plain,
+        (Some(s), None) => How::Sandboxed(s),
+        (Some(s), Some(w)) => How::Trapped(s, w),
+    };
+    let mut cmd = command(how, dir, script);
     cmd.stdout(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     drop(cmd);
@@ -81,15 +111,22 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// Median `true` plain and sandboxed, `starts` of each, interleaved.
-async fn per_command(sandbox: &Sandbox, dir: &Path, starts: usize) -> (Duration, Duration) {
+/// Median `true` plain, sandboxed with the refusal trap (as Bash runs it)
+/// and without, `starts` of each, interleaved.
+async fn per_command(
+    sandbox: &Sandbox,
+    dir: &Path,
+    starts: usize,
+) -> (Duration, Duration, Duration) {
     let mut plain = Vec::new();
     let mut boxed = Vec::new();
+    let mut untrapped = Vec::new();
     for _ in 0..starts {
-        plain.push(timed(None, dir, "true").await.0);
-        boxed.push(timed(Some(sandbox), dir, "true").await.0);
+        plain.push(timed(None, false, dir, "true").await.0);
+        boxed.push(timed(Some(sandbox), true, dir, "true").await.0);
+        untrapped.push(timed(Some(sandbox), false, dir, "true").await.0);
     }
-    (median(plain), median(boxed))
+    (median(plain), median(boxed), median(untrapped))
 }
 
 /// Prints `/proc/loadavg`'s three load averages.
@@ -118,17 +155,22 @@ async fn main() {
     // a busy 2-core machine, NOTES.md): say what it was.
     load_average("before");
 
-    let (plain, boxed) = per_command(&sandbox, &dir, STARTS).await;
+    assert!(
+        sandbox.helper().is_some(),
+        "the sandbox bench runs commands as Bash does, under gatehouse-sandbox-exec: \
+         cargo build --release -p gatehouse-sandbox --bin gatehouse-sandbox-exec"
+    );
+    let (plain, boxed, untrapped) = per_command(&sandbox, &dir, STARTS).await;
     let added = boxed.saturating_sub(plain);
 
     let script = format!("yes | head -c {bytes}");
     let mut plain_best = Duration::MAX;
     let mut boxed_best = Duration::MAX;
     for _ in 0..RUNS {
-        let (t, n) = timed(None, &dir, &script).await;
+        let (t, n) = timed(None, false, &dir, &script).await;
         assert_eq!(n, bytes);
         plain_best = plain_best.min(t);
-        let (t, n) = timed(Some(&sandbox), &dir, &script).await;
+        let (t, n) = timed(Some(&sandbox), true, &dir, &script).await;
         assert_eq!(n, bytes);
         boxed_best = boxed_best.min(t);
     }
@@ -141,6 +183,11 @@ async fn main() {
         ms(added)
     );
     println!(
+        "sandbox: of which the refusal trap (gatehouse-sandbox-exec, its filter and socket): +{:.2} ms ({:.2} ms sandboxed without it)",
+        ms(boxed.saturating_sub(untrapped)),
+        ms(untrapped)
+    );
+    println!(
         "sandbox: {mb:.0} MB of `yes | head -c`: plain {:.0} MB/s, sandboxed {:.0} MB/s: {ratio:.3}× (target ≤ 1.1×)",
         mb / plain_best.as_secs_f64(),
         mb / boxed_best.as_secs_f64()
@@ -150,7 +197,7 @@ async fn main() {
     for byte in resident.iter_mut().step_by(4096) {
         *byte = 1;
     }
-    let (plain_r, boxed_r) = per_command(&sandbox, &dir, STARTS).await;
+    let (plain_r, boxed_r, _) = per_command(&sandbox, &dir, STARTS).await;
     println!(
         "sandbox: with {RESIDENT_MB} MB resident (app-like): `true` median {:.2} ms plain, {:.2} ms sandboxed: +{:.2} ms per command",
         ms(plain_r),
