@@ -36,8 +36,9 @@ pub(crate) const BUNDLE_PACKAGES: &[&str] = &["binutils"];
 /// does not deliver) for the end-to-end tests, `ripgrep` (Grep's results are compared with `rg`'s),
 /// a real Secret Service for the keychain tests (`gnome-keyring` inside
 /// `dbus-run-session`, from `dbus-daemon`), `lintian` for the package
-/// test (`cargo xtask test package`), `curl`, which the sandbox's
-/// network tests run inside bwrap (minimal Debian and Ubuntu images lack it),
+/// test (`cargo xtask test package`), `curl`, `wget`, `ssh`, `nc` and
+/// `ping`, which the sandbox's network tests run inside bwrap (issue 24
+/// item 6 names them; minimal Debian and Ubuntu images lack them),
 /// and `socat`, which real Claude Code's own sandbox needs beside bwrap
 /// (`cli/tests/claude_code_real.rs`).
 pub(crate) const TEST_PACKAGES: &[&str] = &[
@@ -50,6 +51,10 @@ pub(crate) const TEST_PACKAGES: &[&str] = &[
     "dbus-daemon",
     "lintian",
     "curl",
+    "wget",
+    "openssh-client",
+    "netcat-openbsd",
+    "iputils-ping",
     "socat",
 ];
 

@@ -138,7 +138,7 @@ impl Sandbox {
         if self.helper.is_none() {
             return Ok(None);
         }
-        RefusalWatch::start()
+        RefusalWatch::start(self.policy.network)
             .map(Some)
             .map_err(|e| SandboxError::Writes(e.to_string()))
     }

@@ -262,3 +262,24 @@ async fn the_command_cannot_reach_the_hosts_trap_socket() {
     assert!(out.contains("ConnectionRefusedError"), "{out}");
     assert_eq!(blocked, Refusals::default());
 }
+
+/// The same network attempts as `bwrap.rs`'s `sandbox_blocks_the_network`,
+/// under the trap (as Bash runs them): each fails, and each that tried an
+/// Internet socket is reported as a refused network socket.
+#[tokio::test]
+async fn every_network_attempt_fails_under_the_trap_and_internet_sockets_are_reported() {
+    let s = scratch();
+    for script in common::network_scripts() {
+        let (code, out, blocked) = run(&s, &script).await;
+        assert_ne!(code, 0, "{script} succeeded: {out}");
+        // `/dev/tcp` to loopback reaches the sandbox's own `lo` only
+        // through an AF_INET socket, which is refused too.
+        assert!(
+            blocked
+                .list
+                .iter()
+                .any(|r| r.kind == RefusalKind::Network && r.syscall == "socket"),
+            "{script}: no refused socket reported: {blocked:?}\n{out}"
+        );
+    }
+}

@@ -246,23 +246,7 @@ async fn sandbox_blocks_reading_home_secrets() {
 async fn sandbox_blocks_the_network() {
     let s = scratch();
     let sb = sandbox(&s.home);
-    let mut scripts = vec![
-        "getent hosts example.com".to_owned(),
-        "exec 3<>/dev/tcp/1.1.1.1/80".to_owned(),
-        "exec 3<>/dev/tcp/127.0.0.1/22".to_owned(),
-    ];
-    for (tool, script) in [
-        ("curl", "curl -sS --max-time 5 http://1.1.1.1/"),
-        ("wget", "wget -q -t 1 -T 5 -O- http://1.1.1.1/"),
-        (
-            "ssh",
-            "ssh -o BatchMode=yes -o ConnectTimeout=5 git@1.1.1.1",
-        ),
-    ] {
-        if which(tool) {
-            scripts.push(script.to_owned());
-        }
-    }
+    let scripts = common::network_scripts();
     for script in &scripts {
         let (code, out) = run(&sb, &s.project, script).await;
         assert_ne!(code, 0, "{script} succeeded: {out}");

@@ -98,7 +98,7 @@ fn net(domains: &[&str], limits: ProxyLimits) -> Net {
         .collect();
     let sandbox = Sandbox::new(bwrap, policy)
         .unwrap()
-        .with_bridge(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
+        .with_helper(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
         .with_proxy_rules(ProxyRules {
             resolve,
             limits,
@@ -111,10 +111,13 @@ fn net(domains: &[&str], limits: ProxyLimits) -> Net {
     }
 }
 
-/// Runs `script` in bash inside the sandbox with this call's proxy:
-/// exit code, merged output, the proxy's record.
+/// Runs `script` in bash inside the sandbox with this call's proxy and
+/// refusal trap, as Bash runs it: exit code, merged output, the proxy's
+/// record.
 async fn run(net: &Net, script: &str) -> (i32, String, Vec<ProxyConnection>) {
     let proxy = net.sandbox.start_proxy().unwrap();
+    let watch = net.sandbox.watch_refusals().unwrap();
+    assert!(watch.is_some(), "the helper is set");
     let args = [OsStr::new("-c"), OsStr::new(script)];
     let dirs = [net.project.clone()];
     let cmd = net
@@ -127,10 +130,22 @@ async fn run(net: &Net, script: &str) -> (i32, String, Vec<ProxyConnection>) {
             working_dirs: &dirs,
             writable_files: &[],
             proxy: proxy.as_ref(),
-            writes: None,
+            writes: watch.as_ref(),
         })
         .unwrap();
     let (code, text) = merged_output(cmd).await;
+    // With allowed domains, Internet sockets are what the bridge and the
+    // proxy variables need: the trap lets them be.
+    let refused = watch.map(|w| w.blocked()).unwrap_or_default();
+    if net.sandbox.policy().network == gatehouse_sandbox::NetworkPolicy::Proxy {
+        assert!(
+            refused
+                .list
+                .iter()
+                .all(|r| r.target != "AF_INET" && r.target != "AF_INET6"),
+            "{refused:?}"
+        );
+    }
     let record = proxy.map(|p| p.connections()).unwrap_or_default();
     (code, text, record)
 }

@@ -84,10 +84,6 @@ pub fn family_name(family: u64) -> String {
     name.to_owned()
 }
 
-/// The families the kernel knows (`AF_MAX`); a larger one fails with
-/// `EAFNOSUPPORT` before any filter matters.
-pub const AF_MAX: u64 = 46;
-
 /// The socket families a sandboxed command may create: Unix sockets, and
 /// with the proxy Internet sockets too (the namespace has only `lo`, where
 /// the bridge listens). The same list as bwrap's own filter

@@ -23,8 +23,10 @@ use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, StatVfsMountFlags, fstatv
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
 
 use super::{
-    Follows, MAX_DENIALS, Refusal, RefusalKind, TRAPPED, Trapped, asks_to_write, family_name,
+    Follows, MAX_DENIALS, Refusal, RefusalKind, TRAPPED, Trapped, allowed_families, asks_to_write,
+    family_name,
 };
+use crate::NetworkPolicy;
 
 /// The answer to a refused socket, as bwrap's own filter gives it.
 const EPERM: i32 = 1;
@@ -92,8 +94,9 @@ impl RefusalWatch {
     /// The socket and the supervising thread, which ends when the
     /// command's processes are all gone (or the watch is dropped before
     /// the helper connected).
-    pub fn start() -> std::io::Result<Self> {
-        Self::start_with(supervise)
+    pub fn start(network: NetworkPolicy) -> std::io::Result<Self> {
+        let allowed = allowed_families(network);
+        Self::start_with(move |listener, record| supervise(listener, record, allowed))
     }
 
     /// A watch whose supervisor takes the listener and closes it at once,
@@ -103,7 +106,9 @@ impl RefusalWatch {
         Self::start_with(|listener, _| drop(listener))
     }
 
-    fn start_with(supervisor: fn(OwnedFd, &Mutex<Record>)) -> std::io::Result<Self> {
+    fn start_with(
+        supervisor: impl FnOnce(OwnedFd, &Mutex<Record>) + Send + 'static,
+    ) -> std::io::Result<Self> {
         let dir = tempfile::Builder::new()
             .prefix("gatehouse-trap-")
             .tempdir()?;
@@ -151,7 +156,7 @@ impl Drop for RefusalWatch {
 /// The socket's file name in the watch's folder.
 const SOCKET_NAME: &str = "trap.sock";
 
-fn supervise(listener: OwnedFd, record: &Mutex<Record>) {
+fn supervise(listener: OwnedFd, record: &Mutex<Record>, allowed: &[u64]) {
     let table = Table::native();
     loop {
         let mut fds = [PollFd::new(&listener, PollFlags::IN)];
@@ -171,14 +176,22 @@ fn supervise(listener: OwnedFd, record: &Mutex<Record>) {
             continue;
         };
         if req.data.syscall.as_raw_syscall() == table.socket {
-            // Only the families the policy refuses are trapped: this
-            // supervisor is what refuses them.
+            let family = req.data.args[0] & 0xffff_ffff;
+            if allowed.contains(&family) {
+                // High bits set in the register: the kernel reads the low
+                // 32, an allowed family.
+                let _ =
+                    ScmpNotifResp::new_continue(req.id, ScmpNotifRespFlags::empty()).respond(fd);
+                continue;
+            }
+            // This supervisor is what refuses the families the policy
+            // does not allow.
             record
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .add(Refusal {
                     kind: RefusalKind::Network,
-                    target: family_name(req.data.args[0] & 0xffff_ffff),
+                    target: family_name(family),
                     syscall: "socket",
                 });
             let _ =

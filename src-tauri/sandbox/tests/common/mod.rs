@@ -21,3 +21,34 @@ pub fn which(tool: &str) -> bool {
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .any(|d| d.join(tool).is_file())
 }
+
+/// The network attempts issue 24 item 6 names, each of which must fail
+/// inside the sandbox: `getent`, bash's `/dev/tcp`, curl, wget, ping, nc
+/// and ssh. A missing program fails the test, saying what to install
+/// (`cargo xtask test` installs them).
+pub fn network_scripts() -> Vec<String> {
+    for (tool, package) in [
+        ("curl", "curl"),
+        ("wget", "wget"),
+        ("ping", "iputils-ping"),
+        ("nc", "netcat-openbsd"),
+        ("ssh", "openssh-client"),
+    ] {
+        assert!(
+            which(tool),
+            "this test needs `{tool}`: apt-get install {package} (cargo xtask test installs it)"
+        );
+    }
+    [
+        "getent hosts example.com",
+        "exec 3<>/dev/tcp/1.1.1.1/80",
+        "exec 3<>/dev/tcp/127.0.0.1/22",
+        "curl -sS --max-time 5 http://1.1.1.1/",
+        "wget -q -t 1 -T 5 -O- http://1.1.1.1/",
+        "ping -c 1 -W 2 1.1.1.1",
+        "nc -z -w 3 1.1.1.1 80",
+        "ssh -o BatchMode=yes -o ConnectTimeout=5 git@1.1.1.1",
+    ]
+    .map(String::from)
+    .to_vec()
+}
