@@ -1,137 +1,84 @@
 //! The seccomp filter bwrap installs before it runs the shell
-//! (`--seccomp FD`): compiled with rust-vmm's `seccompiler`, serialised as
-//! the raw `struct sock_filter` array bwrap reads.
+//! (`--seccomp FD`): built with libseccomp (the same library as the refusal
+//! trap's filter, [`crate::blocked::trap`]; one implementation) for this
+//! machine's architecture and exported as the raw `struct sock_filter`
+//! array bwrap reads. Syscalls of another architecture (32-bit `int 0x80`)
+//! kill the process (libseccomp's bad-architecture action), so they cannot
+//! go around it.
 //!
 //! Refused with `EPERM`: creating any socket that is not a Unix socket
 //! (when the network is off; with allowed domains, Internet sockets are
-//! allowed too, for the loopback bridge — unless the blocked-write trap
-//! refuses and reports those itself, [`Sockets::LeftToTrap`]), `io_uring_setup` (io_uring can open sockets
-//! without the `socket` syscall), `ptrace` and `process_vm_readv/writev`
-//! (reading or steering other processes), and the kernel keyring calls
-//! `keyctl`, `add_key`, `request_key` (the keyutils keychain). Everything
-//! else is allowed: the file system and namespaces do the rest.
-//! bwrap sets `NO_NEW_PRIVS` itself before loading a filter.
+//! allowed too, for the loopback bridge — unless the refusal trap refuses
+//! and reports those itself, [`Sockets::LeftToTrap`]), `io_uring_setup`
+//! (io_uring can open sockets without the `socket` syscall), `ptrace` and
+//! `process_vm_readv/writev` (reading or steering other processes), and the
+//! kernel keyring calls `keyctl`, `add_key`, `request_key` (the keyutils
+//! keychain). Everything else is allowed: the file system and namespaces do
+//! the rest. bwrap sets `NO_NEW_PRIVS` itself before loading a filter.
 
-use std::collections::BTreeMap;
+use std::io::{Read, Seek};
 
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
-};
+use libseccomp::{ScmpAction, ScmpArch, ScmpFilterContext, ScmpSyscall};
 
+use crate::blocked::{allowed_families, refused_family_rules};
 use crate::{NetworkPolicy, SandboxError};
 
-const EPERM: u32 = 1;
+const EPERM: i32 = 1;
+
+/// The syscalls refused whatever the policy.
+const ALWAYS_REFUSED: &[&str] = &[
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+];
 
 /// Who refuses the socket families `network` does not allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sockets {
     /// This filter (`EPERM`, unreported).
     Refused,
-    /// The blocked-write trap installed after it ([`crate::blocked`]),
-    /// whose supervisor refuses them and reports each. A filter that
-    /// refused them here would win over the trap's notification.
+    /// The refusal trap installed after it ([`crate::blocked`]), whose
+    /// supervisor refuses them and reports each. A filter that refused them
+    /// here would win over the trap's notification.
     LeftToTrap,
 }
 
 /// The BPF program for `network`, as the bytes bwrap's `--seccomp` reads.
-/// Errors on an architecture seccompiler cannot target (the sandbox is then
-/// unavailable, never weaker).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub fn filter_bytes(network: NetworkPolicy, sockets: Sockets) -> Result<Vec<u8>, SandboxError> {
-    let arch = target_arch()?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    let always = [
-        sys::PTRACE,
-        sys::PROCESS_VM_READV,
-        sys::PROCESS_VM_WRITEV,
-        sys::KEYCTL,
-        sys::ADD_KEY,
-        sys::REQUEST_KEY,
-    ];
-    for nr in always {
-        rules.insert(nr, Vec::new());
+    let err = |what: &str, e: libseccomp::error::SeccompError| {
+        SandboxError::Seccomp(format!("{what}: {e}"))
+    };
+    let mut ctx = ScmpFilterContext::new(ScmpAction::Allow).map_err(|e| err("seccomp", e))?;
+    ctx.set_act_badarch(ScmpAction::KillProcess)
+        .map_err(|e| err("the bad-architecture action", e))?;
+    let arch = ScmpArch::native();
+    let refuse = ScmpAction::Errno(EPERM);
+    for name in ALWAYS_REFUSED {
+        let nr = ScmpSyscall::from_name_by_arch(name, arch).map_err(|e| err(name, e))?;
+        ctx.add_rule(refuse, nr).map_err(|e| err(name, e))?;
     }
-    // The socket families a command may create: Unix only with the network
-    // off; with the proxy also Internet sockets, which the namespace (only
-    // `lo`) keeps on loopback, where the bridge listens.
-    let families = crate::blocked::allowed_families(network);
     if sockets == Sockets::Refused {
-        // One rule whose conditions all hold (the family is none of these)
-        // refuses the call.
-        let not_allowed = families
-            .iter()
-            .map(|f| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *f))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-        let rule =
-            SeccompRule::new(not_allowed).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-        rules.insert(sys::SOCKET, vec![rule]);
+        let socket =
+            ScmpSyscall::from_name_by_arch("socket", arch).map_err(|e| err("socket", e))?;
+        for cmp in refused_family_rules(allowed_families(network)) {
+            ctx.add_rule_conditional(refuse, socket, &[cmp])
+                .map_err(|e| err("socket", e))?;
+        }
     }
-    rules.insert(sys::IO_URING_SETUP, Vec::new());
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(EPERM),
-        arch,
-    )
-    .map_err(|e| SandboxError::Seccomp(e.to_string()))?;
-    let program: BpfProgram = filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| SandboxError::Seccomp(e.to_string()))?;
-    let mut bytes = Vec::with_capacity(program.len() * 8);
-    for insn in &program {
-        bytes.extend_from_slice(&insn.code.to_ne_bytes());
-        bytes.push(insn.jt);
-        bytes.push(insn.jf);
-        bytes.extend_from_slice(&insn.k.to_ne_bytes());
-    }
+    // libseccomp 2.5 (Debian 12) exports to an fd only.
+    let mut file = tempfile::tempfile()
+        .map_err(|e| SandboxError::Seccomp(format!("a scratch file for the filter: {e}")))?;
+    ctx.export_bpf(&file)
+        .map_err(|e| err("exporting the filter", e))?;
+    let mut bytes = Vec::new();
+    file.rewind()
+        .and_then(|()| file.read_to_end(&mut bytes))
+        .map_err(|e| SandboxError::Seccomp(format!("reading the exported filter: {e}")))?;
     Ok(bytes)
-}
-
-/// Elsewhere there are no syscall numbers here, so no filter and no sandbox.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub fn filter_bytes(_network: NetworkPolicy, _sockets: Sockets) -> Result<Vec<u8>, SandboxError> {
-    Err(SandboxError::Seccomp(format!(
-        "no seccomp filter for the {} architecture",
-        std::env::consts::ARCH
-    )))
-}
-
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn target_arch() -> Result<TargetArch, SandboxError> {
-    TargetArch::try_from(std::env::consts::ARCH).map_err(|_| {
-        SandboxError::Seccomp(format!(
-            "no seccomp filter for the {} architecture",
-            std::env::consts::ARCH
-        ))
-    })
-}
-
-/// Syscall numbers (from the kernel's unistd tables; seccompiler takes
-/// numbers, and `libc` is not a dependency of ours).
-#[cfg(target_arch = "x86_64")]
-mod sys {
-    pub const SOCKET: i64 = 41;
-    pub const PTRACE: i64 = 101;
-    pub const ADD_KEY: i64 = 248;
-    pub const REQUEST_KEY: i64 = 249;
-    pub const KEYCTL: i64 = 250;
-    pub const PROCESS_VM_READV: i64 = 310;
-    pub const PROCESS_VM_WRITEV: i64 = 311;
-    pub const IO_URING_SETUP: i64 = 425;
-}
-
-#[cfg(target_arch = "aarch64")]
-mod sys {
-    pub const SOCKET: i64 = 198;
-    pub const PTRACE: i64 = 117;
-    pub const ADD_KEY: i64 = 217;
-    pub const REQUEST_KEY: i64 = 218;
-    pub const KEYCTL: i64 = 219;
-    pub const PROCESS_VM_READV: i64 = 270;
-    pub const PROCESS_VM_WRITEV: i64 = 271;
-    pub const IO_URING_SETUP: i64 = 425;
 }
 
 #[cfg(test)]

@@ -13,9 +13,10 @@
 //!    [`SOCKET_IN_SANDBOX`]) and execs the shell.
 //! 2. The host's [`RefusalWatch`] (one thread per call, [`supervisor`]) reads
 //!    each trapped call's path from the process's memory, resolves it inside
-//!    the sandbox (`/proc/<pid>/root`, `cwd`, `fd/<n>`) and asks the
-//!    kernel whether the mount it lands on is read-only (`statvfs`'s
-//!    `ST_RDONLY`, the flag that makes the write fail with `EROFS`); if so
+//!    the sandbox (`openat2` with `RESOLVE_IN_ROOT` from `/proc/<pid>/root`)
+//!    and asks the kernel whether the mount it lands on is read-only
+//!    (`fstatvfs`'s `ST_RDONLY`, the flag that makes the write fail with
+//!    `EROFS`); if so
 //!    the call is recorded as blocked. Then the syscall continues and the
 //!    read-only mount refuses it.
 //!
@@ -36,6 +37,8 @@ pub const SOCKET_IN_SANDBOX: &str = "/tmp/.gatehouse-trap.sock";
 
 /// At most this many blocked writes are kept per call (then only counted).
 pub const MAX_DENIALS: usize = 256;
+
+use libseccomp::{ScmpArgCompare, ScmpCompareOp};
 
 /// What kind of thing was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,6 +207,25 @@ pub const WRITE_FLAGS: [u64; 4] = [
 /// Whether `flags` (an `open` flags value) asks to write.
 pub fn asks_to_write(flags: u64) -> bool {
     WRITE_FLAGS.iter().any(|f| flags & f != 0)
+}
+
+/// One comparison per rule, any of which matches a `socket` call of a
+/// family not in `allowed`: every
+/// family below the largest allowed one that is not allowed (the family
+/// is an `int`: its low 32 bits are compared, so high bits set in the
+/// register cannot slip past), and anything above it as a 64-bit value
+/// (which also traps a register whose high bits are set; the supervisor
+/// lets such a call through when its low 32 bits are an allowed family).
+/// A few rules instead of one per refused family keeps the filter — built
+/// for every command — small.
+pub fn refused_family_rules(allowed: &[u64]) -> Vec<ScmpArgCompare> {
+    let top = allowed.iter().copied().max().unwrap_or(0);
+    let mut rules: Vec<ScmpArgCompare> = (0..top)
+        .filter(|f| !allowed.contains(f))
+        .map(|f| ScmpArgCompare::new(0, ScmpCompareOp::MaskedEqual(0xffff_ffff), f))
+        .collect();
+    rules.push(ScmpArgCompare::new(0, ScmpCompareOp::Greater, top));
+    rules
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use libseccomp::{
 };
 use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
 
-use super::{TRAPPED, WRITE_FLAGS, allowed_families};
+use super::{TRAPPED, WRITE_FLAGS, allowed_families, refused_family_rules};
 use crate::NetworkPolicy;
 
 /// The exit code when the command could not be started (as `env` and
@@ -110,24 +110,6 @@ pub fn filter(network: NetworkPolicy) -> Result<ScmpFilterContext, String> {
             .map_err(|e| err("socket", e))?;
     }
     Ok(ctx)
-}
-
-/// One comparison per rule, any of which traps a `socket` call: every
-/// family below the largest allowed one that is not allowed (the family
-/// is an `int`: its low 32 bits are compared, so high bits set in the
-/// register cannot slip past), and anything above it as a 64-bit value
-/// (which also traps a register whose high bits are set; the supervisor
-/// lets such a call through when its low 32 bits are an allowed family).
-/// A few rules instead of one per refused family keeps the filter — built
-/// for every command — small.
-fn refused_family_rules(allowed: &[u64]) -> Vec<ScmpArgCompare> {
-    let top = allowed.iter().copied().max().unwrap_or(0);
-    let mut rules: Vec<ScmpArgCompare> = (0..top)
-        .filter(|f| !allowed.contains(f))
-        .map(|f| ScmpArgCompare::new(0, ScmpCompareOp::MaskedEqual(0xffff_ffff), f))
-        .collect();
-    rules.push(ScmpArgCompare::new(0, ScmpCompareOp::Greater, top));
-    rules
 }
 
 fn install_filter(network: NetworkPolicy) -> Result<RawFd, String> {
