@@ -4,7 +4,6 @@ import { ClaudeCodeAsks } from "./claudeCode/ClaudeCodeAsks";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { HomeScreen } from "./components/HomeScreen";
 import { Logo } from "./components/Logo";
-import { SessionView } from "./components/SessionView";
 import { DatabaseProblem } from "./onboarding/DatabaseProblem";
 import { MissingProject } from "./onboarding/MissingProject";
 import { Onboarding } from "./onboarding/Onboarding";
@@ -22,6 +21,11 @@ const BrowserScreen = lazy(() =>
   import("./browser/BrowserScreen").then((module) => ({ default: module.BrowserScreen })),
 );
 const McpScreen = lazy(() => import("./mcp/McpScreen").then((module) => ({ default: module.McpScreen })));
+// The project view too: its start form and live-session state are not needed
+// until a project is opened.
+const SessionView = lazy(() =>
+  import("./components/SessionView").then((module) => ({ default: module.SessionView })),
+);
 const RulesScreen = lazy(() => import("./rules/RulesScreen").then((module) => ({ default: module.RulesScreen })));
 
 export function App() {

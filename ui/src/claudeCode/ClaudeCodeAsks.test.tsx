@@ -1,10 +1,17 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 import { setClaudeCodeAskSource, setClaudeCodeAskWithdrawnSource, setTransport } from "../client";
 import type { ClaudeCodeAskShown, ClaudeCodeAskWithdrawn } from "../generated/protocol";
 import "../styles.css";
 import { ClaudeCodeAsks } from "./ClaudeCodeAsks";
+
+// The modal is a lazy chunk loaded on the first ask; transforming it (with
+// highlight.js) on first import can outlast findBy's wait on a busy machine,
+// so it is imported once before the tests, as a window would have it cached.
+beforeAll(async () => {
+  await import("../session/PermissionModal");
+});
 
 const restores: (() => void)[] = [];
 afterEach(() => {
