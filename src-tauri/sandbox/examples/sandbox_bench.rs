@@ -26,7 +26,7 @@ use tokio::io::AsyncReadExt;
 /// Commands timed for the per-command cost (odd, for a median).
 const STARTS: usize = 101;
 /// Throughput runs per side; the best is kept.
-const RUNS: usize = 3;
+const RUNS: usize = 11;
 /// Resident memory for the app-like measurement (the debug app holds
 /// ≈ 38 MB of anonymous memory right after start, more with sessions).
 const RESIDENT_MB: usize = 64;
