@@ -9,58 +9,30 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::merged_output;
+use common::{Scratch, merged_output};
+use gatehouse_sandbox::Sandbox;
 use gatehouse_sandbox::blocked::{RefusalKind, RefusalWatch, Refusals};
 use gatehouse_sandbox::launch::Wrapped;
-use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
 
-struct Scratch {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    outside: PathBuf,
-}
-
-/// Not under `/tmp`, which is private inside the sandbox.
+/// A scratch project with a `.git/config`, and the test's sandbox with
+/// this crate's helper.
 fn scratch() -> Scratch {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let base = dir.path().canonicalize().unwrap();
-    let (home, project, outside) = (
-        base.join("home"),
-        base.join("project"),
-        base.join("outside"),
-    );
-    for d in [&home, &project, &outside, &project.join(".git")] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
-    Scratch {
-        _dir: dir,
-        home,
-        project,
-        outside,
-    }
+    let s = common::scratch();
+    std::fs::create_dir_all(s.project.join(".git")).unwrap();
+    std::fs::write(s.project.join(".git/config"), "[core]\n").unwrap();
+    s
 }
 
 fn sandbox(home: &Path) -> Sandbox {
-    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
-        .unwrap_or_else(|e| panic!("this test needs bubblewrap: {e}"));
-    Sandbox::new(bwrap, SandboxPolicy::new(home, None))
-        .unwrap()
-        .with_helper(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
+    common::sandbox(home).with_helper(PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-sandbox-exec")))
 }
 
-/// Runs `script` in bash inside the sandbox with a write watch: exit code,
-/// output, and what the watch recorded.
-async fn run(s: &Scratch, script: &str) -> (i32, String, Refusals) {
-    let sandbox = sandbox(&s.home);
-    let watch = sandbox
-        .watch_refusals()
-        .unwrap()
-        .expect("the helper is set");
+/// Runs `script` in bash inside `s`'s project under `watch`: exit code and
+/// output.
+async fn run_watched(s: &Scratch, script: &str, watch: &RefusalWatch) -> (i32, String) {
     let args = [OsStr::new("-c"), OsStr::new(script)];
     let dirs = [s.project.clone()];
-    let cmd = sandbox
+    let cmd = sandbox(&s.home)
         .command(&Wrapped {
             program: Path::new("/bin/bash"),
             args: &args,
@@ -69,10 +41,20 @@ async fn run(s: &Scratch, script: &str) -> (i32, String, Refusals) {
             working_dirs: &dirs,
             writable_files: &[],
             proxy: None,
-            writes: Some(&watch),
+            writes: Some(watch),
         })
         .unwrap();
-    let (code, out) = merged_output(cmd).await;
+    merged_output(cmd).await
+}
+
+/// Runs `script` in bash inside the sandbox with a refusal watch, as
+/// Bash does: exit code, output, and what the watch recorded.
+async fn run(s: &Scratch, script: &str) -> (i32, String, Refusals) {
+    let watch = sandbox(&s.home)
+        .watch_refusals()
+        .unwrap()
+        .expect("the helper is set");
+    let (code, out) = run_watched(s, script, &watch).await;
     (code, out, watch.blocked())
 }
 
@@ -178,27 +160,9 @@ async fn relative_paths_and_directory_fds_are_shown_absolute_inside_the_sandbox(
 #[tokio::test]
 async fn without_the_supervisor_trapped_writes_fail_instead_of_going_through() {
     let s = scratch();
-    let sandbox = sandbox(&s.home);
     // A supervisor that receives the listener and goes away at once.
     let orphan = RefusalWatch::start_unsupervised().unwrap();
-    let args = [
-        OsStr::new("-c"),
-        OsStr::new("echo x > inside.txt; echo status=$?"),
-    ];
-    let dirs = [s.project.clone()];
-    let cmd = sandbox
-        .command(&Wrapped {
-            program: Path::new("/bin/bash"),
-            args: &args,
-            cwd: &s.project,
-            env: &[],
-            working_dirs: &dirs,
-            writable_files: &[],
-            proxy: None,
-            writes: Some(&orphan),
-        })
-        .unwrap();
-    let (_, out) = merged_output(cmd).await;
+    let (_, out) = run_watched(&s, "echo x > inside.txt; echo status=$?", &orphan).await;
     assert!(out.contains("status=1"), "{out}");
     assert!(!s.project.join("inside.txt").exists(), "{out}");
 }

@@ -9,43 +9,9 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{merged_output, which};
+use common::{merged_output, sandbox, scratch, which};
 use gatehouse_sandbox::launch::Wrapped;
 use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap, probe};
-
-/// A scratch folder on the host file system (not under `/tmp`, which is
-/// private inside the sandbox, so a write there would prove nothing).
-struct Scratch {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    outside: PathBuf,
-}
-
-fn scratch() -> Scratch {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let base = dir.path().canonicalize().unwrap();
-    let (home, project, outside) = (
-        base.join("home"),
-        base.join("project"),
-        base.join("outside"),
-    );
-    for d in [&home, &project, &outside] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    Scratch {
-        _dir: dir,
-        home,
-        project,
-        outside,
-    }
-}
-
-fn sandbox(home: &Path) -> Sandbox {
-    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
-        .unwrap_or_else(|e| panic!("this test needs bubblewrap: {e}"));
-    Sandbox::new(bwrap, SandboxPolicy::new(home, None)).unwrap()
-}
 
 /// The command running `script` with bash inside the sandbox (cwd and
 /// only root: `project`).

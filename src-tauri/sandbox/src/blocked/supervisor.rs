@@ -6,11 +6,12 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::IoSliceMut;
+use std::io::Write as _;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::FileExt;
-use std::os::unix::net::UnixListener;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -120,9 +121,14 @@ impl RefusalWatch {
         std::thread::Builder::new()
             .name("sandbox-refusals".into())
             .spawn(move || {
-                if let Some(listener) = receive_listener(&socket, &stop) {
+                if let Some((listener, mut conn)) = receive_listener(&socket, &stop) {
+                    // Closed before the helper may start the command, which
+                    // then finds nobody at the socket.
                     drop(socket);
-                    supervisor(listener, &shared);
+                    if conn.write_all(ACK).is_ok() {
+                        drop(conn);
+                        supervisor(listener, &shared);
+                    }
                 }
             })?;
         Ok(Self {
@@ -155,6 +161,10 @@ impl Drop for RefusalWatch {
 
 /// The socket's file name in the watch's folder.
 const SOCKET_NAME: &str = "trap.sock";
+
+/// What the host answers once it holds the listener and has closed the
+/// socket; the helper starts the command only then.
+const ACK: &[u8] = b"K";
 
 fn supervise(listener: OwnedFd, record: &Mutex<Record>, allowed: &[u64]) {
     let table = Table::native();
@@ -212,7 +222,7 @@ fn supervise(listener: OwnedFd, record: &Mutex<Record>, allowed: &[u64]) {
 
 /// Waits for the helper's one connection (until the watch is dropped)
 /// and reads the listener it sends.
-fn receive_listener(socket: &UnixListener, dropped: &AtomicBool) -> Option<OwnedFd> {
+fn receive_listener(socket: &UnixListener, dropped: &AtomicBool) -> Option<(OwnedFd, UnixStream)> {
     let tick = Timespec {
         tv_sec: 0,
         tv_nsec: WAIT_TICK_MS * 1_000_000,
@@ -241,10 +251,11 @@ fn receive_listener(socket: &UnixListener, dropped: &AtomicBool) -> Option<Owned
     let mut cmsg = RecvAncillaryBuffer::new(&mut space);
     let mut iov = [IoSliceMut::new(&mut byte)];
     recvmsg(conn.as_fd(), &mut iov, &mut cmsg, RecvFlags::CMSG_CLOEXEC).ok()?;
-    cmsg.drain().find_map(|m| match m {
+    let listener = cmsg.drain().find_map(|m| match m {
         RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
         _ => None,
-    })
+    })?;
+    Some((listener, conn))
 }
 
 /// The trapped syscalls by number, for this architecture.

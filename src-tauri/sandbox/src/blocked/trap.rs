@@ -8,7 +8,7 @@
 //! `sendmsg`, which takes raw fds (the kernel checks them).
 
 use std::ffi::OsString;
-use std::io::IoSlice;
+use std::io::{IoSlice, Read as _};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
@@ -62,6 +62,14 @@ fn exec(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     })?;
     let listener = install_filter(network)?;
     send_listener(host.as_raw_fd(), listener)?;
+    // The host answers once it holds the listener and has closed its
+    // socket, so the command can neither reach that socket nor make a
+    // trapped call nobody answers; no answer (the host went away): nothing
+    // runs.
+    let mut ack = [0u8; 1];
+    (&host)
+        .read_exact(&mut ack)
+        .map_err(|e| format!("waiting for Gatehouse to take the seccomp listener: {e}"))?;
     // Both are close-on-exec (std's sockets and the kernel's listener), so
     // the command inherits neither.
     drop(host);

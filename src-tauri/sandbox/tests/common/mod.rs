@@ -1,6 +1,46 @@
 //! What the sandbox's integration tests share.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::path::{Path, PathBuf};
+
+use gatehouse_sandbox::{Sandbox, SandboxPolicy, find_bwrap};
+
+/// A scratch folder on the host file system (not under `/tmp`, which is
+/// private inside the sandbox, so a write there would prove nothing).
+pub struct Scratch {
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    pub outside: PathBuf,
+}
+
+pub fn scratch() -> Scratch {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (home, project, outside) = (
+        base.join("home"),
+        base.join("project"),
+        base.join("outside"),
+    );
+    for d in [&home, &project, &outside] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    Scratch {
+        _dir: dir,
+        home,
+        project,
+        outside,
+    }
+}
+
+/// A sandbox with the default policy for `home`; without bwrap the test
+/// fails, saying what to install.
+pub fn sandbox(home: &Path) -> Sandbox {
+    let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
+        .unwrap_or_else(|e| panic!("this test needs bubblewrap: {e}"));
+    Sandbox::new(bwrap, SandboxPolicy::new(home, None)).unwrap()
+}
+
 /// Runs `cmd` with stdin closed: its exit code (-1 for a signal) and
 /// stdout followed by stderr.
 pub async fn merged_output(mut cmd: tokio::process::Command) -> (i32, String) {
