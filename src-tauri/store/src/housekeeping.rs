@@ -60,7 +60,14 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(sqlite)?;
+        // IMMEDIATE: the write lock is taken at BEGIN, where SQLite waits
+        // out the busy timeout for another writer (the session's event
+        // writer may still be committing); a deferred transaction could
+        // get SQLITE_BUSY at once when its lock is upgraded.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
         let mut deleted = Vec::new();
         for id in &ids {
             tx.execute(
