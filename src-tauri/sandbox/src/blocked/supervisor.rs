@@ -12,7 +12,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::FileExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -28,6 +28,7 @@ use super::{
     family_name,
 };
 use crate::NetworkPolicy;
+use gatehouse_permissions::paths::lexical_absolute;
 
 /// The answer to a refused socket, as bwrap's own filter gives it.
 const EPERM: i32 = 1;
@@ -356,25 +357,10 @@ fn resolve(pid: u32, dirfd: i32, path: &OsString) -> Option<PathBuf> {
     } else {
         std::fs::read_link(format!("/proc/{pid}/fd/{dirfd}")).ok()?
     };
-    Some(normalize(&base.join(path)))
-}
-
-/// `.` and `..` folded lexically (the kernel does the same for a path's
-/// own `..` only after following symlinks; a write through a symlinked
-/// folder followed by `..` is rare enough to be misreported, and the mount
-/// still decides).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    // `.`/`..` folded lexically, as the permission engine does (the
+    // kernel follows symlinks before `..`; a write through a symlinked
+    // folder followed by `..` can be shown wrongly, and the mount decides).
+    Some(lexical_absolute(&base, path))
 }
 
 /// Whether a write to `path` (absolute inside the sandbox of `pid`) lands
@@ -423,14 +409,6 @@ fn read_only(pid: u32, path: &Path, follows: Follows) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shown_paths_fold_dots() {
-        assert_eq!(
-            normalize(Path::new("/w/./sub/../.git/config")),
-            PathBuf::from("/w/.git/config")
-        );
-    }
 
     #[test]
     fn a_path_is_kept_once_and_the_rest_counted() {
