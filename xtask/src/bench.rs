@@ -45,7 +45,7 @@ impl Bench {
 const BENCHES: &[Bench] = &[
     Bench { group: "tools", cargo: "bench -p gatehouse-tools --bench tools_vs_cli", packages: &["ripgrep", "fd-find"], what: "Grep vs rg (≤ 1.15×), Glob vs fdfind (≤ 1.3×), Read 10 MB vs head|cat -n (≤ 2×); warm and cold page cache (issue 5)", window: false },
     Bench { group: "bash", cargo: "run --release -p gatehouse-tools --example bash_bench", packages: &[], what: "Bash tool vs bash -c on 200 MB of output (≤ 1.5×, ≤ 64 MiB growth)", window: false },
-    Bench { group: "sandbox", cargo: "run --release -p gatehouse-sandbox --example sandbox_bench", packages: &["bubblewrap"], what: "Bash sandbox cost: median added time per `true` (≤ 10 ms) and 200 MB `yes | head -c` throughput, sandboxed vs plain (≤ 1.1×; issue 24)", window: false },
+    Bench { group: "sandbox", cargo: "run --release -p gatehouse-tools --example sandbox_bench", packages: &["bubblewrap"], what: "Bash sandbox cost through the Bash tool: median added time per `true` (≤ 10 ms) and 200 MB `yes | head -c` throughput, sandboxed vs plain (≤ 1.1×), with CPU time per run and the refusal trap's share (issue 24)", window: false },
     Bench { group: "permissions", cargo: "bench -p gatehouse-permissions --bench decide", packages: &[], what: "one decision with 10 vs 10,000 rules (criterion)", window: false },
     Bench { group: "core", cargo: "bench -p gatehouse-core --bench dispatch", packages: &[], what: "dispatch pipeline and streaming executor overhead (criterion)", window: false },
     Bench { group: "agent", cargo: "bench -p gatehouse-agent --bench turn_latency", packages: &[], what: "turn latency: 50 Read + 20 Grep, last reply byte to next request (≤ 110 ms; issue 7)", window: false },

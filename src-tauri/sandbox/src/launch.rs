@@ -127,6 +127,16 @@ impl Sandbox {
         self
     }
 
+    /// Runs commands without `gatehouse-sandbox-exec`, as where it is not
+    /// installed: refused writes are not reported (they are still refused)
+    /// and the network bridge falls back to this program. The sandbox
+    /// bench uses it to show what the refusal trap costs.
+    pub fn without_helper(mut self) -> Self {
+        self.helper = None;
+        self.bridge = crate::bridge::program();
+        self
+    }
+
     /// The helper in use, if one was found.
     pub fn helper(&self) -> Option<&Path> {
         self.helper.as_deref()
