@@ -217,14 +217,24 @@ impl App {
         Ok(())
     }
 
-    /// Waits for the element matching `css` to appear.
+    /// Waits for the element matching `css` to appear. One that the page
+    /// replaces while the driver makes its handle ("stale element") is
+    /// looked for again, as one not there yet is.
     pub async fn wait_for(&self, css: &str) -> anyhow::Result<Element> {
-        self.client
-            .wait()
-            .at_most(TIMEOUT)
-            .for_element(Locator::Css(css))
-            .await
-            .with_context(|| format!("waiting for `{css}`"))
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let found = self
+                .client
+                .wait()
+                .at_most(deadline.saturating_duration_since(Instant::now()))
+                .for_element(Locator::Css(css))
+                .await;
+            match found {
+                Ok(element) => return Ok(element),
+                Err(e) if e.is_stale_element_reference() && Instant::now() < deadline => {}
+                Err(e) => return Err(e).with_context(|| format!("waiting for `{css}`")),
+            }
+        }
     }
 
     /// Clicks the element matching `css` (waiting for it). WebKitWebDriver
@@ -266,24 +276,59 @@ impl App {
         Ok(())
     }
 
-    /// Text of every element matching `css`, waiting for at least one.
+    /// Text of every element matching `css` (WebDriver's rendered text),
+    /// waiting for at least one.
     pub async fn texts(&self, css: &str) -> anyhow::Result<Vec<String>> {
         self.wait_for(css).await?;
-        let mut texts = Vec::new();
-        for element in self.client.find_all(Locator::Css(css)).await? {
-            texts.push(element.text().await?);
-        }
-        Ok(texts)
+        self.read_all(css, |element| async move { element.text().await })
+            .await
     }
 
     /// Values of attribute `name` of every element matching `css`.
     pub async fn attrs(&self, css: &str, name: &str) -> anyhow::Result<Vec<String>> {
         self.wait_for(css).await?;
-        let mut values = Vec::new();
-        for element in self.client.find_all(Locator::Css(css)).await? {
-            values.push(element.attr(name).await?.unwrap_or_default());
+        self.read_all(css, |element| async move {
+            Ok(element.attr(name).await?.unwrap_or_default())
+        })
+        .await
+    }
+
+    /// `read` of every element matching `css`, in one pass. A live view
+    /// (the transcript while a session runs) may replace an element
+    /// between the query and the read, which WebKitWebDriver answers with
+    /// "stale element" or, once the node is freed, "no such element" (a
+    /// handle `find_all` just returned can only be missing for that
+    /// reason): the whole pass is then taken again, from a fresh query,
+    /// until one completes or [`TIMEOUT`] has passed (a view that has not
+    /// settled by then is a failure).
+    async fn read_all<F, Fut>(&self, css: &str, read: F) -> anyhow::Result<Vec<String>>
+    where
+        F: Fn(Element) -> Fut,
+        Fut: std::future::Future<Output = Result<String, fantoccini::error::CmdError>>,
+    {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut attempt = 1;
+        loop {
+            let pass = async {
+                let mut values = Vec::new();
+                for element in self.client.find_all(Locator::Css(css)).await? {
+                    values.push(read(element).await?);
+                }
+                Ok::<_, fantoccini::error::CmdError>(values)
+            };
+            match pass.await {
+                Ok(values) => return Ok(values),
+                Err(e)
+                    if (e.is_stale_element_reference() || e.is_no_such_element())
+                        && Instant::now() < deadline =>
+                {
+                    attempt += 1;
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("reading `{css}` (pass {attempt})"));
+                }
+            }
         }
-        Ok(values)
     }
 
     /// Waits for the permission modal of a guarded Claude Code's Edit in

@@ -83,3 +83,70 @@ async fn a_damaged_database_is_reported_and_left_alone() -> anyhow::Result<()> {
     assert_eq!(std::fs::read(&db)?, garbage);
     Ok(())
 }
+
+/// The harness's reads of a live view: a list that the page replaces every
+/// 10 ms, 300 times (as the transcript re-renders while a session runs,
+/// only faster), is read whole on every try while it changes, never failing
+/// with WebDriver's "stale element" when an element goes between the query
+/// and the read (the onboarding demo test failed so once, session 14).
+#[tokio::test]
+async fn texts_and_attrs_read_a_list_the_page_keeps_replacing() -> anyhow::Result<()> {
+    let Some((app, driver)) = setup() else {
+        return Ok(());
+    };
+    let data = tempfile::tempdir()?;
+    let window = App::launch(&app, &driver, data.path(), &[]).await?;
+    window.wait_for("[data-testid=home]").await?;
+    window
+        .client
+        .execute(
+            "const box = document.createElement('div');
+             box.style.cssText = 'position: fixed; top: 0; left: 0; z-index: 9999';
+             document.body.appendChild(box);
+             let left = 300;
+             const fill = () => box.replaceChildren(...[0, 1, 2].map((n) => {
+               const item = document.createElement('span');
+               item.dataset.testid = 'churn-item';
+               item.dataset.n = String(n);
+               item.textContent = `item ${n}`;
+               return item;
+             }));
+             fill();
+             const timer = setInterval(() => {
+               fill();
+               left -= 1;
+               if (left === 0) {
+                 clearInterval(timer);
+                 window.churnDone = true;
+               }
+             }, 10);",
+            Vec::new(),
+        )
+        .await?;
+    let mut reads_while_changing = 0;
+    loop {
+        let done = window
+            .client
+            .execute("return window.churnDone === true;", Vec::new())
+            .await?
+            .as_bool()
+            == Some(true);
+        assert_eq!(
+            window.texts("[data-testid=churn-item]").await?,
+            ["item 0", "item 1", "item 2"]
+        );
+        assert_eq!(
+            window.attrs("[data-testid=churn-item]", "data-n").await?,
+            ["0", "1", "2"]
+        );
+        if done {
+            break;
+        }
+        reads_while_changing += 1;
+    }
+    assert!(
+        reads_while_changing > 0,
+        "the list was read while it changed"
+    );
+    window.quit().await
+}
