@@ -37,10 +37,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::events::{Emitter, EventSink, NullSink};
-use gatehouse_core::permission::{PermissionQuery, PermissionResolver};
+use gatehouse_core::testing::TestResolver;
 use gatehouse_core::{CallStatus, ToolPool, ToolRuntime, ToolUseBlock, ToolUseContext};
 use gatehouse_protocol::event::{Event, EventBody};
-use gatehouse_protocol::permission::{DecisionReason, PermissionBehavior, PermissionDecision};
 use gatehouse_protocol::progress::{BashSandboxUse, ToolProgressData};
 use gatehouse_sandbox::{Sandbox, SandboxConfig, SandboxPolicy, find_bwrap};
 use gatehouse_tools::bash::sandboxed::{BashSandbox, SandboxLauncher, SharedSandbox};
@@ -56,24 +55,6 @@ const RUNS: usize = 41;
 /// Resident memory for the app-like measurement (the debug app holds
 /// ≈ 38 MB of anonymous memory right after start, more with sessions).
 const RESIDENT_MB: usize = 64;
-
-/// Allows everything: the bench measures running, not deciding.
-struct AllowAll;
-
-impl PermissionResolver for AllowAll {
-    fn is_blanket_denied(&self, _tool_name: &str) -> bool {
-        false
-    }
-    fn decide(&self, _query: &PermissionQuery<'_>) -> PermissionDecision {
-        PermissionDecision {
-            decision: PermissionBehavior::Allow,
-            reason: DecisionReason::Default {
-                message: "benchmark".into(),
-            },
-            trace: Vec::new(),
-        }
-    }
-}
 
 /// Keeps how the last Bash call said it ran.
 #[derive(Default)]
@@ -125,7 +106,8 @@ impl Side {
         let started = Arc::new(LastStart::default());
         let rt = ToolRuntime::builder(
             Arc::new(ToolPool::new(shell_tools(tasks, bash))),
-            Arc::new(AllowAll),
+            // Allows everything: the bench measures running, not deciding.
+            Arc::new(TestResolver::allow_all()),
             &session,
         )
         .session_id(name)
