@@ -19,8 +19,8 @@
 //! - the refusal trap's own share (the same sandbox without
 //!   `gatehouse-sandbox-exec`);
 //! - the CPU time each 200 MB run costs (the whole machine's, from
-//!   `/proc/stat`, so run it on a quiet machine), a figure the scheduler's placement of the three processes of
-//!   `yes | head` and the reader on the cores does not move;
+//!   `/proc/stat`, so run it on a quiet machine): what the sandbox adds
+//!   in work rather than in waiting (context switches count as work);
 //! - whether the kernel's autogroup scheduling applies: bwrap's
 //!   `--new-session` (item 1) puts a sandboxed command in a session of its
 //!   own, and with autogroup on (and this process in the root CPU cgroup)
@@ -195,8 +195,9 @@ fn cpu_time() -> Duration {
         .collect();
     let busy: u64 = ticks
         .iter()
+        .take(8)
         .enumerate()
-        .filter(|(i, _)| !matches!(i, 3 | 4) && *i < 8)
+        .filter(|(i, _)| !matches!(i, 3 | 4))
         .map(|(_, t)| t)
         .sum();
     Duration::from_millis(busy * 10)
@@ -271,9 +272,13 @@ async fn main() {
         .map_or(200_000_000, |a| a.parse().expect("BYTES must be a number"));
     let bwrap = find_bwrap(std::env::var_os("PATH").as_deref())
         .unwrap_or_else(|e| panic!("the sandbox bench needs bubblewrap: {e}"));
-    // The work folder is outside /tmp, which is private in the sandbox.
-    let base = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
-    let base: PathBuf = base.path().canonicalize().unwrap();
+    // The work folder is outside /tmp, which is private in the sandbox;
+    // removed when `scratch` drops, at the end.
+    let scratch = tempfile::Builder::new()
+        .prefix("gatehouse-sandbox-bench-")
+        .tempdir_in(std::env::current_dir().unwrap())
+        .unwrap();
+    let base: PathBuf = scratch.path().canonicalize().unwrap();
     let cwd = base.join("project");
     std::fs::create_dir_all(&cwd).unwrap();
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/root"), PathBuf::from);
@@ -364,6 +369,9 @@ async fn main() {
     );
     drop(std::hint::black_box(resident));
     load_average("after");
+    // `exit` runs no destructors.
+    drop(sides);
+    drop(scratch);
     if added > Duration::from_millis(10) || median_ratio > 1.1 {
         eprintln!("sandbox: a target was missed");
         std::process::exit(1);
