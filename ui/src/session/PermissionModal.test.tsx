@@ -1,4 +1,5 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { PermissionAnswer, RuleFile } from "../generated/protocol";
@@ -241,5 +242,48 @@ describe("PermissionModal", () => {
       rules: ["Edit(//p/src/greeter.py)"],
       destination: "user",
     });
+  });
+});
+
+describe("PermissionModal as it opens", () => {
+  // React commits a render that was not caused by an event (an ask arriving
+  // on a channel) and runs its effects in a later task. A key pressed in
+  // between must not lose its choice to the dialog's first focus: the focus
+  // is taken as the dialog is put on the page (the CI failure of
+  // ClaudeCodeAsks.test.tsx, "always allow" answered as "allow once").
+  it("keeps a choice made before React ran the dialog's effects", async () => {
+    const act = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean | undefined };
+    const before = act.IS_REACT_ACT_ENVIRONMENT;
+    act.IS_REACT_ACT_ENVIRONMENT = false;
+    const host = document.body.appendChild(document.createElement("div"));
+    const root = createRoot(host);
+    try {
+      const onAnswer = vi.fn<(id: string, answer: PermissionAnswer) => void>();
+      const reqs = requests();
+      const shown = new Promise<HTMLElement>((resolve) => {
+        const seen = new MutationObserver(() => {
+          const modal = host.querySelector<HTMLElement>("[data-testid=permission-modal]");
+          if (modal !== null) {
+            seen.disconnect();
+            resolve(modal);
+          }
+        });
+        seen.observe(host, { childList: true, subtree: true });
+      });
+      root.render(<PermissionModal requests={reqs} destinations={FILES} onAnswer={onAnswer} />);
+      // Resolved from the mutation's microtask: before the effects' task.
+      const modal = await shown;
+      modal.dispatchEvent(new KeyboardEvent("keydown", { key: "3", bubbles: true }));
+      await Promise.resolve();
+      modal.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(onAnswer.mock.calls).toEqual([
+        ["b1", { kind: "always_allow", rules: ["Bash(npm test)", "Bash(git push)"], destination: "local" }],
+      ]);
+    } finally {
+      root.unmount();
+      host.remove();
+      act.IS_REACT_ACT_ENVIRONMENT = before;
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { Bot, ShieldAlert, SquareTerminal } from "lucide-react";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import type { PermissionAnswer, RuleFile, RuleSource } from "../generated/protocol";
 import { field, prettyJson } from "./format";
@@ -102,7 +102,10 @@ function Dialog({
   const feedbackBox = useRef<HTMLTextAreaElement>(null);
   const answered = useRef(false);
 
-  useEffect(() => {
+  // Taken as the dialog is put on the page: a passive effect runs a task
+  // later, and would take back the focus (and the choice) of a key pressed
+  // in between.
+  useLayoutEffect(() => {
     onOpen(document.activeElement);
     buttons.current.allow_once?.focus();
     // Once, when the dialog opens.

@@ -10,7 +10,7 @@
  */
 
 import { ClipboardCheck } from "lucide-react";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import type { InteractionReply } from "../generated/protocol";
 import { Markdown } from "./Markdown";
@@ -30,7 +30,8 @@ export function PlanApprovalModal({
   const feedbackBox = useRef<HTMLTextAreaElement>(null);
   const sent = useRef(false);
 
-  useEffect(() => {
+  // As the permission modal: focus taken at commit, not a task later.
+  useLayoutEffect(() => {
     approve.current?.focus();
   }, []);
 

@@ -12,7 +12,7 @@
  */
 
 import { MessageCircleQuestionMark } from "lucide-react";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 
 import type { InteractionReply, Question, QuestionAnswer } from "../generated/protocol";
 
@@ -58,7 +58,8 @@ export function QuestionModal({
   const question = questions[step];
   const draft = drafts[step] ?? { selected: [], other: null };
 
-  useEffect(() => {
+  // As the permission modal: focus taken at commit, not a task later.
+  useLayoutEffect(() => {
     root.current?.focus();
   }, [step]);
 
