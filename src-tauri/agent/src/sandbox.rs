@@ -9,9 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_permissions::sandbox::BashSandboxRules;
-use gatehouse_permissions::settings::Position;
 use gatehouse_permissions::settings::locate::scan;
+use gatehouse_permissions::settings::{MAX_SETTINGS_FILE_BYTES, Position};
 use gatehouse_protocol::event::SettingsProblem;
 use gatehouse_protocol::permission::RuleSource;
 use gatehouse_protocol::sandbox::{SandboxUnavailable, SandboxUnavailableReason};
@@ -28,9 +29,6 @@ use crate::pool::{EngineSetup, settings_layout};
 /// code; otherwise lets this executable serve as the bridge for
 /// `sandbox.network.allowedDomains` (see `gatehouse_sandbox::bridge`).
 pub use gatehouse_sandbox::bridge::run_if_requested as run_network_bridge_if_requested;
-
-/// The largest settings file read for its `sandbox` key.
-const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The `sandbox` settings of a session's files, merged, with the file of
 /// every layer and the problems found.
@@ -163,15 +161,10 @@ fn layer(source: RuleSource, trusted: bool) -> SettingsLayer {
     }
 }
 
+/// A settings file's text; the permission engine's reader reports why one
+/// could not be read.
 fn read_bounded(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_SETTINGS_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+    read_text(path, MAX_SETTINGS_FILE_BYTES).ok().flatten()
 }
 
 /// A problem for each `sandbox.filesystem.allowWrite` root that is not an

@@ -23,6 +23,7 @@
 
 pub mod ask;
 pub mod atomic_write;
+pub mod bounded_read;
 pub mod budget;
 pub mod config;
 pub mod context;

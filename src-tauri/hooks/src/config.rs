@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_permissions::rule::parse_rule;
 use gatehouse_permissions::settings::locate::scan_depth;
-use gatehouse_permissions::settings::{Position, SettingsError};
+use gatehouse_permissions::settings::{MAX_SETTINGS_FILE_BYTES, Position, SettingsError};
 use gatehouse_permissions::sources::SettingsLayout;
 use gatehouse_protocol::event::{HookEventName, HookHandlerKind, HookNotRunReason};
 use gatehouse_protocol::permission::RuleSource;
@@ -525,7 +526,7 @@ pub fn load_hooks(layout: &SettingsLayout) -> LoadedHooks {
     for file in layout.files() {
         // A file that cannot be read is reported by the permission
         // engine's reader; its hooks are simply not there.
-        let Ok(text) = std::fs::read_to_string(&file.path) else {
+        let Ok(Some(text)) = read_text(&file.path, MAX_SETTINGS_FILE_BYTES) else {
             continue;
         };
         parsed.push((file.source, parse_hooks(&file.path, file.source, &text)));

@@ -26,6 +26,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use gatehouse_core::bounded_read::read_text;
 use serde_json::{Map, Value};
 
 /// The default time a server has to start and answer `initialize` +
@@ -320,13 +321,19 @@ pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>
     }
 }
 
+/// The largest MCP configuration file read. `~/.claude.json` holds Claude
+/// Code's per-project state besides `mcpServers` and reaches several MiB;
+/// a project's `.mcp.json` is the repository's to choose (a symlink to
+/// `/dev/zero` included), so every file is bounded.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Reads a JSON object file; absent files are not an error.
 fn read_json(path: &Path, errors: &mut Vec<ConfigError>) -> Option<Value> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+    let text = match read_text(path, MAX_CONFIG_FILE_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return None,
         Err(e) => {
-            errors.push(file_error(path, None, format!("cannot read: {e}")));
+            errors.push(file_error(path, None, e.to_string()));
             return None;
         }
     };

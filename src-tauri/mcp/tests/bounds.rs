@@ -295,3 +295,44 @@ async fn a_million_progress_notifications_are_throttled_and_the_last_is_kept() {
     assert_eq!(progress.last().copied(), Some(1_000_000.0));
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "in order");
 }
+
+/// A cloned repository chooses what its `.mcp.json` is: a file over the
+/// limit, or a symlink to `/dev/zero` (git keeps symlinks), is reported
+/// with its path and left unread; the user's own servers still load.
+#[test]
+fn a_project_mcp_json_that_is_huge_or_a_device_is_refused_unread() {
+    use gatehouse_mcp::config::{ConfigLayout, MAX_CONFIG_FILE_BYTES, load_with_env};
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".claude.json"),
+        json!({"mcpServers": {"mine": {"command": "my-server"}}}).to_string(),
+    )
+    .unwrap();
+    let layout = ConfigLayout {
+        project: project.path().into(),
+        home: home.path().into(),
+    };
+    let file = layout.project_file();
+    let check = |expected: String| {
+        let cfg = load_with_env(&layout, &|_| None);
+        let names: Vec<&str> = cfg.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["mine"]);
+        let errors: Vec<String> = cfg.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains(&*file.to_string_lossy()), "{errors:?}");
+        assert!(errors[0].contains(&expected), "{errors:?}");
+    };
+
+    // Valid JSON, only too large: before the limit it loaded cleanly.
+    let padding = " ".repeat(usize::try_from(MAX_CONFIG_FILE_BYTES).unwrap());
+    std::fs::write(&file, format!("{{{padding}}}")).unwrap();
+    check(format!(
+        "is {} bytes; the limit is {MAX_CONFIG_FILE_BYTES}",
+        MAX_CONFIG_FILE_BYTES + 2
+    ));
+
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+    check("is not a regular file (it is a character device)".into());
+}

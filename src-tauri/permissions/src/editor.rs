@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::{ReadTextError, read_text};
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionDecision, PermissionMode, RuleSource,
 };
@@ -204,39 +205,29 @@ pub fn read_rule_file(file: &SettingsFileRef) -> RuleFileState {
             "managed policy: set by your organisation; Gatehouse never changes it".into(),
         );
     }
-    match std::fs::metadata(&file.path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return state,
-        Err(e) => {
-            lock(&mut state, format!("cannot be read: {e}"));
-            return state;
-        }
-        Ok(meta) if meta.len() > MAX_EDITABLE_BYTES => {
+    let text = match read_text(&file.path, MAX_EDITABLE_BYTES) {
+        Ok(Some(text)) => text,
+        Ok(None) => return state,
+        Err(ReadTextError::TooLarge { size, .. }) => {
             lock(
                 &mut state,
                 format!(
-                    "the file is {} bytes; the editor changes settings files up to {} bytes",
-                    meta.len(),
-                    MAX_EDITABLE_BYTES
+                    "the file is {size} bytes; the editor changes settings files up to {MAX_EDITABLE_BYTES} bytes"
                 ),
             );
             return state;
         }
-        Ok(meta) => {
-            if meta.permissions().readonly() {
-                lock(
-                    &mut state,
-                    "the file is read-only; make it writable to edit its rules".into(),
-                );
-            }
-        }
-    }
-    let text = match std::fs::read_to_string(&file.path) {
-        Ok(text) => text,
         Err(e) => {
-            lock(&mut state, format!("cannot be read: {e}"));
+            lock(&mut state, format!("the file {e}"));
             return state;
         }
     };
+    if std::fs::metadata(&file.path).is_ok_and(|meta| meta.permissions().readonly()) {
+        lock(
+            &mut state,
+            "the file is read-only; make it writable to edit its rules".into(),
+        );
+    }
     state.fingerprint = fingerprint(Some(&text));
     match parse_settings(&file.path, &text) {
         Err(e) => lock(

@@ -17,6 +17,12 @@ use serde_json::Value;
 
 use crate::rule::{Rule, RuleKind, parse_rule};
 
+/// The largest Claude Code settings file read (4 MiB; real ones are a few
+/// KiB). A project's file is the repository's to choose, so it is bounded
+/// like everything else from outside: the rule engine, the hooks and the
+/// sandbox all read the files with this limit.
+pub const MAX_SETTINGS_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// A 1-based line and column (in characters) in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Position {

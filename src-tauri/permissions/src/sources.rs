@@ -12,10 +12,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_protocol::permission::{PermissionMode, RuleSource};
 
 use crate::rule::{Rule, RuleKind, parse_rule};
-use crate::settings::{ParsedSettings, SettingsError, parse_settings};
+use crate::settings::{MAX_SETTINGS_FILE_BYTES, ParsedSettings, SettingsError, parse_settings};
 
 /// The OS-wide managed policy file and drop-in folder, as Claude Code
 /// places them on this platform.
@@ -242,18 +243,18 @@ pub fn load_with_edits(
     let mut parsed: Vec<(SettingsFileRef, ParsedSettings)> = Vec::new();
     for file in layout.files() {
         let read = match edits.get(&file.path) {
-            Some(text) => Ok(text.clone()),
-            None => std::fs::read_to_string(&file.path),
+            Some(text) => Ok(Some(text.clone())),
+            None => read_text(&file.path, MAX_SETTINGS_FILE_BYTES),
         };
         let text = match read {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Ok(Some(t)) => t,
+            Ok(None) => continue,
             Err(e) => {
                 out.errors.push(SettingsError {
                     file: file.path.clone(),
                     line: 1,
                     column: 1,
-                    cause: format!("cannot read settings file: {e}"),
+                    cause: format!("the settings file {e}"),
                     loses_restrictions: true,
                 });
                 continue;

@@ -333,3 +333,45 @@ fn fuzz_regressions() {
         "the parser panicked"
     );
 }
+
+/// A cloned repository chooses what `.claude/settings.json` is: a file far
+/// larger than any settings file, or a symlink to `/dev/zero` (git keeps
+/// symlinks), is refused with a message naming it, unread, and the engine
+/// asks rather than allowing anything the file might have restricted.
+#[test]
+fn a_project_settings_file_that_is_huge_or_a_device_is_refused_unread() {
+    use gatehouse_permissions::settings::MAX_SETTINGS_FILE_BYTES;
+    use gatehouse_permissions::sources::{SettingsLayout, load};
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("repo");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let layout = SettingsLayout::new(&project, tmp.path().join("home"));
+
+    // Valid JSON, only too large: read whole before, it parsed cleanly.
+    let padding = " ".repeat(usize::try_from(MAX_SETTINGS_FILE_BYTES).unwrap());
+    let huge = project.join(".claude/settings.json");
+    std::fs::write(&huge, format!("{{{padding}}}")).unwrap();
+    let loaded = load(&layout);
+    let error = loaded
+        .errors
+        .iter()
+        .find(|e| e.file == huge)
+        .expect("the huge file is reported");
+    assert_eq!(
+        error.cause,
+        format!(
+            "the settings file is {} bytes; the limit is {MAX_SETTINGS_FILE_BYTES}",
+            MAX_SETTINGS_FILE_BYTES + 2
+        )
+    );
+    assert!(loaded.restrictions_lost());
+
+    std::fs::remove_file(&huge).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &huge).unwrap();
+    let loaded = load(&layout);
+    let error = loaded.errors.iter().find(|e| e.file == huge).unwrap();
+    assert_eq!(
+        error.cause,
+        "the settings file is not a regular file (it is a character device)"
+    );
+}

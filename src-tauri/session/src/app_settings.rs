@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::{ReadTextError, read_text};
 use gatehouse_protocol::onboarding::{AppSettings, DefaultModels, LastProject, ProviderSetting};
 use gatehouse_protocol::permission::PermissionMode;
 use gatehouse_store::Store;
@@ -26,7 +27,7 @@ pub const SAMPLE_PROJECT_DIR: &str = "sample-project";
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 
 /// Larger settings files are refused (they hold a handful of short fields).
-const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
+pub(crate) const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
 
 /// The file's shape: every field optional, so a file written by an earlier
 /// build (fewer fields) still reads; a field of the wrong type does not.
@@ -69,18 +70,16 @@ pub fn settings_path(data_dir: &Path) -> PathBuf {
 /// Reads the settings of `data_dir`: the defaults when there is no file.
 pub fn read(data_dir: &Path) -> Result<AppSettings, String> {
     let path = settings_path(data_dir);
-    let text = match std::fs::metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(defaults()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-        Ok(meta) if meta.len() > MAX_SETTINGS_BYTES => {
+    let text = match read_text(&path, MAX_SETTINGS_BYTES) {
+        Ok(None) => return Ok(defaults()),
+        Ok(Some(text)) => text,
+        Err(ReadTextError::TooLarge { size, .. }) => {
             return Err(format!(
-                "{} is {} bytes, larger than settings can be ({MAX_SETTINGS_BYTES})",
+                "{} is {size} bytes, larger than settings can be ({MAX_SETTINGS_BYTES})",
                 path.display(),
-                meta.len()
             ));
         }
-        Ok(_) => std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        Err(e) => return Err(format!("{} {e}", path.display())),
     };
     let file: FileSettings = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not valid settings: {e}", path.display()))?;

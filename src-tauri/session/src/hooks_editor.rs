@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::{ReadTextError, read_text};
 use gatehouse_hooks::config::{LoadedHooks, ParsedHooks, merge, parse_hooks};
 use gatehouse_hooks::editor::{HookEdit, edit_file_text, test_command_hook};
 use gatehouse_permissions::editor::{
@@ -72,26 +73,12 @@ fn read_file(file: &SettingsFileRef) -> FileRead {
     if file.source == RuleSource::Policy {
         lock("managed policy: set by your organisation; Gatehouse never changes it".into());
     }
-    match std::fs::metadata(&file.path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return out,
-        Err(e) => {
-            lock(format!("cannot be read: {e}"));
-            return out;
-        }
-        Ok(meta) if meta.len() > MAX_EDITABLE_BYTES => {
-            lock(format!(
-                "the file is {} bytes; the editor changes settings files up to {MAX_EDITABLE_BYTES} bytes",
-                meta.len()
-            ));
-            return out;
-        }
-        Ok(meta) if meta.permissions().readonly() => {
-            lock("the file is read-only; make it writable to edit its hooks".into());
-        }
-        Ok(_) => {}
-    }
-    match std::fs::read_to_string(&file.path) {
-        Ok(text) => {
+    match read_text(&file.path, MAX_EDITABLE_BYTES) {
+        Ok(None) => {}
+        Ok(Some(text)) => {
+            if std::fs::metadata(&file.path).is_ok_and(|meta| meta.permissions().readonly()) {
+                lock("the file is read-only; make it writable to edit its hooks".into());
+            }
             if !text.trim().is_empty()
                 && let Err(e) = serde_json::from_str::<Value>(&text)
             {
@@ -99,7 +86,10 @@ fn read_file(file: &SettingsFileRef) -> FileRead {
             }
             out.text = Some(text);
         }
-        Err(e) => lock(format!("cannot be read: {e}")),
+        Err(ReadTextError::TooLarge { size, .. }) => lock(format!(
+            "the file is {size} bytes; the editor changes settings files up to {MAX_EDITABLE_BYTES} bytes"
+        )),
+        Err(e) => lock(format!("the file {e}")),
     }
     out
 }

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::Tool;
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_core::typed::Typed;
 use gatehouse_protocol::web::{UnavailableReason, UnavailableTool};
 use gatehouse_tools::web::search::{BraveSearch, Searxng, search_client};
@@ -29,10 +30,10 @@ const SEARCH_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A JSON settings file as a value (`Null` when the file is absent).
 pub(crate) fn read_settings_file(path: &Path) -> Result<Value, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::Null),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    let text = match read_text(path, crate::app_settings::MAX_SETTINGS_BYTES) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Value::Null),
+        Err(e) => return Err(format!("{} {e}", path.display())),
     };
     serde_json::from_str(&text).map_err(|e| format!("{} is not valid JSON: {e}", path.display()))
 }

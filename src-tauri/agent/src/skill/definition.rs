@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::read_text;
+
 use crate::subagent::frontmatter::{self, FmValue};
 
 /// Where a skill came from.
@@ -260,17 +262,11 @@ pub fn read_skill(file: &Path, source: SkillSource) -> Result<Skill, SkillError>
 pub(crate) fn read_parts(
     file: &Path,
 ) -> Result<(Vec<frontmatter::FmEntry>, String), (usize, String)> {
-    let size = std::fs::metadata(file)
-        .map_err(|e| (0, format!("could not be read: {e}")))?
-        .len();
-    if size > MAX_SKILL_BYTES {
-        return Err((
-            0,
-            format!("is {size} bytes; the limit is {MAX_SKILL_BYTES}"),
-        ));
-    }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| (0, format!("could not be read as UTF-8 text: {e}")))?;
+    let text = match read_text(file, MAX_SKILL_BYTES) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err((0, "could not be read: it is not there".into())),
+        Err(e) => return Err((0, e.to_string())),
+    };
     let (entries, body, _) = frontmatter::split(&text).map_err(|e| (e.line, e.message))?;
     Ok((entries, body))
 }

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_core::names;
 use gatehouse_protocol::permission::PermissionMode;
 
@@ -283,18 +284,11 @@ pub fn read_definition(
         name,
         message,
     };
-    let size = std::fs::metadata(file)
-        .map_err(|e| err(0, None, format!("could not be read: {e}")))?
-        .len();
-    if size > MAX_DEFINITION_BYTES {
-        return Err(err(
-            0,
-            None,
-            format!("is {size} bytes; the limit is {MAX_DEFINITION_BYTES}"),
-        ));
-    }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| err(0, None, format!("could not be read as UTF-8 text: {e}")))?;
+    let text = match read_text(file, MAX_DEFINITION_BYTES) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(err(0, None, "could not be read: it is not there".into())),
+        Err(e) => return Err(err(0, None, e.to_string())),
+    };
     let (entries, body, _) = frontmatter::split(&text).map_err(|e| err(e.line, None, e.message))?;
     let name = entries.iter().find_map(|e| match (&e.key[..], &e.value) {
         ("name", FmValue::Scalar(s)) if !s.is_empty() => Some(s.clone()),

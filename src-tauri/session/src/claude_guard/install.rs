@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::{ReadTextError, read_text};
 use gatehouse_permissions::editor::{FileWrite, MAX_EDITABLE_BYTES, write_files};
 use gatehouse_permissions::settings::locate::{scan, scan_depth};
 use gatehouse_permissions::writeback::{
@@ -94,10 +95,11 @@ fn read_settings(path: &Path) -> Result<Option<(String, Value)>, GuardError> {
         path: path.to_path_buf(),
         source,
     };
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-        Ok(meta) if meta.len() > MAX_EDITABLE_BYTES => {
+    let text = match read_text(path, MAX_EDITABLE_BYTES) {
+        Ok(None) => return Ok(None),
+        Ok(Some(text)) => text,
+        Err(ReadTextError::Io(e)) => return Err(io(e)),
+        Err(ReadTextError::TooLarge { .. }) => {
             return Err(GuardError::Malformed {
                 file: path.to_path_buf(),
                 line: 1,
@@ -105,9 +107,15 @@ fn read_settings(path: &Path) -> Result<Option<(String, Value)>, GuardError> {
                 cause: format!("larger than {MAX_EDITABLE_BYTES} bytes; not a settings file"),
             });
         }
-        Ok(_) => {}
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
+        Err(e) => {
+            return Err(GuardError::Malformed {
+                file: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                cause: format!("the file {e}; not a settings file"),
+            });
+        }
+    };
     if text.trim().is_empty() {
         return Ok(None);
     }
