@@ -252,6 +252,24 @@ pub fn load(layout: &ConfigLayout) -> McpConfig {
     load_with_env(layout, &|name| std::env::var(name).ok())
 }
 
+/// [`load`] on a blocking thread, for async callers: it reads files
+/// (`~/.claude.json` reaches MiBs) and resolves each project path there,
+/// which must not hold up a runtime worker.
+pub async fn load_off_runtime(layout: &ConfigLayout) -> McpConfig {
+    let owned = layout.clone();
+    let file = layout.claude_user_file();
+    tokio::task::spawn_blocking(move || load(&owned))
+        .await
+        .unwrap_or_else(|e| McpConfig {
+            servers: Vec::new(),
+            errors: vec![file_error(
+                &file,
+                None,
+                format!("reading the configuration failed: {e}"),
+            )],
+        })
+}
+
 /// [`load`] with an explicit variable lookup (tests).
 pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>) -> McpConfig {
     let mut errors = Vec::new();

@@ -408,8 +408,9 @@ impl SessionHost {
             )));
         }
         // This process holds it now (a start-up elsewhere leaves it open).
-        self.store()
-            .claim_session(&session_id, std::process::id())?;
+        let claimed = session_id.clone();
+        self.on_store(move |store| Ok(store.claim_session(&claimed, std::process::id())?))
+            .await?;
         let setup = EngineSetup {
             project: project.clone(),
             home: self.config.home.clone(),
@@ -417,7 +418,10 @@ impl SessionHost {
             trust_project: spec.trust_project,
             settings_files: spec.settings_files.clone(),
         };
-        let (engine, settings_errors) = load_engine(&setup);
+        let (engine, settings_errors) = {
+            let setup = setup.clone();
+            off_runtime("reading the settings files", move || load_engine(&setup)).await?
+        };
         let mut warnings: Vec<String> = settings_errors.iter().map(ToString::to_string).collect();
         let engine = Arc::new(engine);
         let rules: Arc<dyn SessionRuleStore> =
@@ -502,8 +506,13 @@ impl SessionHost {
         );
         // WebSearch needs a search provider; without one its gate leaves it
         // out and the UI is told why (`tools_unavailable`).
-        let (web_search, web_search_missing) =
-            crate::web_search::web_search_tool(&self.config.home);
+        let (web_search, web_search_missing) = {
+            let home = self.config.home.clone();
+            off_runtime("reading the search provider's key", move || {
+                crate::web_search::web_search_tool(&home)
+            })
+            .await?
+        };
         // Skills (issue 21 item 5): the Skill tool when there is a skill.
         let skill_tool = crate::skills::start_skill_tool(
             &project,
@@ -995,10 +1004,11 @@ impl SessionHost {
         limit: Duration,
         warnings: &mut Vec<String>,
     ) -> Option<McpManager> {
-        let cfg = gatehouse_mcp::config::load(&gatehouse_mcp::ConfigLayout {
+        let layout = gatehouse_mcp::ConfigLayout {
             project: project.to_path_buf(),
             home: self.config.home.clone(),
-        });
+        };
+        let cfg = gatehouse_mcp::config::load_off_runtime(&layout).await;
         warnings.extend(cfg.errors.iter().map(|e| format!("MCP configuration: {e}")));
         // A session without servers still gets a manager: servers added in
         // the MCP panel later start in it (`apply_mcp_config`).
@@ -1283,4 +1293,17 @@ async fn run_prompts(
         // Nobody waiting for the outcome is fine (the app does not wait).
         let _ = done.send(outcome);
     }
+}
+
+/// Runs file-system or keychain work (settings files, `~/.claude.json`, a
+/// key) on a blocking thread: the runtime's workers also serve the window's
+/// commands and every open session, and a locked keyring can wait for the
+/// user.
+async fn off_runtime<T: Send + 'static>(
+    what: &'static str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, HostError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| HostError::Other(format!("{what} failed: {e}")))
 }

@@ -54,6 +54,15 @@ pub fn load_config(project: &Path, home: &Path) -> McpConfig {
     })
 }
 
+/// [`load_config`] on a blocking thread, for the async sign-in and sign-out.
+async fn load_config_off_runtime(project: &Path, home: &Path) -> McpConfig {
+    config::load_off_runtime(&ConfigLayout {
+        project: project.to_path_buf(),
+        home: home.to_path_buf(),
+    })
+    .await
+}
+
 /// The server called `name` in `cfg`, when it signs in with OAuth.
 pub fn oauth_server<'a>(
     cfg: &'a McpConfig,
@@ -84,7 +93,7 @@ pub async fn sign_in(
     opener: &Opener,
     timeout: Duration,
 ) -> Result<SignedIn, String> {
-    let cfg = load_config(project, home);
+    let cfg = load_config_off_runtime(project, home).await;
     let server = oauth_server(&cfg, project, name)?;
     let secrets = open_keychain().await?;
     auth::sign_in(server, secrets, opener, timeout)
@@ -94,7 +103,7 @@ pub async fn sign_in(
 
 /// Deletes the stored sign-in of server `name` of `project`.
 pub async fn sign_out(project: &Path, home: &Path, name: &str) -> Result<SignedOut, String> {
-    let cfg = load_config(project, home);
+    let cfg = load_config_off_runtime(project, home).await;
     let server = oauth_server(&cfg, project, name)?;
     let url = auth::oauth_url(server).unwrap_or_default().to_owned();
     let secrets = open_keychain().await?;

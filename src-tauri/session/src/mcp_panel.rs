@@ -164,7 +164,7 @@ pub async fn probe(
     secrets: Arc<dyn SecretLookup>,
     limit: Duration,
 ) -> Vec<McpServerProbe> {
-    let cfg = config::load(layout);
+    let cfg = config::load_off_runtime(layout).await;
     let manager = start_servers_with_secrets(
         &cfg,
         &layout.project,
@@ -293,7 +293,7 @@ pub async fn probe_with_keychain(
     approved: &HashSet<String>,
     limit: Duration,
 ) -> Vec<McpServerProbe> {
-    let secrets = match read_keychain(&config::load(layout)).await {
+    let secrets = match read_keychain(&config::load_off_runtime(layout).await).await {
         Ok((_keychain, values, _problems)) => values,
         Err(_no_keychain) => MemorySecrets::default(),
     };
