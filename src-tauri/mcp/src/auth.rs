@@ -534,22 +534,20 @@ pub(crate) async fn authorized_client(
     };
     let mut manager = AuthorizationManager::new(url)
         .await
-        .map_err(|e| format!("OAuth setup for {url}: {e}"))?;
+        .map_err(|e| crate::failure::without_url(&format!("OAuth setup for {url}: {e}"), url))?;
     manager.set_credential_store(store);
     // Discovers the authorization server again (its endpoints are not
     // stored); `initialize_from_store` then drops tokens of another issuer.
-    let resolution = manager
-        .resolve_metadata()
-        .await
-        .map_err(|e| format!("OAuth discovery for {url}: {e}"))?;
+    let resolution = manager.resolve_metadata().await.map_err(|e| {
+        crate::failure::without_url(&format!("OAuth discovery for {url}: {e}"), url)
+    })?;
     manager.set_metadata(for_client(
         resolution.metadata,
         entry.token_endpoint_auth_method.as_deref(),
     ));
-    let usable = manager
-        .initialize_from_store()
-        .await
-        .map_err(|e| format!("OAuth discovery for {url}: {e}"))?;
+    let usable = manager.initialize_from_store().await.map_err(|e| {
+        crate::failure::without_url(&format!("OAuth discovery for {url}: {e}"), url)
+    })?;
     if !usable {
         return Ok(None);
     }
@@ -561,13 +559,15 @@ pub(crate) async fn authorized_client(
             .configure_client(
                 OAuthClientConfig::new(client_id, redirect).with_client_secret(secret),
             )
-            .map_err(|e| format!("OAuth client for {url}: {e}"))?;
+            .map_err(|e| {
+                crate::failure::without_url(&format!("OAuth client for {url}: {e}"), url)
+            })?;
     }
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(0)
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| format!("HTTP client for {url}: {e}"))?;
+        .map_err(|e| crate::failure::without_url(&format!("HTTP client for {url}: {e}"), url))?;
     Ok(Some(AuthClient::new(http, manager)))
 }
 

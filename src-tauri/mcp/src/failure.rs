@@ -111,3 +111,64 @@ impl HandshakeFailure {
         }
     }
 }
+
+/// An HTTP server's URL as messages show it: without the user info, query
+/// and fragment, where a key put in the URL (`?apiKey=${KEY}`, expanded
+/// from the environment) would be. States and their messages are stored
+/// and shown, so they never carry it.
+pub(crate) fn shown_url(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return "the server's URL".into();
+    };
+    let hidden = parsed.query().is_some()
+        || parsed.fragment().is_some()
+        || !parsed.username().is_empty()
+        || parsed.password().is_some();
+    parsed.set_query(None);
+    parsed.set_fragment(None);
+    // Only fails for URLs that cannot have user info (no host).
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    let mut shown = parsed.to_string();
+    if hidden {
+        shown.push_str(" (its query and user info not shown)");
+    }
+    shown
+}
+
+/// `message` (a connection error, which may quote the URL) with `url`, as
+/// written and as parsed, replaced by [`shown_url`].
+pub(crate) fn without_url(message: &str, url: &str) -> String {
+    let shown = shown_url(url);
+    let mut out = message.replace(url, &shown);
+    if let Ok(parsed) = url::Url::parse(url) {
+        let normalised = parsed.to_string();
+        if normalised != shown {
+            out = out.replace(&normalised, &shown);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_without_its_query_fragment_or_user_info() {
+        assert_eq!(
+            shown_url("http://127.0.0.1:8/mcp"),
+            "http://127.0.0.1:8/mcp"
+        );
+        assert_eq!(
+            shown_url("https://u:pw@mcp.example.com/mcp?apiKey=k3y#x"),
+            "https://mcp.example.com/mcp (its query and user info not shown)"
+        );
+        assert_eq!(shown_url("not a url ?key=k3y"), "the server's URL");
+        let message = without_url(
+            "error sending request for url (https://mcp.example.com/mcp?apiKey=k3y)",
+            "https://mcp.example.com/mcp?apiKey=k3y",
+        );
+        assert!(!message.contains("k3y"), "{message}");
+    }
+}

@@ -656,11 +656,17 @@ impl McpServer {
                                 keychain_problem.as_deref(),
                             )
                         } else {
-                            format!("{url} refused the credentials (HTTP 401/403): check the token or sign in again")
+                            format!(
+                                "{} refused the credentials (HTTP 401/403): check the token or sign in again",
+                                crate::failure::shown_url(url)
+                            )
                         };
                         (McpServerStatus::NeedsAuth, message)
                     } else {
-                        failed(format!("cannot connect to {url}: {e}"))
+                        failed(crate::failure::without_url(
+                            &format!("cannot connect to {url}: {e}"),
+                            url,
+                        ))
                     }
                 })?
             }

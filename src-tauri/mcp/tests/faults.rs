@@ -382,3 +382,29 @@ async fn a_stdio_servers_whole_process_group_dies_with_the_session() {
     }
     panic!("the server's grandchild {pid} outlived the session");
 }
+
+/// A key in an HTTP server's URL (`?apiKey=${KEY}`, expanded from the
+/// environment) stays out of its state message and the events, which are
+/// stored and shown; the message still says which server could not be
+/// reached. Before: "cannot connect to http://…/mcp?apiKey=<the key>: …".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_an_http_servers_url_never_reaches_its_state() {
+    let key = "k3y-9b1e77d0-in-the-url";
+    // Nothing listens there: the connection is refused.
+    let port = common::free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp?apiKey={key}");
+    let (options, sink) = common::plain_options();
+    let m = manager(vec![common::http("keyed", &url)], &options);
+    m.settled(Duration::from_secs(20)).await;
+    let report = m.report();
+    assert_eq!(report[0].state, McpServerStatus::Failed, "{report:?}");
+    let message = report[0].message.clone().unwrap_or_default();
+    assert!(
+        message.contains(&format!("http://127.0.0.1:{port}/mcp (its query")),
+        "{message}"
+    );
+    assert!(!message.contains(key), "{message}");
+    let events = serde_json::to_string(&sink.events()).unwrap();
+    assert!(events.contains("keyed"), "{events}");
+    assert!(!events.contains(key), "{events}");
+}
