@@ -7,11 +7,16 @@ import type { AppInfo, LastProject, Project, StartupState, WindowRequest } from 
 import { startupState } from "./onboarding/fixtures";
 import "./styles.css";
 
-// The rule editor is a lazily loaded chunk; loading it once here keeps its
-// module transform out of the test's wait timeouts (it timed out at 1 s on a
-// loaded 2-core machine).
+// The screens are lazily loaded chunks; loading them once here keeps their
+// module transform out of the tests' wait timeouts (the rule editor's timed
+// out at 1 s on a loaded 2-core machine).
 beforeAll(async () => {
-  await import("./rules/RulesScreen");
+  await Promise.all([
+    import("./rules/RulesScreen"),
+    import("./mcp/McpScreen"),
+    import("./components/SessionView"),
+    import("./components/SettingsScreen"),
+  ]);
 });
 
 const info = (over: Partial<AppInfo> = {}): AppInfo => ({

@@ -138,7 +138,8 @@ function renderReader(origin: SessionSummary["origin"], seq: number | null = nul
 describe("SessionReader", () => {
   it("renders a stored session read-only with the live components, stats and resume", async () => {
     const { onResume } = renderReader("gatehouse");
-    expect((await screen.findByTestId("reader-title")).textContent).toBe("fix the greeter");
+    // The title shows the session's id until its summary is read.
+    await waitFor(() => expect(screen.getByTestId("reader-title").textContent).toBe("fix the greeter"));
     // The start in the lists' format (the same words as the list row it came from).
     expect(screen.getByTestId("stored-session").querySelector(".session-title")?.textContent).toContain(` · ${startedLabel(1_700_000_000_000)} · `);
     await screen.findByTestId("tool-group");

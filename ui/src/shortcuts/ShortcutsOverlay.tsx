@@ -1,5 +1,5 @@
 import { Keyboard, X } from "lucide-react";
-import { useEffect, useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 
 import { SHORTCUT_GROUPS } from "./shortcuts";
 import "./shortcuts.css";
@@ -7,7 +7,9 @@ import "./shortcuts.css";
 /** The `?` overlay: every keyboard shortcut, by where it works. Esc or the close button closes it. */
 export function ShortcutsOverlay({ onClose }: { onClose(): void }) {
   const close = useRef<HTMLButtonElement>(null);
-  useEffect(() => close.current?.focus(), []);
+  // At commit: opened from the menu (not a key or click here), a passive
+  // effect would run a task later and an Esc pressed first would be lost.
+  useLayoutEffect(() => close.current?.focus(), []);
   return (
     <div className="shortcuts-backdrop" onClick={onClose}>
       <div
