@@ -17,6 +17,13 @@
 //! auto-allows when it does (otherwise it asks, and the ask comes to the
 //! window through PermissionRequest). Answering "ask" instead would force a
 //! prompt for every such command and undo the sandbox's point.
+//!
+//! That leaves the call to Claude Code's picture of its sandbox, so it is
+//! done only where Gatehouse's picture is the same: Claude Code applies a
+//! project's own `sandbox` keys whether or not Gatehouse trusts the
+//! project, and an untrusted repository whose settings turn the sandbox off
+//! (or widen it) would otherwise have its commands left to a sandbox that
+//! is not there. Such a call is decided as usual.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -27,6 +34,7 @@ use gatehouse_agent::sandbox::{engine_rules, load_sandbox_config};
 use gatehouse_permissions::CheckReport;
 use gatehouse_permissions::sandbox::BashSandboxRules;
 use gatehouse_protocol::permission::{PermissionBehavior, TraceOutcome, TraceStep};
+use gatehouse_sandbox::settings::SandboxConfig;
 
 /// The trace layer saying what Claude Code's sandbox does to a call.
 pub const LAYER_CLAUDE_CODE_SANDBOX: &str = "claude_code_sandbox";
@@ -47,6 +55,10 @@ pub(super) enum ClaudeCodeSandbox {
     },
     /// On: Bash commands run confined by these rules.
     On(BashSandboxRules),
+    /// The project is not trusted in Gatehouse, and its own settings change
+    /// the sandbox Claude Code runs (off, or wider): Gatehouse does not know
+    /// what confines the command, so the sandbox is not counted on.
+    SetByUntrustedProject,
 }
 
 impl ClaudeCodeSandbox {
@@ -60,17 +72,25 @@ impl ClaudeCodeSandbox {
 
     /// Adds what the trace should say about a sandbox that cannot run.
     pub(super) fn explain(&self, trace: &mut Vec<TraceStep>) {
-        if let ClaudeCodeSandbox::CannotRun { missing } = self {
-            trace.push(TraceStep::new(
-                LAYER_CLAUDE_CODE_SANDBOX,
-                TraceOutcome::Passthrough,
-                format!(
-                    "Claude Code's sandbox is enabled but cannot run here ({} not found on PATH): \
-                     Claude Code runs the command unconfined, so it is decided as usual",
-                    missing.join(", ")
-                ),
-            ));
-        }
+        let detail = match self {
+            ClaudeCodeSandbox::CannotRun { missing } => format!(
+                "Claude Code's sandbox is enabled but cannot run here ({} not found on PATH): \
+                 Claude Code runs the command unconfined, so it is decided as usual",
+                missing.join(", ")
+            ),
+            ClaudeCodeSandbox::SetByUntrustedProject => {
+                "this project's own settings change Claude Code's sandbox (turn it off or widen \
+                 it), and the project is not trusted in Gatehouse: the sandbox is not counted \
+                 on, so the command is decided as usual"
+                    .to_owned()
+            }
+            ClaudeCodeSandbox::Off | ClaudeCodeSandbox::On(_) => return,
+        };
+        trace.push(TraceStep::new(
+            LAYER_CLAUDE_CODE_SANDBOX,
+            TraceOutcome::Passthrough,
+            detail,
+        ));
     }
 }
 
@@ -94,6 +114,17 @@ pub(super) fn claude_code_sandbox(
     };
     let (config, errors) = load_sandbox_config(&setup);
     problems.extend(errors.into_iter().map(|e| format!("sandbox settings: {e}")));
+    if !trusted {
+        // What Claude Code merges: every file, the project's included.
+        let as_claude_code = load_sandbox_config(&EngineSetup {
+            trust_project: true,
+            ..setup
+        })
+        .0;
+        if !same_sandbox(&config, &as_claude_code) {
+            return ClaudeCodeSandbox::SetByUntrustedProject;
+        }
+    }
     if !config.enabled {
         return ClaudeCodeSandbox::Off;
     }
@@ -105,6 +136,17 @@ pub(super) fn claude_code_sandbox(
         return ClaudeCodeSandbox::CannotRun { missing };
     }
     ClaudeCodeSandbox::On(engine_rules(&Arc::new(config)))
+}
+
+/// Whether two merged configurations confine alike (where each value came
+/// from aside).
+fn same_sandbox(a: &SandboxConfig, b: &SandboxConfig) -> bool {
+    a.enabled == b.enabled
+        && a.auto_allow == b.auto_allow
+        && a.excluded_commands == b.excluded_commands
+        && a.allow_write == b.allow_write
+        && a.deny_read == b.deny_read
+        && a.allowed_domains == b.allowed_domains
 }
 
 /// Whether `program` is a file in one of `path`'s folders.
