@@ -284,11 +284,15 @@ fn env(d: &Dirs) -> HookEnv {
 }
 
 fn pre(d: &Dirs, id: &str, tool: &str, input: Value) -> Value {
+    pre_in_mode(d, id, tool, input, "default")
+}
+
+fn pre_in_mode(d: &Dirs, id: &str, tool: &str, input: Value, mode: &str) -> Value {
     let stdin = json!({
         "session_id": "cc-session-1",
         "transcript_path": d.project.join("t.jsonl"),
         "cwd": d.project,
-        "permission_mode": "default",
+        "permission_mode": mode,
         "hook_event_name": "PreToolUse",
         "tool_name": tool,
         "tool_input": input,
@@ -534,4 +538,40 @@ fn claude_code_2_1_332s_real_pre_tool_use_input_is_decided_and_recorded() {
         .unwrap();
     assert_eq!(session.origin, SessionOrigin::ClaudeCode);
     assert_eq!(session.mode, "default");
+}
+
+/// Claude Code starts in the project's own `defaultMode` whether or not
+/// Gatehouse trusts the project: an untrusted repository naming
+/// `acceptEdits` must not have Gatehouse allow its edits. Before: allowed.
+#[test]
+fn a_permissive_mode_an_untrusted_project_sets_for_itself_is_not_decided_in() {
+    let d = dirs();
+    let write = |id: &str| {
+        pre_in_mode(
+            &d,
+            id,
+            "Write",
+            json!({"file_path": d.project.join("notes.txt"), "content": "hi"}),
+            "acceptEdits",
+        )["hookSpecificOutput"]
+            .clone()
+    };
+    // The user chose acceptEdits (the project names no mode): it applies.
+    assert_eq!(write("toolu_1")["permissionDecision"], "allow");
+
+    std::fs::create_dir_all(d.project.join(".claude")).unwrap();
+    std::fs::write(
+        d.project.join(".claude/settings.json"),
+        r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+    )
+    .unwrap();
+    let out = write("toolu_2");
+    assert_eq!(out["permissionDecision"], "ask", "{out}");
+
+    // Trusted in Gatehouse: its mode is the user's again.
+    let store = Store::open(&d.data).unwrap();
+    let project = store.add_project(&d.project).unwrap();
+    store.set_project_trust(project.id, true).unwrap();
+    drop(store);
+    assert_eq!(write("toolu_3")["permissionDecision"], "allow");
 }

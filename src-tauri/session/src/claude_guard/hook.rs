@@ -40,6 +40,7 @@ use serde_json::{Value, json};
 
 use super::ledger::LAYER_HOOK;
 use super::merge::Writer;
+use super::mode::decision_mode;
 use super::permission_request::{Via, answer_in_window, ask_of};
 use super::sandbox::{
     ClaudeCodeSandbox, LAYER_CLAUDE_CODE_SANDBOX, claude_code_sandbox, left_to_claude_code,
@@ -278,7 +279,6 @@ pub(super) fn decide(
     claude_code_sandboxes: bool,
 ) -> (PathBuf, CheckReport, Option<Store>) {
     let project = project_dir(call, env);
-    let mode = mode_of(call, reply);
     let store = open_store(env, reply);
     let trusted = store.as_ref().is_some_and(|s| {
         s.project_by_path(&project.display().to_string())
@@ -286,6 +286,7 @@ pub(super) fn decide(
             .flatten()
             .is_some_and(|p| p.trusted_at_ms.is_some())
     });
+    let (mode, mode_step) = decision_mode(mode_of(call, reply), &project, trusted);
     let session_rules = match (&store, &call.session_id) {
         (Some(store), Some(id)) => store
             .session_rules(id)
@@ -319,6 +320,9 @@ pub(super) fn decide(
     request.managed_dropin_dir = Some(managed_dropin_dir);
     request.session_rules = session_rules;
     let mut report = check_with_sandbox(&request, sandbox.rules());
+    if let Some(step) = mode_step {
+        report.trace.insert(0, step);
+    }
     sandbox.explain(&mut report.trace);
     for e in &report.settings_errors {
         reply.problems.push(format!("settings: {e}"));

@@ -15,6 +15,7 @@ pub mod hook;
 pub mod install;
 pub mod ledger;
 mod merge;
+mod mode;
 mod permission_request;
 pub mod sandbox;
 pub mod state;
