@@ -230,7 +230,9 @@ describe("PermissionModal", () => {
     fireEvent.change(destination, { target: { value: "project" } });
     expect(rule()).toBe("Edit(./src/greeter.py)");
     // Saving into the project's files trusts it, and the modal says so.
+    // All that trust grants, not only the rules (hooks run commands).
     expect(screen.getByTestId("permission-destination-trust").textContent).toContain("trusts the project");
+    expect(screen.getByTestId("permission-destination-trust").textContent).toContain("hooks that run commands");
     // Edited by the user: kept as typed whatever the destination.
     fireEvent.change(screen.getByTestId("permission-rule"), { target: { value: "Edit(./src/**)" } });
     fireEvent.change(destination, { target: { value: "user" } });

@@ -291,7 +291,7 @@ function Dialog({
               </label>
               {destination !== "user" && (
                 <p className="small muted" data-testid="permission-destination-trust">
-                  Saving into this project&apos;s settings trusts the project: its own allow rules apply too.
+                  Saving into this project&apos;s settings trusts the project: from then on its own settings apply in full — allow rules, hooks that run commands, MCP servers, agents and skills.
                 </p>
               )}
             </div>
