@@ -20,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use brush_parser::ParserOptions;
 use brush_parser::ast;
 
-use super::count_groupings;
+use super::hazards::count_groupings;
 
 /// How long one parse may take before the command fails closed. The
 /// pre-parse checks keep known exponential inputs out; this bounds the
