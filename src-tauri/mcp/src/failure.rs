@@ -150,6 +150,18 @@ pub(crate) fn without_url(message: &str, url: &str) -> String {
     out
 }
 
+/// `message` with each of `secrets` (the keychain values a server was
+/// given) replaced, so that a server that prints them does not have them
+/// stored with its state.
+pub(crate) fn without_secrets(message: &str, secrets: &[String]) -> String {
+    secrets
+        .iter()
+        .filter(|s| !s.is_empty())
+        .fold(message.to_owned(), |m, s| {
+            m.replace(s.as_str(), "[a keychain secret]")
+        })
+}
+
 #[cfg(test)]
 mod url_tests {
     use super::*;

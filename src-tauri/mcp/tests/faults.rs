@@ -408,3 +408,40 @@ async fn a_key_in_an_http_servers_url_never_reaches_its_state() {
     assert!(events.contains("keyed"), "{events}");
     assert!(!events.contains(key), "{events}");
 }
+
+/// A stdio server that prints the keychain value it was given and exits:
+/// its stderr goes into the failure message, which is stored and shown,
+/// so the value is replaced there. Before: "token tok-… is bad" in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keychain_value_a_failing_server_prints_stays_out_of_its_state() {
+    let secret = "tok-51c0ffee-from-the-keychain";
+    let mut config = common::stdio(
+        "echoes",
+        "sh",
+        &["-c", "echo \"token $API_TOKEN is bad\" >&2; exit 3"],
+    );
+    config.scope = gatehouse_mcp::config::ConfigScope::Gatehouse;
+    if let ServerTransport::Stdio { secret_env, .. } = &mut config.transport {
+        secret_env.push("API_TOKEN".into());
+    }
+    let account = gatehouse_mcp::secrets::server_secret_account(
+        &config,
+        gatehouse_mcp::secrets::SecretKind::Env,
+        "API_TOKEN",
+    )
+    .unwrap();
+    let mut secrets = MemorySecrets::default();
+    secrets.0.insert(account, secret.into());
+    let (options, sink) = common::options(Arc::new(secrets));
+    let m = manager(vec![config], &options);
+    m.settled(Duration::from_secs(20)).await;
+    let report = m.report();
+    assert_eq!(report[0].state, McpServerStatus::Failed, "{report:?}");
+    let message = report[0].message.clone().unwrap_or_default();
+    assert!(
+        message.contains("token [a keychain secret] is bad"),
+        "{message}"
+    );
+    let events = serde_json::to_string(&sink.events()).unwrap();
+    assert!(!events.contains(secret), "{events}");
+}

@@ -107,6 +107,9 @@ impl McpServer {
                 for name in secret_env {
                     secret_values.push((name, self.keychain_value(SecretKind::Env, name)?));
                 }
+                // A server may print what it was given; its stderr goes into
+                // the failure message, which is stored and shown.
+                let secrets: Vec<String> = secret_values.iter().map(|(_, v)| v.clone()).collect();
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args)
                     .envs(env)
@@ -159,7 +162,8 @@ impl McpServer {
                             let _ = tokio::time::timeout(HANDSHAKE_AFTERMATH, read).await;
                         }
                         let why = crate::failure::HandshakeFailure::classify(&e, exited);
-                        return Err(failed(why.message(command, &self.stderr.lines())));
+                        let message = why.message(command, &self.stderr.lines());
+                        return Err(failed(crate::failure::without_secrets(&message, &secrets)));
                     }
                 }
             }
