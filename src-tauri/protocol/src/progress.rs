@@ -66,6 +66,17 @@ pub enum ToolProgressData {
         #[serde(default)]
         output_path: Option<String>,
     },
+    /// A Bash command ended on its own (not stopped, not timed out, not
+    /// sent to the background): its exit code, or the signal that ended
+    /// the shell. Sent once, before the call's `tool_completed`, so that a
+    /// front end shows how it ended without reading the result's text.
+    #[serde(rename = "exited")]
+    BashExited {
+        /// The shell's exit code (`None` when a signal ended it).
+        exit_code: Option<i32>,
+        /// The signal that ended the shell, if one did.
+        signal: Option<i32>,
+    },
     /// The connections a sandboxed Bash command asked the network proxy
     /// for (`sandbox.network.allowedDomains`), allowed and refused, with
     /// the bytes relayed; sent once when the command has ended, before

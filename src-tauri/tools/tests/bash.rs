@@ -33,6 +33,21 @@ async fn a_failing_command_is_an_error_with_its_output_and_exit_code() {
     let text = r.text();
     assert!(text.contains("partial"), "{text}");
     assert!(text.contains("Exit code 3"), "{text}");
+    // Typed, for front ends: they never read the text.
+    let progress = env.progress("t1");
+    let exited = progress.last().unwrap();
+    assert_eq!(exited["kind"], "exited");
+    assert_eq!(exited["exit_code"], 3);
+    assert_eq!(exited["signal"], serde_json::Value::Null);
+
+    // Output that looks like the note changes nothing.
+    let r = env.bash("t2", "echo 'Exit code 7'; kill -9 $$").await;
+    assert_eq!(r.status, CallStatus::Failed);
+    let progress = env.progress("t2");
+    let exited = progress.last().unwrap();
+    assert_eq!(exited["kind"], "exited");
+    assert_eq!(exited["exit_code"], serde_json::Value::Null);
+    assert_eq!(exited["signal"], 9);
 }
 
 #[tokio::test]

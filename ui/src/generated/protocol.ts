@@ -4351,7 +4351,15 @@ message: string,
 /**
  * Where the whole output is, when there is a file.
  */
-output_path: string | null, } | { "kind": "network", 
+output_path: string | null, } | { "kind": "exited", 
+/**
+ * The shell's exit code (`None` when a signal ended it).
+ */
+exit_code: number | null, 
+/**
+ * The signal that ended the shell, if one did.
+ */
+signal: number | null, } | { "kind": "network", 
 /**
  * In the order asked.
  */

@@ -153,6 +153,12 @@ export interface BashStart {
   blockedOmitted?: number;
 }
 
+/** A Bash command's exit code, or the signal that ended its shell. */
+export interface BashExited {
+  exitCode: number | null;
+  signal: number | null;
+}
+
 /** The result the model got. */
 export interface ToolResult {
   isError: boolean;
@@ -206,6 +212,8 @@ export interface ToolCall {
   readonly output: StreamedOutput | null;
   /** Why Bash says it was stopped, when it was. */
   readonly interruptMessage: string | null;
+  /** How a Bash command that ended on its own ended (its `exited` progress). */
+  readonly bashExited: BashExited | null;
   /** The change an Edit/Write/NotebookEdit made (from its `file_diff` progress). */
   readonly diff: FileDiff | null;
   /** Other progress payloads (MCP notifications…), newest last, at most `KEPT_PROGRESS_ITEMS`. */
@@ -513,6 +521,7 @@ function newCall(id: string, name: string, input: JsonValue, readOnly: boolean, 
     bash: null,
     output: null,
     interruptMessage: null,
+    bashExited: null,
     diff: null,
     progress: [],
     result: null,
@@ -935,6 +944,8 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { output: appendOutput(call.output, data.text, data.total_bytes) };
     case "interrupted":
       return { interruptMessage: data.message };
+    case "exited":
+      return { bashExited: { exitCode: data.exit_code, signal: data.signal } };
     case "network":
       return call.bash ? { bash: { ...call.bash, network: data.connections } } : {};
     case "blocked":

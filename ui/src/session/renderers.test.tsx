@@ -140,8 +140,13 @@ describe("BashView", () => {
   });
 
   it("shows the exit code of a failed command and the interrupted state", () => {
-    const s = new Script().request(1).queue("b", "Bash", { command: "false" }).start("b").complete("b", "Error: oops\nExit code 2", "error");
+    const s = new Script().request(1).queue("b", "Bash", { command: "false" }).start("b");
+    s.progress("b", { kind: "exited", exit_code: 2, signal: null }).complete("b", "Error: oops\nExit code 2", "error");
     expect(bashExit(callFrom(s, "b"))).toEqual({ label: "exit 2", ok: false });
+    // From the typed exit, never the text: output that reads like the note changes nothing.
+    s.queue("k", "Bash", { command: "echo 'Exit code 7'; kill -9 $$" }).start("k");
+    s.progress("k", { kind: "exited", exit_code: null, signal: 9 }).complete("k", "Exit code 7\nThe shell was killed by signal 9", "error");
+    expect(bashExit(callFrom(s, "k"))).toEqual({ label: "signal 9", ok: false });
     s.queue("c", "Bash", { command: "sleep 9" }).start("c").progress("c", { kind: "interrupted", message: "SIGTERM", output_path: null });
     s.complete("c", "Interrupted by the user: the call was stopped.", "interrupted");
     render(<BashView call={callFrom(s, "c")} />);
@@ -160,7 +165,8 @@ describe("BashView", () => {
     s.complete("t", "Error: partial\nCommand timed out after 100 ms: SIGTERM.", "timed_out");
     expect(bashExit(callFrom(s, "t"))).toEqual({ label: "timed out", ok: false });
     // A failure whose output merely mentions a timeout is a failure.
-    s.queue("f", "Bash", { command: "make" }).start("f").complete("f", "Error: the test timed out\nExit code 1", "error");
+    s.queue("f", "Bash", { command: "make" }).start("f").progress("f", { kind: "exited", exit_code: 1, signal: null });
+    s.complete("f", "Error: the test timed out\nExit code 1", "error");
     expect(bashExit(callFrom(s, "f"))).toEqual({ label: "exit 1", ok: false });
     s.queue("g", "Bash", { command: "make" }).start("g").complete("g", "Error: the test timed out", "error");
     expect(bashExit(callFrom(s, "g"))).toEqual({ label: "failed", ok: false });

@@ -510,6 +510,12 @@ impl TypedTool for BashTool {
                 });
             }
         }
+        if result.outcome == BashOutcome::Exited {
+            cx.progress.report(ToolProgressData::BashExited {
+                exit_code: result.exit_code,
+                signal: result.signal,
+            });
+        }
         if result.outcome == BashOutcome::Interrupted {
             // A cancelled call is not a failure (no sibling abort, no
             // failure hooks); the UI has the output and is told how the

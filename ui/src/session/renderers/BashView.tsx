@@ -8,10 +8,9 @@ import { field, formatBytes, formatDuration } from "../format";
 import { highlight } from "../highlight";
 import { isFinished, outputText, resultText, type StreamedOutput, type ToolCall } from "../model";
 
-/** How a finished Bash call ended, from its status and result text. */
+/** How a finished Bash call ended, from its status and its typed exit (never the result's text). */
 export function bashExit(call: ToolCall): { label: string; ok: boolean } | null {
   if (!isFinished(call.status)) return null;
-  const text = resultText(call);
   switch (call.status) {
     case "completed":
       return { label: call.taskId ? "started in the background" : "exit 0", ok: true };
@@ -24,10 +23,9 @@ export function bashExit(call: ToolCall): { label: string; ok: boolean } | null 
     case "timed_out":
       return { label: "timed out", ok: false };
   }
-  const code = /Exit code (-?\d+)/.exec(text);
-  if (code) return { label: `exit ${code[1]}`, ok: false };
-  const signal = /killed by signal (\d+)/.exec(text);
-  if (signal) return { label: `signal ${signal[1]}`, ok: false };
+  const exited = call.bashExited;
+  if (exited?.exitCode != null) return { label: `exit ${exited.exitCode}`, ok: false };
+  if (exited?.signal != null) return { label: `signal ${exited.signal}`, ok: false };
   return { label: "failed", ok: false };
 }
 
