@@ -185,6 +185,25 @@ pub enum ToolProgressData {
         /// Results dropped by `allowed_domains` / `blocked_domains`.
         filtered_out: u32,
     },
+    /// Grep's or Glob's results as a front end lists them, sent once before
+    /// the call's `tool_completed`: the entries the model got (paths,
+    /// `path:line:text` lines or `path:count`), at most
+    /// [`MAX_LISTED_SEARCH_ENTRIES`], and what they count, so that nothing
+    /// is read from the result's text.
+    SearchResults {
+        /// What `count` counts.
+        unit: SearchUnit,
+        /// Files found, or matching lines, in all (beyond what is listed).
+        #[ts(type = "number")]
+        count: u64,
+        /// The entries, in the result's order.
+        entries: Vec<String>,
+        /// Entries the model got that are not listed here.
+        #[ts(type = "number")]
+        more_entries: u64,
+        /// Whether the tool's limit cut the entries the model got.
+        truncated: bool,
+    },
     /// A payload of no known kind: a stored payload of an earlier build
     /// that fits no variant, a newer build's kind, or a test tool's own.
     /// Shown as JSON; never interpreted.
@@ -226,6 +245,20 @@ pub struct SubagentRef {
     pub subagent_type: String,
     /// The Agent call's short description of its task.
     pub description: String,
+}
+
+/// The most entries a [`ToolProgressData::SearchResults`] lists (the
+/// result the model got has them all).
+pub const MAX_LISTED_SEARCH_ENTRIES: usize = 1_000;
+
+/// What a search's `count` counts (see [`ToolProgressData::SearchResults`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchUnit {
+    /// Files (Glob; Grep's `files_with_matches`).
+    Files,
+    /// Matching lines (Grep's `content` and `count` modes).
+    Lines,
 }
 
 /// Where a sub-agent is (see [`ToolProgressData::Subagent`]).

@@ -19,13 +19,14 @@ use gatehouse_core::permission::PermissionSubject;
 use gatehouse_core::tool::CallContext;
 use gatehouse_core::{ToolError, ToolResult, ToolUseContext, TypedTool};
 use gatehouse_protocol::event::ContentBlock;
+use gatehouse_protocol::progress::SearchUnit;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::paths;
-use crate::search::{modified, search_root, search_subject, walk_files};
+use crate::search::{modified, report_results, search_root, search_subject, walk_files};
 
 /// Paths returned when no `limit` is given.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -149,6 +150,13 @@ impl TypedTool for GlobTool {
         let output = tokio::task::spawn_blocking(move || glob(&root, &input.pattern, input.limit))
             .await
             .map_err(|e| ToolError::failed(format!("the glob task failed: {e}")))??;
+        report_results(
+            cx.progress,
+            SearchUnit::Files,
+            output.num_matches as u64,
+            &output.filenames,
+            output.truncated,
+        );
         Ok(ToolResult::new(output))
     }
     fn map_result(&self, output: &GlobOutput, _tool_use_id: &str) -> Vec<ContentBlock> {

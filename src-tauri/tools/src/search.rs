@@ -1,17 +1,40 @@
 //! What Glob and Grep share: the search root (the `path` given, else the
 //! session's working directory), its permission subject, and ripgrep's
-//! parallel, ignore-aware walk over the files below it.
+//! parallel, ignore-aware walk over the files below it, and the typed
+//! results a front end lists.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use gatehouse_core::permission::PermissionSubject;
+use gatehouse_core::tool::ProgressReporter;
 use gatehouse_core::{ToolError, ToolUseContext};
+use gatehouse_protocol::progress::{MAX_LISTED_SEARCH_ENTRIES, SearchUnit, ToolProgressData};
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use tokio_util::sync::CancellationToken;
 
 use crate::paths;
+
+/// Reports a search's results as `search_results` progress: the `entries`
+/// the model gets (at most [`MAX_LISTED_SEARCH_ENTRIES`] of them listed)
+/// and `count` in `unit`, so a front end never reads the result's text.
+pub(crate) fn report_results(
+    progress: &ProgressReporter,
+    unit: SearchUnit,
+    count: u64,
+    entries: &[String],
+    truncated: bool,
+) {
+    let listed = entries.len().min(MAX_LISTED_SEARCH_ENTRIES);
+    progress.report(ToolProgressData::SearchResults {
+        unit,
+        count,
+        entries: entries[..listed].to_vec(),
+        more_entries: (entries.len() - listed) as u64,
+        truncated,
+    });
+}
 
 /// The directory a search without a `path` runs in: the context's working
 /// directory, or an error saying that none is set.

@@ -381,3 +381,50 @@ fn a_cancelled_search_stops_with_cancelled() {
     let r = grep(&input("needle", OutputMode::Content), &root, &cancel);
     assert!(matches!(r, Err(gatehouse_core::ToolError::Cancelled)));
 }
+
+/// What a front end lists comes typed (`search_results` progress), not from
+/// the result's text: Grep's count mode ends its text with a totals
+/// sentence, and a truncated Glob with a note, neither of them a result.
+#[tokio::test]
+async fn searches_report_their_results_typed() {
+    use gatehouse_protocol::progress::{SearchUnit, ToolProgressData};
+    let sx = Session::new();
+    let a = sx.write("a.txt", "one needle\ntwo needle\n");
+    let b = sx.write("b.txt", "needle\n");
+    sx.write("c.txt", "nothing\n");
+    let results = |data: ToolProgressData| match data {
+        ToolProgressData::SearchResults {
+            unit,
+            count,
+            entries,
+            more_entries,
+            truncated,
+        } => (unit, count, entries, more_entries, truncated),
+        other => panic!("not search results: {other:?}"),
+    };
+
+    let text = sx
+        .ok("Grep", json!({"pattern": "needle", "output_mode": "count"}))
+        .await;
+    assert!(
+        text.ends_with("Found 3 matching lines across 2 files."),
+        "{text}"
+    );
+    let (unit, count, mut entries, more, truncated) = results(sx.last_progress());
+    entries.sort();
+    assert_eq!(unit, SearchUnit::Lines);
+    assert_eq!(count, 3);
+    assert_eq!(entries, [format!("{}:2", s(&a)), format!("{}:1", s(&b))]);
+    assert_eq!((more, truncated), (0, false));
+
+    sx.ok("Grep", json!({"pattern": "needle"})).await;
+    let (unit, count, entries, _, _) = results(sx.last_progress());
+    assert_eq!((unit, count, entries.len()), (SearchUnit::Files, 2, 2));
+
+    let text = sx.ok("Glob", json!({"pattern": "*.txt", "limit": 2})).await;
+    assert!(text.contains("Results are truncated"), "{text}");
+    let (unit, count, entries, more, truncated) = results(sx.last_progress());
+    assert_eq!(unit, SearchUnit::Files);
+    assert_eq!((count, entries.len(), more, truncated), (3, 2, 0, true));
+    assert!(entries.iter().all(|e| e.starts_with('/')), "{entries:?}");
+}

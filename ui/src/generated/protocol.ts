@@ -3475,6 +3475,11 @@ project_path?: string,
 session_id?: string, };
 
 /**
+ * What a search's `count` counts (see [`ToolProgressData::SearchResults`]).
+ */
+export type SearchUnit = "files" | "lines";
+
+/**
  * Arguments of `send_prompt`.
  */
 export type SendPromptArgs = { 
@@ -4463,7 +4468,27 @@ results: Array<SearchResult>,
 /**
  * Results dropped by `allowed_domains` / `blocked_domains`.
  */
-filtered_out: number, } | { "kind": "other", 
+filtered_out: number, } | { "kind": "search_results", 
+/**
+ * What `count` counts.
+ */
+unit: SearchUnit, 
+/**
+ * Files found, or matching lines, in all (beyond what is listed).
+ */
+count: number, 
+/**
+ * The entries, in the result's order.
+ */
+entries: Array<string>, 
+/**
+ * Entries the model got that are not listed here.
+ */
+more_entries: number, 
+/**
+ * Whether the tool's limit cut the entries the model got.
+ */
+truncated: boolean, } | { "kind": "other", 
 /**
  * The payload as it was.
  */

@@ -153,6 +153,9 @@ export interface BashStart {
   blockedOmitted?: number;
 }
 
+/** Grep's or Glob's results as the backend lists them. */
+export type SearchResultsData = Extract<ToolProgressData, { kind: "search_results" }>;
+
 /** A Bash command's exit code, or the signal that ended its shell. */
 export interface BashExited {
   exitCode: number | null;
@@ -214,6 +217,8 @@ export interface ToolCall {
   readonly interruptMessage: string | null;
   /** How a Bash command that ended on its own ended (its `exited` progress). */
   readonly bashExited: BashExited | null;
+  /** Grep's or Glob's results (their `search_results` progress). */
+  readonly search: SearchResultsData | null;
   /** The change an Edit/Write/NotebookEdit made (from its `file_diff` progress). */
   readonly diff: FileDiff | null;
   /** Other progress payloads (MCP notifications…), newest last, at most `KEPT_PROGRESS_ITEMS`. */
@@ -522,6 +527,7 @@ function newCall(id: string, name: string, input: JsonValue, readOnly: boolean, 
     output: null,
     interruptMessage: null,
     bashExited: null,
+    search: null,
     diff: null,
     progress: [],
     result: null,
@@ -946,6 +952,8 @@ function progressChange(call: ToolCall, data: ToolProgressData): Partial<ToolCal
       return { interruptMessage: data.message };
     case "exited":
       return { bashExited: { exitCode: data.exit_code, signal: data.signal } };
+    case "search_results":
+      return { search: data };
     case "network":
       return call.bash ? { bash: { ...call.bash, network: data.connections } } : {};
     case "blocked":

@@ -9,7 +9,7 @@ import { DiffView, capHunks, splitRows } from "./renderers/DiffView";
 import { McpView, maybeJson } from "./renderers/McpView";
 import { ReadView, lineRange, stripReminders } from "./renderers/ReadView";
 import { RefusalView } from "./renderers/RefusalView";
-import { SearchView, searchResults } from "./renderers/SearchView";
+import { SearchView, searchListing } from "./renderers/SearchView";
 import { TaskPanel } from "./renderers/TaskPanel";
 import { ToolCallView, ToolGroupView } from "./ToolCallView";
 
@@ -45,28 +45,32 @@ describe("ReadView", () => {
 });
 
 describe("SearchView", () => {
-  it("reads Grep's 'Found N files' header as the count and lists the files", () => {
-    const s = new Script().request(1).queue("g", "Grep", { pattern: "TODO", path: "src" }).start("g");
-    s.complete("g", "Found 2 files\n/p/src/a.py\n/p/src/b.py");
+  it("counts and lists Grep's typed results, not its text's header or totals sentence", () => {
+    const s = new Script().request(1).queue("g", "Grep", { pattern: "TODO", path: "src", output_mode: "count" }).start("g");
+    s.progress("g", { kind: "search_results", unit: "lines", count: 3, entries: ["/p/src/a.py:2", "/p/src/b.py:1"], more_entries: 0, truncated: false });
+    s.complete("g", "/p/src/a.py:2\n/p/src/b.py:1\n\nFound 3 matching lines across 2 files.");
     render(<SearchView call={callFrom(s, "g")} />);
-    expect(screen.getByTestId("search-count").textContent).toBe("2 files");
+    expect(screen.getByTestId("search-count").textContent).toBe("3 matching lines");
     fireEvent.click(screen.getByTestId("search-toggle"));
-    expect(within(screen.getByTestId("search-results")).getAllByRole("listitem")).toHaveLength(2);
+    expect(within(screen.getByTestId("search-results")).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["/p/src/a.py:2", "/p/src/b.py:1"]);
   });
 
-  it("counts Glob's lines, and caps the list at 20 with a 'show all'", () => {
-    const files = Array.from({ length: 25 }, (_, i) => `/p/f${i}.ts`).join("\n");
-    const s = new Script().request(1).queue("g", "Glob", { pattern: "**/*.ts" }).start("g").complete("g", files);
+  it("says when Glob's limit cut the files, and caps the list at 20 with a 'show all'", () => {
+    const files = Array.from({ length: 25 }, (_, i) => `/p/f${i}.ts`);
+    const s = new Script().request(1).queue("g", "Glob", { pattern: "**/*.ts" }).start("g");
+    s.progress("g", { kind: "search_results", unit: "files", count: 40, entries: files, more_entries: 0, truncated: true });
+    s.complete("g", `${files.join("\n")}\n(Results are truncated: 25 of 40 files shown. Use a more specific path or pattern.)`);
     render(<SearchView call={callFrom(s, "g")} />);
-    expect(screen.getByTestId("search-count").textContent).toBe("25 results");
+    expect(screen.getByTestId("search-count").textContent).toBe("40 files, cut at the limit");
     fireEvent.click(screen.getByTestId("search-toggle"));
     expect(screen.getAllByRole("listitem")).toHaveLength(21);
     fireEvent.click(screen.getByText("Show all 25"));
     expect(screen.getAllByRole("listitem")).toHaveLength(25);
   });
 
-  it("parses empty results", () => {
-    expect(searchResults("No files found")).toEqual({ lines: [], count: 0, unit: "results" });
+  it("lists a stored call's text without counting it when it has no typed results", () => {
+    const s = new Script().request(1).queue("g", "Grep", { pattern: "x" }).start("g").complete("g", "Found 2 files\n/p/a\n/p/b");
+    expect(searchListing(callFrom(s, "g"))).toEqual({ lines: ["Found 2 files", "/p/a", "/p/b"], count: null, more: 0 });
   });
 });
 

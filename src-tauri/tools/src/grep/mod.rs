@@ -30,6 +30,7 @@ use gatehouse_core::permission::PermissionSubject;
 use gatehouse_core::tool::CallContext;
 use gatehouse_core::{ToolError, ToolResult, ToolUseContext, TypedTool};
 use gatehouse_protocol::event::ContentBlock;
+use gatehouse_protocol::progress::SearchUnit;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::WalkBuilder;
@@ -41,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::sink::{Collect, FileResult};
 use crate::paths;
-use crate::search::{modified, search_root, search_subject, walk_files};
+use crate::search::{modified, report_results, search_root, search_subject, walk_files};
 
 /// The `Grep` tool.
 #[derive(Debug, Clone, Default)]
@@ -421,6 +422,11 @@ impl TypedTool for GrepTool {
         let output = tokio::task::spawn_blocking(move || grep(&input, &root, &cancel))
             .await
             .map_err(|e| ToolError::failed(format!("the search task failed: {e}")))??;
+        let (unit, count) = match output.mode {
+            OutputMode::FilesWithMatches => (SearchUnit::Files, output.num_files as u64),
+            OutputMode::Content | OutputMode::Count => (SearchUnit::Lines, output.num_matches),
+        };
+        report_results(cx.progress, unit, count, &output.entries, output.truncated);
         Ok(ToolResult::new(output))
     }
     fn map_result(&self, output: &GrepOutput, _tool_use_id: &str) -> Vec<ContentBlock> {

@@ -95,6 +95,19 @@ impl Session {
         r.text()
     }
 
+    /// The last `tool_progress` payload of the most recent call.
+    pub fn last_progress(&self) -> gatehouse_protocol::progress::ToolProgressData {
+        self.sink
+            .events()
+            .into_iter()
+            .rev()
+            .find_map(|e| match e.body {
+                gatehouse_protocol::event::EventBody::ToolProgress { data, .. } => Some(data),
+                _ => None,
+            })
+            .expect("a tool_progress event")
+    }
+
     /// The data of the last `tool_completed`... not exposed; tests use text.
     pub fn entries(&self, dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)

@@ -5,22 +5,34 @@ import { resultText, type ToolCall } from "../model";
 
 const SHOWN = 20;
 
-/** Grep/Glob result lines and the count: "Found N files" headers are read, not listed. */
-export function searchResults(text: string): { lines: string[]; count: number; unit: string } {
-  const lines = text.split("\n").filter((l) => l.trim().length > 0);
-  const header = lines.length > 0 ? /^Found (\d+) (\w+)/.exec(lines[0] ?? "") : null;
-  if (header) {
-    return { lines: lines.slice(1), count: Number(header[1]), unit: header[2] ?? "results" };
+/** What the view lists and counts. */
+export interface SearchListing {
+  lines: readonly string[];
+  /** "2 files", "3 matching lines"; null when the call has no typed results. */
+  count: string | null;
+  /** Entries the model got that are not listed. */
+  more: number;
+}
+
+/**
+ * Grep/Glob's results from their typed `search_results` progress. A stored
+ * call of an earlier build has none: its text is listed as it is, uncounted
+ * (nothing is read from the text).
+ */
+export function searchListing(call: ToolCall): SearchListing {
+  const search = call.search;
+  if (search === null) {
+    return { lines: resultText(call).split("\n").filter((l) => l.trim().length > 0), count: null, more: 0 };
   }
-  if (lines.length === 1 && /^No (files|matches) found/.test(lines[0] ?? "")) return { lines: [], count: 0, unit: "results" };
-  return { lines, count: lines.length, unit: lines.length === 1 ? "result" : "results" };
+  const noun = search.unit === "files" ? (search.count === 1 ? "file" : "files") : search.count === 1 ? "matching line" : "matching lines";
+  return { lines: search.entries, count: `${search.count} ${noun}${search.truncated ? ", cut at the limit" : ""}`, more: search.more_entries };
 }
 
 /** Grep and Glob: the pattern, where, and the results with a count. */
 export const SearchView = memo(function SearchView({ call }: { call: ToolCall }) {
   const [all, setAll] = useState(false);
   const [open, setOpen] = useState(false);
-  const { lines, count, unit } = call.result && !call.result.isError ? searchResults(resultText(call)) : { lines: [], count: 0, unit: "" };
+  const { lines, count, more } = call.result && !call.result.isError ? searchListing(call) : { lines: [], count: null, more: 0 };
   const shown = all ? lines : lines.slice(0, SHOWN);
   const where = field(call.input, "path");
   const glob = field(call.input, "glob");
@@ -32,10 +44,12 @@ export const SearchView = memo(function SearchView({ call }: { call: ToolCall })
         {glob && <> · files <span className="mono">{glob}</span></>}
         {call.result && !call.result.isError && (
           <>
-            {" · "}
-            <span data-testid="search-count">
-              {count} {unit}
-            </span>
+            {count !== null && (
+              <>
+                {" · "}
+                <span data-testid="search-count">{count}</span>
+              </>
+            )}
             {lines.length > 0 && (
               <button type="button" className="link" aria-expanded={open} data-testid="search-toggle" onClick={() => setOpen(!open)}>
                 {open ? "Hide" : "Show"}
@@ -58,6 +72,7 @@ export const SearchView = memo(function SearchView({ call }: { call: ToolCall })
               </button>
             </li>
           )}
+          {(all || lines.length <= SHOWN) && more > 0 && <li className="muted">and {more} more in the result</li>}
         </ul>
       )}
     </div>
