@@ -54,12 +54,7 @@ pub fn preview(tool_name: &str, input: &Value) -> Option<FileDiff> {
 /// `Some(None)`: the file does not exist; `Some(Some(text))`: its text;
 /// `None`: no cheap preview (too big, unreadable, not UTF-8).
 fn read_small(path: &Path) -> Option<Option<String>> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
-        Err(_) => None,
-        Ok(meta) if !meta.is_file() || meta.len() > MAX_PREVIEW_BYTES => None,
-        Ok(_) => std::fs::read_to_string(path).ok().map(Some),
-    }
+    gatehouse_core::bounded_read::read_text(path, MAX_PREVIEW_BYTES).ok()
 }
 
 #[cfg(test)]
