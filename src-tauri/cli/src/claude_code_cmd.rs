@@ -47,7 +47,10 @@ pub enum ClaudeCodeCommand {
     /// "allow"|"ask"|"deny", "permissionDecisionReason"}}; when it would
     /// ask and the Gatehouse window is running, the window asks the user
     /// first and the answer is printed as "allow" or "deny" (no window or
-    /// no answer in time: "ask"). PostToolUse and
+    /// no answer in time: "ask"). A command Claude Code's own sandbox
+    /// confines and auto-allows gets no decision ({"hookSpecificOutput":
+    /// {"hookEventName": "PreToolUse"}}), unless an untrusted project's
+    /// settings change that sandbox. PostToolUse and
     /// PostToolUseFailure: record the result (an ask left to Claude Code's
     /// terminal is then recorded as allowed there), print nothing.
     /// SessionEnd: asks still open are recorded as denied in the terminal

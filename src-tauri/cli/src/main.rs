@@ -96,7 +96,8 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum ProjectsCommand {
     /// Print every project as one JSON object per line, most recently opened
-    /// first: {"id","path","name","added_at_ms","last_opened_ms"}.
+    /// first: {"id","path","name","added_at_ms","last_opened_ms",
+    /// "trusted_at_ms","has_project_settings"}.
     List,
     /// Add a folder as a project (or mark an existing one opened) and print it
     /// as one JSON object.

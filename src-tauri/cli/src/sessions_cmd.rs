@@ -20,7 +20,7 @@ pub enum SessionsCommand {
     /// first: {"id","project_path","provider","model","mode","status","title",
     /// "created_at_ms","updated_at_ms","event_count","origin","duration_ms",
     /// "tool_calls","asks","denials","errors","input_tokens","output_tokens",
-    /// "parent_session_id","source_path"}.
+    /// "parent_session_id","source_path","end_reason"}.
     List(ListArgs),
     /// Print a session's events as JSON lines, exactly as `run` printed them
     /// (with --summary: its summary as one JSON object, as `list` prints it).
