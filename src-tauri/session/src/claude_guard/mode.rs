@@ -13,9 +13,8 @@
 use std::path::Path;
 
 use gatehouse_core::bounded_read::read_text;
-use gatehouse_permissions::settings::MAX_SETTINGS_FILE_BYTES;
+use gatehouse_permissions::settings::{MAX_SETTINGS_FILE_BYTES, parse_settings};
 use gatehouse_protocol::permission::{PermissionMode, TraceOutcome, TraceStep};
-use serde_json::Value;
 
 /// The mode Gatehouse decides a call in, from the mode Claude Code
 /// reported, and the trace step saying why when it is not that one.
@@ -51,10 +50,9 @@ fn project_default_modes(project: &Path) -> Vec<PermissionMode> {
     ["settings.json", "settings.local.json"]
         .iter()
         .filter_map(|name| {
-            let text =
-                read_text(&project.join(".claude").join(name), MAX_SETTINGS_FILE_BYTES).ok()??;
-            let value: Value = serde_json::from_str(&text).ok()?;
-            serde_json::from_value(value.get("permissions")?.get("defaultMode")?.clone()).ok()
+            let path = project.join(".claude").join(name);
+            let text = read_text(&path, MAX_SETTINGS_FILE_BYTES).ok()??;
+            parse_settings(&path, &text).ok()?.default_mode
         })
         .collect()
 }

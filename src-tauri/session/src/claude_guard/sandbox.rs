@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use gatehouse_agent::pool::EngineSetup;
-use gatehouse_agent::sandbox::{engine_rules, load_sandbox_config};
+use gatehouse_agent::sandbox::{engine_rules, load_sandbox_config, read_sandbox_settings};
 use gatehouse_permissions::CheckReport;
 use gatehouse_permissions::sandbox::BashSandboxRules;
 use gatehouse_protocol::permission::{PermissionBehavior, TraceOutcome, TraceStep};
@@ -116,12 +116,19 @@ pub(super) fn claude_code_sandbox(
     problems.extend(errors.into_iter().map(|e| format!("sandbox settings: {e}")));
     if !trusted {
         // What Claude Code merges: every file, the project's included.
-        let as_claude_code = load_sandbox_config(&EngineSetup {
+        let as_claude_code = read_sandbox_settings(&EngineSetup {
             trust_project: true,
             ..setup
-        })
-        .0;
-        if !same_sandbox(&config, &as_claude_code) {
+        });
+        // A key Gatehouse does not model (`allowAllUnixSockets`,
+        // `allowUnsandboxedCommands`, …) or one of a shape it drops is still
+        // applied by Claude Code: the project's files may not have any.
+        let project_dir = project.join(".claude");
+        let project_problem = as_claude_code
+            .problems
+            .iter()
+            .any(|p| Path::new(&p.file).starts_with(&project_dir));
+        if project_problem || !same_sandbox(&config, &as_claude_code.config) {
             return ClaudeCodeSandbox::SetByUntrustedProject;
         }
     }
