@@ -280,7 +280,7 @@ pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>
         }
     };
     let user_file = layout.claude_user_file();
-    let user_doc = read_json(&user_file, &mut errors);
+    let user_doc = read_json(&user_file, MAX_CLAUDE_USER_FILE_BYTES, &mut errors);
     if let Some(doc) = &user_doc {
         add(parse_servers(
             doc.get("mcpServers"),
@@ -291,7 +291,7 @@ pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>
         ));
     }
     let gatehouse_file = layout.gatehouse_file();
-    if let Some(doc) = read_json(&gatehouse_file, &mut errors) {
+    if let Some(doc) = read_json(&gatehouse_file, MAX_CONFIG_FILE_BYTES, &mut errors) {
         add(parse_servers(
             doc.get("mcpServers"),
             &gatehouse_file,
@@ -301,7 +301,7 @@ pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>
         ));
     }
     let project_file = layout.project_file();
-    if let Some(doc) = read_json(&project_file, &mut errors) {
+    if let Some(doc) = read_json(&project_file, MAX_CONFIG_FILE_BYTES, &mut errors) {
         add(parse_servers(
             doc.get("mcpServers"),
             &project_file,
@@ -339,15 +339,19 @@ pub fn load_with_env(layout: &ConfigLayout, env: &dyn Fn(&str) -> Option<String>
     }
 }
 
-/// The largest MCP configuration file read. `~/.claude.json` holds Claude
-/// Code's per-project state besides `mcpServers` and reaches several MiB;
-/// a project's `.mcp.json` is the repository's to choose (a symlink to
+/// The largest `.mcp.json` or `~/.gatehouse/mcp.json` read (real ones are a
+/// few KiB). A project's file is the repository's to choose (a symlink to
 /// `/dev/zero` included), so every file is bounded.
-pub const MAX_CONFIG_FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_CONFIG_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The largest `~/.claude.json` read: the user's own file, which holds Claude
+/// Code's per-project state besides `mcpServers` and has been seen past
+/// 100 MB; only a file past this is refused (it must still be a file).
+pub const MAX_CLAUDE_USER_FILE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Reads a JSON object file; absent files are not an error.
-fn read_json(path: &Path, errors: &mut Vec<ConfigError>) -> Option<Value> {
-    let text = match read_text(path, MAX_CONFIG_FILE_BYTES) {
+fn read_json(path: &Path, limit: u64, errors: &mut Vec<ConfigError>) -> Option<Value> {
+    let text = match read_text(path, limit) {
         Ok(Some(t)) => t,
         Ok(None) => return None,
         Err(e) => {

@@ -18,10 +18,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::read_text;
 use gatehouse_protocol::mcp::{McpServerDraft, McpTransportDraft, McpValueDraft};
 use serde_json::{Map, Value, json};
 
-use crate::config::{ConfigLayout, ConfigScope};
+use crate::config::{ConfigLayout, ConfigScope, MAX_CLAUDE_USER_FILE_BYTES};
 use crate::secrets::{SecretKind, SecretLookup, secret_account};
 
 /// A rejected edit: the field at fault (when one is) and why.
@@ -197,10 +198,11 @@ pub fn validate(
 /// Reads an editable file's JSON object (absent: empty). Invalid JSON is an
 /// error: the file is never overwritten then.
 fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(e) => return Err(file_error(format!("cannot read {}: {e}", file.display()))),
+    // `~/.claude.json` included: the larger limit.
+    let text = match read_text(file, MAX_CLAUDE_USER_FILE_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(Map::new()),
+        Err(e) => return Err(file_error(format!("{} {e}", file.display()))),
     };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Ok(map),

@@ -392,14 +392,13 @@ fn editable_file(layout: &SettingsLayout, path: &Path) -> Option<SettingsFileRef
 }
 
 fn read_current(path: &Path) -> Result<Option<String>, EditError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(EditError::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+    read_text(path, MAX_EDITABLE_BYTES).map_err(|e| EditError::Io {
+        path: path.to_path_buf(),
+        source: match e {
+            ReadTextError::Io(source) => source,
+            other => std::io::Error::other(other.to_string()),
+        },
+    })
 }
 
 /// The texts to read in place of the edited files (for the engine, the

@@ -5,8 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::bounded_read::{ReadTextError, read_text};
+
 use crate::rule::{RuleKind, parse_rule};
-use crate::settings::{locate, parse_settings};
+use crate::settings::{MAX_SETTINGS_FILE_BYTES, locate, parse_settings};
 
 /// Why a rule could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +52,13 @@ pub fn add_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<WriteOutcome,
     };
     let literal = serde_json::to_string(rule).map_err(|e| io(std::io::Error::other(e)))?;
     let key = kind.key();
-    let new_text = match std::fs::read_to_string(path) {
+    let read = match read_text(path, MAX_SETTINGS_FILE_BYTES) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        Err(ReadTextError::Io(e)) => Err(e),
+        Err(other) => Err(std::io::Error::other(other.to_string())),
+    };
+    let new_text = match read {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir).map_err(io)?;
