@@ -475,3 +475,19 @@ fn an_edit_keeps_the_files_mode_and_its_symlink() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
     assert_eq!(written["mcpServers"]["s"]["disabled"], true);
 }
+
+/// The MCP panel reads a project's `.mcp.json` for its drafts: one that is
+/// a symlink to `/dev/zero` (a cloned repository's choice) gives no drafts
+/// at once. Before, it was read until memory ran out.
+#[test]
+fn a_project_mcp_json_that_is_a_device_gives_no_drafts_unread() {
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/zero", project.path().join(".mcp.json")).unwrap();
+    let layout = ConfigLayout {
+        project: project.path().into(),
+        home: home.path().into(),
+    };
+    let secrets = Mutex::new(MemorySecrets::default());
+    assert!(edit::drafts(&layout, ConfigScope::Project, &secrets).is_empty());
+}

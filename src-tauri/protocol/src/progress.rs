@@ -188,8 +188,8 @@ pub enum ToolProgressData {
     /// Grep's or Glob's results as a front end lists them, sent once before
     /// the call's `tool_completed`: the entries the model got (paths,
     /// `path:line:text` lines or `path:count`), at most
-    /// [`MAX_LISTED_SEARCH_ENTRIES`], and what they count, so that nothing
-    /// is read from the result's text.
+    /// [`MAX_LISTED_SEARCH_ENTRIES`] (and 256 KiB), and what they count, so
+    /// that nothing is read from the result's text.
     SearchResults {
         /// What `count` counts.
         unit: SearchUnit,

@@ -16,9 +16,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::paths;
 
+/// The most bytes of entries a `search_results` progress lists: a match in
+/// a minified file is one very long line, and the event is stored.
+const MAX_LISTED_SEARCH_BYTES: usize = 256 * 1024;
+
 /// Reports a search's results as `search_results` progress: the `entries`
-/// the model gets (at most [`MAX_LISTED_SEARCH_ENTRIES`] of them listed)
-/// and `count` in `unit`, so a front end never reads the result's text.
+/// the model gets (at most [`MAX_LISTED_SEARCH_ENTRIES`] of them, and
+/// [`MAX_LISTED_SEARCH_BYTES`], listed) and `count` in `unit`, so a front
+/// end never reads the result's text.
 pub(crate) fn report_results(
     progress: &ProgressReporter,
     unit: SearchUnit,
@@ -26,7 +31,15 @@ pub(crate) fn report_results(
     entries: &[String],
     truncated: bool,
 ) {
-    let listed = entries.len().min(MAX_LISTED_SEARCH_ENTRIES);
+    let mut bytes = 0;
+    let listed = entries
+        .iter()
+        .take(MAX_LISTED_SEARCH_ENTRIES)
+        .take_while(|e| {
+            bytes += e.len();
+            bytes <= MAX_LISTED_SEARCH_BYTES
+        })
+        .count();
     progress.report(ToolProgressData::SearchResults {
         unit,
         count,

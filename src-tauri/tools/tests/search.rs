@@ -427,4 +427,17 @@ async fn searches_report_their_results_typed() {
     assert_eq!(unit, SearchUnit::Files);
     assert_eq!((count, entries.len(), more, truncated), (3, 2, 0, true));
     assert!(entries.iter().all(|e| e.starts_with('/')), "{entries:?}");
+
+    // A match in a minified file is one long line: the listing stops at its
+    // byte budget and counts the rest.
+    let long = format!("{}needle\n", "x".repeat(200_000));
+    sx.write("min1.js", &long);
+    sx.write("min2.js", &long);
+    sx.ok(
+        "Grep",
+        json!({"pattern": "needle", "glob": "*.js", "output_mode": "content"}),
+    )
+    .await;
+    let (_, count, entries, more, _) = results(sx.last_progress());
+    assert_eq!((count, entries.len(), more), (2, 1, 1));
 }
