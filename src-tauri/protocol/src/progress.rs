@@ -214,6 +214,31 @@ pub enum ToolProgressData {
 }
 
 impl ToolProgressData {
+    /// Whether a later payload of the same call may take this one's place
+    /// when events pile up (a flood of output or notifications). Payloads
+    /// said once — how a command started or ended, what the sandbox
+    /// refused, a diff, search results, a web response — are never replaced
+    /// and never replace another.
+    pub fn coalesces(&self) -> bool {
+        match self {
+            Self::BashOutput { .. }
+            | Self::McpProgress { .. }
+            | Self::Subagent { .. }
+            | Self::TodosUpdated { .. }
+            | Self::Other { .. } => true,
+            Self::BashStarted { .. }
+            | Self::BashInterrupted { .. }
+            | Self::BashExited { .. }
+            | Self::BashNetwork { .. }
+            | Self::BashBlocked { .. }
+            | Self::FileDiff { .. }
+            | Self::WebHop { .. }
+            | Self::WebResponse { .. }
+            | Self::WebSearchResults { .. }
+            | Self::SearchResults { .. } => false,
+        }
+    }
+
     /// A file diff payload.
     pub fn file_diff(diff: FileDiff) -> Self {
         Self::FileDiff {

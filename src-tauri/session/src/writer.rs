@@ -23,7 +23,11 @@
 //!   queueing beside it (the last is kept; the ones in between were
 //!   superseded and are neither stored nor shown, so the front end never
 //!   sees an unstored line). The number replaced is counted
-//!   ([`EventWriter::coalesced`]).
+//!   ([`EventWriter::coalesced`]). Only payloads that a later one
+//!   supersedes take part (`ToolProgressData::coalesces`: output, MCP
+//!   and sub-agent progress, todos): one said once — how a command started
+//!   or ended, what the sandbox refused, a diff, search results — is always
+//!   kept.
 //! - Every other event is always queued, never dropped. When the queue is
 //!   full (only possible when the writer falls behind by thousands of
 //!   events), `emit` waits for the writer to take the next batch. That wait
@@ -94,7 +98,9 @@ impl Queue {
             return false;
         }
         let progress_call = match &item.event.body {
-            EventBody::ToolProgress { tool_use_id, .. } if item.ticket.is_none() => {
+            EventBody::ToolProgress { tool_use_id, data }
+                if item.ticket.is_none() && data.coalesces() =>
+            {
                 Some(tool_use_id.clone())
             }
             _ => None,
@@ -118,13 +124,18 @@ impl Queue {
             return false;
         }
         let at = state.head + state.items.len() as u64;
-        match progress_call {
-            Some(call) => {
+        match (progress_call, &item.event.body) {
+            (Some(call), _) => {
                 state.progress += 1;
                 state.last_progress.insert(call, at);
             }
-            None if !state.last_progress.is_empty() => state.last_progress.clear(),
-            None => {}
+            // Said once: kept, and nothing after it takes its place.
+            (None, EventBody::ToolProgress { tool_use_id, .. }) => {
+                state.progress += 1;
+                state.last_progress.remove(tool_use_id);
+            }
+            (None, _) if !state.last_progress.is_empty() => state.last_progress.clear(),
+            (None, _) => {}
         }
         state.items.push_back(item);
         drop(state);

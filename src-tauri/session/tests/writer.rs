@@ -229,6 +229,56 @@ fn a_progress_flood_is_coalesced_per_call_with_the_last_kept_and_nothing_else_lo
     assert_eq!(writer.coalesced(), flood as u64 - ns.len() as u64);
 }
 
+/// Progress said once (how a Bash command ended, what the sandbox refused)
+/// is never replaced by the flood around it, nor replaces a flood's event.
+/// Before: the next output chunk took the `exited` event's place.
+#[test]
+fn one_shot_progress_survives_a_progress_flood() {
+    let data = tempfile::tempdir().unwrap();
+    let store = store_with(data.path(), &["s"]);
+    let (gate, entered) = Gate::new(false);
+    let mut writer = EventWriter::start(store, gate.clone());
+    let sink = writer.sink();
+    sink.emit(prompt("s", "start"));
+    entered.recv().unwrap();
+    let once = |data: Value| {
+        ev(
+            "s",
+            json!({"type": "tool_progress", "tool_use_id": "t1", "data": data}),
+        )
+    };
+    for n in 0..2 * PROGRESS_SOFT_LIMIT {
+        sink.emit(progress("s", "t1", n));
+    }
+    sink.emit(once(
+        json!({"kind": "blocked", "denials": [], "omitted": 3}),
+    ));
+    sink.emit(once(
+        json!({"kind": "exited", "exit_code": 2, "signal": null}),
+    ));
+    for n in 0..PROGRESS_SOFT_LIMIT {
+        sink.emit(progress("s", "t1", 10_000 + n));
+    }
+    gate.open();
+    assert_eq!(writer.finish(), 0);
+    let reader = Store::open(data.path()).unwrap();
+    let (stored, _) = reader.session_events("s").unwrap();
+    let kinds: Vec<String> = stored
+        .iter()
+        .filter(|e| kind(e) == "tool_progress")
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["data"]["kind"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let at = |k: &str| kinds.iter().position(|x| x == k);
+    let (blocked, exited) = (at("blocked").unwrap(), at("exited").unwrap());
+    assert_eq!(exited, blocked + 1, "in order, neither replaced");
+    assert!(writer.coalesced() > 0, "the flood itself was coalesced");
+}
+
 #[test]
 fn a_full_queue_paces_producers_and_loses_nothing() {
     let data = tempfile::tempdir().unwrap();
