@@ -25,7 +25,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ServerConfig;
+use crate::config::{ServerConfig, ServerTransport};
 use crate::names::qualified_tool_name;
 use crate::secrets::SecretLookup;
 use crate::stderr::StderrLog;
@@ -405,6 +405,14 @@ impl McpServer {
     }
 
     fn set_state(&self, status: McpServerStatus, message: Option<String>, tools: Vec<RemoteTool>) {
+        // Every state message, whatever error it quotes, is stored and
+        // shown: an HTTP server's URL appears in it without its query.
+        let message = match (&self.config.transport, message) {
+            (ServerTransport::Http { url, .. }, Some(m)) => {
+                Some(crate::failure::without_url(&m, url))
+            }
+            (_, m) => m,
+        };
         let state = ServerState {
             status,
             message,
