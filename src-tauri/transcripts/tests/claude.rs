@@ -166,6 +166,20 @@ fn a_transcript_maps_to_prompts_messages_calls_decisions_diffs_and_output() {
         (Some("stdout"), Some("hi"))
     );
 
+    // Claude Code's Grep result is counted and listed as Gatehouse's own.
+    let search = events.iter().find_map(|e| match &e.body {
+        EventBody::ToolProgress {
+            data: data @ ToolProgressData::SearchResults { .. },
+            ..
+        } => Some(serde_json::to_value(data).unwrap()),
+        _ => None,
+    });
+    let search = search.expect("Grep's toolUseResult becomes search_results");
+    assert_eq!(search["unit"], "lines");
+    assert_eq!(search["count"], 30);
+    assert_eq!(search["entries"][0], "file00.txt:6");
+    assert_eq!(search["entries"].as_array().unwrap().len(), 5);
+
     let grep_result = events.iter().any(|e| {
         matches!(&e.body, EventBody::ToolCompleted { content, .. }
             if matches!(content.first(), Some(ContentBlock::Text { text }) if text.contains("Found 30 total occurrences")))

@@ -30,7 +30,9 @@ use gatehouse_protocol::event::{ContentBlock, Event, EventBody, ImageSource, Too
 use gatehouse_protocol::permission::{
     DecisionReason, PermissionBehavior, PermissionMode, TraceOutcome, TraceStep,
 };
-use gatehouse_protocol::progress::{OutputStream, ToolProgressData};
+use gatehouse_protocol::progress::{
+    MAX_LISTED_SEARCH_ENTRIES, OutputStream, SearchUnit, ToolProgressData,
+};
 use gatehouse_protocol::session::PermissionAnswer;
 use gatehouse_store::EventRecord;
 use serde::{Deserialize, Serialize};
@@ -542,6 +544,16 @@ impl Mapper {
             ));
             return false; // originalFile and friends stay raw
         }
+        if let Some(data) = search_results(detail) {
+            out.push(self.event(
+                ts,
+                EventBody::ToolProgress {
+                    tool_use_id: tool_use_id.to_owned(),
+                    data,
+                },
+            ));
+            return false; // kept raw too: durationMs, the mode
+        }
         let (Some(stdout), Some(stderr)) =
             (str_field(detail, "stdout"), str_field(detail, "stderr"))
         else {
@@ -580,6 +592,48 @@ impl Mapper {
         }
         true
     }
+}
+
+/// Grep's or Glob's `toolUseResult` (`{mode?, numFiles, filenames,
+/// content?, numMatches?, numLines?, truncated?}`) as the typed results
+/// Gatehouse's own searches report, so that the call view counts and lists
+/// them alike.
+fn search_results(detail: &Value) -> Option<ToolProgressData> {
+    let num_files = detail.get("numFiles")?.as_u64()?;
+    let filenames: Vec<String> = detail
+        .get("filenames")?
+        .as_array()?
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_owned))
+        .collect();
+    let content_lines = || -> Vec<String> {
+        str_field(detail, "content")
+            .map(|c| c.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let number = |key: &str| detail.get(key).and_then(Value::as_u64);
+    let (unit, count, entries) = match detail.get("mode").and_then(Value::as_str) {
+        Some("content") => {
+            let lines = content_lines();
+            let count = number("numLines").unwrap_or(lines.len() as u64);
+            (SearchUnit::Lines, count, lines)
+        }
+        Some("count") => {
+            let lines = content_lines();
+            let count = number("numMatches").unwrap_or(lines.len() as u64);
+            (SearchUnit::Lines, count, lines)
+        }
+        // files_with_matches, or Glob (no mode).
+        _ => (SearchUnit::Files, num_files, filenames),
+    };
+    let listed = entries.len().min(MAX_LISTED_SEARCH_ENTRIES);
+    Some(ToolProgressData::SearchResults {
+        unit,
+        count,
+        more_entries: (entries.len() - listed) as u64,
+        entries: entries.into_iter().take(listed).collect(),
+        truncated: detail.get("truncated").and_then(Value::as_bool) == Some(true),
+    })
 }
 
 /// Claude Code's built-in tools that change nothing, whatever their input
