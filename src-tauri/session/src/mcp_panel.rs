@@ -165,8 +165,19 @@ pub async fn probe(
     limit: Duration,
 ) -> Vec<McpServerProbe> {
     let cfg = config::load_off_runtime(layout).await;
+    probe_loaded(&cfg, layout, approved, secrets, limit).await
+}
+
+/// [`probe`] of a configuration already loaded from `layout`.
+async fn probe_loaded(
+    cfg: &config::McpConfig,
+    layout: &ConfigLayout,
+    approved: &HashSet<String>,
+    secrets: Arc<dyn SecretLookup>,
+    limit: Duration,
+) -> Vec<McpServerProbe> {
     let manager = start_servers_with_secrets(
-        &cfg,
+        cfg,
         &layout.project,
         approved,
         false,
@@ -293,11 +304,13 @@ pub async fn probe_with_keychain(
     approved: &HashSet<String>,
     limit: Duration,
 ) -> Vec<McpServerProbe> {
-    let secrets = match read_keychain(&config::load_off_runtime(layout).await).await {
+    // Loaded once: its keychain references, then its servers.
+    let cfg = config::load_off_runtime(layout).await;
+    let secrets = match read_keychain(&cfg).await {
         Ok((_keychain, values, _problems)) => values,
         Err(_no_keychain) => MemorySecrets::default(),
     };
-    probe(layout, approved, Arc::new(secrets), limit).await
+    probe_loaded(&cfg, layout, approved, Arc::new(secrets), limit).await
 }
 
 /// The approved project servers of the project (stored approvals of their
